@@ -1,0 +1,256 @@
+"""autograd_lab: PyTorch's autograd, small enough to read in one sitting.
+
+``import autograd_lab as torch`` runs the autograd parts of a PyTorch snippet with the same
+numbers, printed tensors, node names and errors. Where to look:
+
+* ``_tensor.py``       the Tensor: data, grad, requires_grad, grad_fn, is_leaf, versions
+* ``_ops.py``          every operation, its backward next to its forward
+* ``autograd/graph.py``  graph nodes, saved tensors, AccumulateGrad
+* ``autograd/engine.py`` the backward pass: topological sort, sweep, accumulate, free
+* ``autograd/grad_mode.py`` no_grad and friends
+* ``_tensor_str.py``   printing
+"""
+import builtins
+
+import numpy as np
+
+from . import _ops, autograd
+from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
+                     uint8)
+from ._ops import (abs, cat, cos, exp, log, matmul, maximum, mean, mm, relu, sigmoid, sin, sqrt,
+                   stack, sum, tanh, where)
+from ._random import manual_seed, rand, randn, seed
+from ._tensor import Tensor, _wrap, tensor
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__version__ = "0.1.0"
+
+float = float32         # noqa: A001 -- PyTorch's aliases
+double = float64
+half = float16
+long = int64
+int = int32             # noqa: A001
+
+
+def _install():
+    """Put the operations on Tensor: methods, operators and in-place variants."""
+    o = _ops
+    methods = {
+        "add": o.add, "sub": o.sub, "mul": o.mul, "div": o.div, "pow": o.pow, "neg": o.neg,
+        "matmul": o.matmul, "mm": o.mm, "dot": o.matmul, "exp": o.exp, "log": o.log,
+        "sin": o.sin, "cos": o.cos, "tanh": o.tanh, "sigmoid": o.sigmoid, "relu": o.relu,
+        "sqrt": o.sqrt, "abs": o.abs, "sign": o.sign, "reciprocal": o.reciprocal,
+        "square": lambda x: o.pow(x, 2), "sum": o.sum, "mean": o.mean, "max": o.max,
+        "min": o.min, "prod": o.prod, "norm": o.norm, "maximum": o.maximum, "t": o.t,
+        "reshape": o.reshape, "view": o.view, "flatten": o.flatten, "permute": o.permute,
+        "transpose": o.transpose, "unsqueeze": o.unsqueeze, "squeeze": o.squeeze,
+        "expand": o.expand, "clone": o.clone, "contiguous": o.contiguous, "to": o.to,
+        "double": lambda x: o.to(x, float64), "float": lambda x: o.to(x, float32),
+        "eq": o.eq, "ne": o.ne, "lt": o.lt, "le": o.le, "gt": o.gt, "ge": o.ge,
+        "__add__": o.add, "__radd__": o.add, "__sub__": o.sub, "__rsub__": o.rsub,
+        "__mul__": o.mul, "__rmul__": o.mul, "__truediv__": o.div, "__rtruediv__": o.rdiv,
+        "__pow__": o.pow, "__rpow__": o.rpow, "__matmul__": o.matmul,
+        "__rmatmul__": lambda x, other: o.matmul(tensor(other), x), "__neg__": o.neg,
+        "__abs__": o.abs, "__getitem__": o.getitem, "__eq__": o.eq, "__ne__": o.ne,
+        "__lt__": o.lt, "__le__": o.le, "__gt__": o.gt, "__ge__": o.ge,
+    }
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(o.T)
+    Tensor.mT = property(lambda x: o.transpose(x, -2, -1))
+    for name, op in {"add_": o.add, "sub_": o.sub, "mul_": o.mul, "div_": o.div}.items():
+        setattr(Tensor, name, _inplace_method(op))
+    for dunder, name in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
+                         ("__itruediv__", "div_")):
+        setattr(Tensor, dunder, getattr(Tensor, name))
+
+
+def _inplace_method(op):
+    def method(self, other, **kwargs):
+        return o_inplace(self, op, other, **kwargs)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+o_inplace = _ops.inplace
+_install()
+
+Tensor.zero_ = lambda self: _ops.inplace_fill(self, 0)
+Tensor.fill_ = lambda self, value: _ops.inplace_fill(self, value)
+Tensor.__setitem__ = _ops.setitem
+
+
+def FloatTensor(*args):
+    """The legacy constructor the old tutorials use: ``FloatTensor([1, 2])`` is float32."""
+    return Tensor(*args)
+
+
+def DoubleTensor(*args):
+    return to(FloatTensor(*args), float64)
+
+
+def to(x, dtype):
+    return _ops.to(x, dtype)
+
+
+def _factory_shape(size):
+    if len(size) == 1 and not isinstance(size[0], (builtins.int, np.integer)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _np_dtype(dtype, default=np.float32):
+    return default if dtype is None else dtype.np
+
+
+def _leaf(array, requires_grad):
+    t = _wrap(array)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    return _leaf(np.zeros(_factory_shape(size), _np_dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    return _leaf(np.ones(_factory_shape(size), _np_dtype(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def zeros_like(x, dtype=None, requires_grad=False):
+    return _leaf(np.zeros(x._data.shape, _np_dtype(dtype, x._data.dtype)), requires_grad)
+
+
+def ones_like(x, dtype=None, requires_grad=False):
+    return _leaf(np.ones(x._data.shape, _np_dtype(dtype, x._data.dtype)), requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False):
+    if dtype is None:
+        dtype = tensor(fill_value).dtype
+    return _leaf(np.full(tuple(size), fill_value, dtype.np), requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        whole = all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
+        dtype = int64 if whole else float32
+    return _leaf(np.arange(start, end, step).astype(dtype.np), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False):
+    return _leaf(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+
+
+def from_numpy(array):
+    return _wrap(array)
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def numel(x):
+    return x.numel()
+
+
+def neg(x):
+    return -x
+
+
+def pow(x, exponent):       # noqa: A001
+    return x ** exponent if isinstance(x, Tensor) else _ops.rpow(exponent, x)
+
+
+def mul(a, b):
+    return _ops.mul(a, b)
+
+
+def add(a, b, alpha=1):
+    return _ops.add(a, b, alpha)
+
+
+def sub(a, b, alpha=1):
+    return _ops.sub(a, b, alpha)
+
+
+def div(a, b):
+    return _ops.div(a, b)
+
+
+def max(x, dim=None, keepdim=False):     # noqa: A001
+    return _ops.max(x, dim, keepdim)
+
+
+def min(x, dim=None, keepdim=False):     # noqa: A001
+    return _ops.min(x, dim, keepdim)
+
+
+def norm(x, p=2):
+    return _ops.norm(x, p)
+
+
+def dot(a, b):
+    return _ops.matmul(a, b)
+
+
+def reshape(x, shape):
+    return _ops.reshape(x, shape)
+
+
+def flatten(x):
+    return _ops.flatten(x)
+
+
+def transpose(x, dim0, dim1):
+    return _ops.transpose(x, dim0, dim1)
+
+
+def t(x):
+    return _ops.t(x)
+
+
+def clone(x):
+    return _ops.clone(x)
+
+
+def unsqueeze(x, dim):
+    return _ops.unsqueeze(x, dim)
+
+
+def squeeze(x, dim=None):
+    return _ops.squeeze(x, dim)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08):
+    return np.allclose(a._data, b._data, rtol=rtol, atol=atol)
+
+
+def equal(a, b):
+    return a.shape == b.shape and np.array_equal(a._data, b._data)
+
+
+def get_default_dtype():
+    return float32
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    from . import _tensor_str as s
+    if profile == "default":
+        s.PRECISION, s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = 4, 1000, 3, 80
+    for name, value in (("PRECISION", precision), ("THRESHOLD", threshold),
+                        ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
+        if value is not None:
+            setattr(s, name, value)

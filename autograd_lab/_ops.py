@@ -1,0 +1,1282 @@
+"""Every differentiable operation: its node class (PyTorch's name) with the backward formula,
+and right below it the forward that records it.
+
+A forward computes on numpy arrays and hands the result to ``_record``, which wraps it in a
+Tensor and, if grad mode is on and an input requires grad, attaches a new node. The node
+remembers where each input's gradient goes next and what backward needs (``save_for_backward``).
+
+A backward receives ``g`` = dL/d(output) and returns dL/d(input) for each input: the
+vector-Jacobian product. It is written with operators and ``_f`` helpers only, so the same
+formula runs on numpy arrays (a plain backward) and on Tensors (``create_graph=True``, where
+the backward is itself recorded and can be differentiated again). Broadcast inputs are summed
+back to their shapes in one place, ``graph.unbroadcast``.
+"""
+import builtins
+import math
+
+import numpy as np
+
+from ._tensor import Tensor, _wrap, tensor
+from .autograd.graph import Node
+from .autograd.grad_mode import _State
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+
+# ----------------------------------------------------------------------------------------
+# recording
+# ----------------------------------------------------------------------------------------
+def _edge(x):
+    """Where the gradient for input ``x`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
+    if type(x) is not Tensor or not x._rg:
+        return None
+    return x.grad_fn or x._grad_accumulator()
+
+
+def _record(cls, out, *inputs):
+    """Wrap ``out``; attach a new ``cls`` node if grad mode is on and some input requires grad.
+    Returns the tensor and the node (``None`` when nothing was recorded)."""
+    if _State.enabled:
+        for x in inputs:
+            if type(x) is Tensor and x._rg:
+                node = _new(cls)
+                node._next = tuple([_edge(i) for i in inputs])
+                node._saved = node._versions = ()
+                node._shapes = node._hooks = None
+                return _wrap(out, node, True), node
+    return _wrap(out), None
+
+
+def _data(x):
+    return x._data if type(x) is Tensor else x
+
+
+def _operand(x):
+    """A second operand: Tensors and Python numbers pass; arrays and lists become tensors."""
+    if type(x) is Tensor or type(x) is float or type(x) is int or type(x) is bool:
+        return x
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (int, float, np.number)):
+        return x.item() if isinstance(x, np.number) else x
+    return tensor(x)
+
+
+def _promote(out, a, b):
+    """Fix numpy's result dtype where PyTorch's promotion differs (called only on a mismatch).
+
+    PyTorch: integer tensors with a float scalar or true division give the default float32;
+    a 0-dim tensor does not raise the dtype of a tensor with dimensions."""
+    da, db = _data(a), _data(b)
+    arrays = [d for d in (da, db) if isinstance(d, _ndarray)]
+    dims = [d for d in arrays if d.ndim] or arrays
+    floats = [d.dtype for d in dims if d.dtype.kind == "f"]
+    if floats:
+        want = np.result_type(*floats)
+    elif out.dtype.kind == "f":
+        want = np.float32
+    elif any(d.dtype.kind == "b" for d in dims) and out.dtype.kind != "b":
+        want = out.dtype
+    else:
+        want = np.result_type(*[d.dtype for d in dims]) if dims else out.dtype
+    return out if out.dtype == want else out.astype(want)
+
+
+def _binary(cls, fn, a, b):
+    a, b = _operand(a), _operand(b)
+    out = fn(_data(a), _data(b))
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    if type(a) is Tensor and out.dtype != a._data.dtype or type(a) is not Tensor:
+        out = _promote(out, a, b)
+    result, node = _record(cls, out, a, b)
+    if node is not None:
+        sa, sb = np.shape(_data(a)), np.shape(_data(b))
+        if sa != out.shape or sb != out.shape:
+            node._shapes = (sa, sb)
+    return result, node
+
+
+class _F:
+    """The few functions a backward formula needs beyond operators, for arrays and Tensors."""
+
+    @staticmethod
+    def expand(g, shape):
+        return np.broadcast_to(g, shape) if type(g) is _ndarray else g.expand(shape)
+
+    @staticmethod
+    def call(name, x):      # np.cos(x) for an array, x.cos() for a Tensor
+        return getattr(np, name)(x) if type(x) is _ndarray or np.isscalar(x) else getattr(x, name)()
+
+    @staticmethod
+    def where(cond, x, y):
+        if type(cond) is _ndarray and not isinstance(x, Tensor) and not isinstance(y, Tensor):
+            return np.where(cond, x, y)
+        return where(_wrap(_data(cond)), x, y)
+
+    @staticmethod
+    def zeros_like(g):
+        return np.zeros_like(g) if type(g) is _ndarray else g * 0
+
+    @staticmethod
+    def matT(x):            # transpose of the last two dimensions
+        return x.swapaxes(-1, -2) if type(x) is _ndarray else x.transpose(-1, -2)
+
+
+_f = _F
+
+
+# ----------------------------------------------------------------------------------------
+# arithmetic
+# ----------------------------------------------------------------------------------------
+class AddBackward0(Node):
+    """out = self + alpha * other"""
+    __slots__ = ("alpha",)
+
+    def backward(self, g):
+        return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+def add(a, b, alpha=1):
+    if alpha != 1:
+        b = b * alpha
+    out, node = _binary(AddBackward0, np.add, a, b)
+    if node:
+        node.alpha = alpha
+    return out
+
+
+class SubBackward0(Node):
+    """out = self - alpha * other"""
+    __slots__ = ("alpha",)
+
+    def backward(self, g):
+        return g, -g if self.alpha == 1 else -g * self.alpha
+
+
+def sub(a, b, alpha=1):
+    if alpha != 1:
+        b = b * alpha
+    out, node = _binary(SubBackward0, np.subtract, a, b)
+    if node:
+        node.alpha = alpha
+    return out
+
+
+class RsubBackward1(Node):
+    """out = other - self, for a Python number ``other`` (``1 - x``)"""
+    __slots__ = ("alpha",)
+
+    def backward(self, g):
+        return (-g,)
+
+
+def rsub(x, number):
+    out, node = _record(RsubBackward1, np.asarray(number - x._data), x)
+    if node:
+        node.alpha = 1
+    return out
+
+
+class MulBackward0(Node):
+    """out = self * other"""
+    saved_names = ("self", "other")
+
+    def backward(self, g):
+        a, b = self._unpack(type(g) is not _ndarray)
+        return (None if b is None else g * b), (None if a is None else g * a)
+
+
+def mul(a, b):
+    out, node = _binary(MulBackward0, np.multiply, a, b)
+    if node:
+        # each factor is needed only for the *other* input's gradient (PyTorch saves likewise)
+        ga, gb = node._next
+        node.save_for_backward(b if ga else None, a if gb else None)
+        node._saved = node._saved[::-1]
+        node._versions = node._versions[::-1]
+    return out
+
+
+class DivBackward0(Node):
+    """out = self / other"""
+    saved_names = ("self", "other")
+
+    def backward(self, g):
+        a, b = self._unpack(type(g) is not _ndarray)
+        return g / b, (None if a is None else -g * a / (b * b))
+
+
+def div(a, b):
+    out, node = _binary(DivBackward0, np.true_divide, a, b)
+    if node:
+        node.save_for_backward(a if node._next[1] else None, b)
+    return out
+
+
+class NegBackward0(Node):
+    """out = -self"""
+
+    def backward(self, g):
+        return (-g,)
+
+
+def neg(x):
+    return _record(NegBackward0, np.negative(x._data), x)[0]
+
+
+class ReciprocalBackward0(Node):
+    """out = 1 / self"""
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is not _ndarray)
+        return (-g * (y * y),)
+
+
+def reciprocal(x):
+    out, node = _record(ReciprocalBackward0, np.reciprocal(_float(x._data)), x)
+    if node:
+        node.save_for_backward(out._alias())
+    return out
+
+
+def rdiv(x, number):
+    """``number / x`` is recorded as ``reciprocal(x) * number``, as PyTorch records it."""
+    return mul(reciprocal(x), number)
+
+
+def _float(a):
+    return a if a.dtype.kind == "f" else a.astype(np.float32)
+
+
+class PowBackward0(Node):
+    """out = self ** exponent, for a Python number ``exponent``"""
+    __slots__ = ("exponent",)
+    saved_names = ("self",)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is not _ndarray)
+        e = self.exponent
+        if e == 0:
+            return (_f.zeros_like(g),)
+        return (g * (e * a ** (e - 1)),)
+
+
+class PowBackward1(Node):
+    """out = self ** exponent, both tensors"""
+    saved_names = ("self", "exponent", "result")
+
+    def backward(self, g):
+        a, e, y = self._unpack(type(g) is not _ndarray)
+        ga = g * (e * a ** (e - 1)) if self._next[0] else None
+        ge = g * (y * _f.call("log", a)) if self._next[1] else None
+        return ga, ge
+
+
+class PowBackward2(Node):
+    """out = self ** exponent, for a Python number ``self`` (``2 ** x``)"""
+    __slots__ = ("self",)
+    saved_names = ("exponent", "result")
+
+    def backward(self, g):
+        e, y = self._unpack(type(g) is not _ndarray)
+        return (g * (y * math.log(self.self)),)
+
+
+def pow(x, exponent):                     # noqa: A001 -- torch.pow
+    exponent = _operand(exponent)
+    if type(exponent) is not Tensor:
+        out, node = _record(PowBackward0, _power(x._data, exponent), x)
+        if node:
+            node.exponent = exponent
+            node.save_for_backward(x)
+        return out
+    out, node = _binary(PowBackward1, _power, x, exponent)
+    if node:
+        node.save_for_backward(x, exponent, out._alias())
+    return out
+
+
+def _power(a, e):
+    out = np.power(a, e)
+    # numpy refuses negative integer powers of integers; PyTorch does too, so only fix floats
+    return out
+
+
+def rpow(x, base):
+    out, node = _record(PowBackward2, np.asarray(np.power(base, x._data)), x)
+    if node:
+        node.self = base
+        node.save_for_backward(x, out._alias())
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# elementwise functions
+# ----------------------------------------------------------------------------------------
+class ExpBackward0(Node):
+    """out = e ** self;  d out / d self = out"""
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is not _ndarray)
+        return (g * y,)
+
+
+def exp(x):
+    out, node = _record(ExpBackward0, np.exp(_float(x._data)), x)
+    if node:
+        node.save_for_backward(out._alias())
+    return out
+
+
+class LogBackward0(Node):
+    """out = ln(self);  d out / d self = 1 / self"""
+    saved_names = ("self",)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is not _ndarray)
+        return (g / a,)
+
+
+def log(x):
+    out, node = _record(LogBackward0, np.log(_float(x._data)), x)
+    if node:
+        node.save_for_backward(x)
+    return out
+
+
+class SinBackward0(Node):
+    """out = sin(self);  d out / d self = cos(self)"""
+    saved_names = ("self",)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is not _ndarray)
+        return (g * _f.call("cos", a),)
+
+
+def sin(x):
+    out, node = _record(SinBackward0, np.sin(_float(x._data)), x)
+    if node:
+        node.save_for_backward(x)
+    return out
+
+
+class CosBackward0(Node):
+    """out = cos(self);  d out / d self = -sin(self)"""
+    saved_names = ("self",)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is not _ndarray)
+        return (g * -_f.call("sin", a),)
+
+
+def cos(x):
+    out, node = _record(CosBackward0, np.cos(_float(x._data)), x)
+    if node:
+        node.save_for_backward(x)
+    return out
+
+
+class TanhBackward0(Node):
+    """out = tanh(self);  d out / d self = 1 - out**2"""
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is not _ndarray)
+        return (g * (1 - y * y),)
+
+
+def tanh(x):
+    out, node = _record(TanhBackward0, np.tanh(_float(x._data)), x)
+    if node:
+        node.save_for_backward(out._alias())
+    return out
+
+
+class SigmoidBackward0(Node):
+    """out = 1 / (1 + e**-self);  d out / d self = out * (1 - out)"""
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is not _ndarray)
+        return (g * (1 - y) * y,)
+
+
+def sigmoid(x):
+    a = _float(x._data)
+    with np.errstate(over="ignore"):
+        y = 1 / (1 + np.exp(-a))
+    out, node = _record(SigmoidBackward0, np.asarray(y, a.dtype), x)
+    if node:
+        node.save_for_backward(out._alias())
+    return out
+
+
+class ReluBackward0(Node):
+    """out = max(self, 0);  the gradient passes where out > 0"""
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is not _ndarray)
+        return (g * (y > 0),)
+
+
+def relu(x):
+    out, node = _record(ReluBackward0, np.maximum(x._data, 0), x)
+    if node:
+        node.save_for_backward(out._alias())
+    return out
+
+
+class SqrtBackward0(Node):
+    """out = sqrt(self);  d out / d self = 1 / (2 out)"""
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is not _ndarray)
+        return (g / (2 * y),)
+
+
+def sqrt(x):
+    out, node = _record(SqrtBackward0, np.sqrt(_float(x._data)), x)
+    if node:
+        node.save_for_backward(out._alias())
+    return out
+
+
+class AbsBackward0(Node):
+    """out = |self|;  d out / d self = sign(self)"""
+    saved_names = ("self",)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is not _ndarray)
+        return (g * _f.call("sign", a),)
+
+
+def abs(x):                                # noqa: A001 -- torch.abs
+    out, node = _record(AbsBackward0, np.abs(x._data), x)
+    if node:
+        node.save_for_backward(x)
+    return out
+
+
+class SignBackward0(Node):
+    """out = sign(self): flat almost everywhere, so its gradient is zero"""
+
+    def backward(self, g):
+        return (_f.zeros_like(g),)
+
+
+def sign(x):
+    return _record(SignBackward0, np.sign(x._data), x)[0]
+
+
+class MaximumBackward0(Node):
+    """out = max(self, other) elementwise; a tie splits the gradient in half"""
+    saved_names = ("self", "other")
+
+    def backward(self, g):
+        a, b = self._unpack(type(g) is not _ndarray)
+        share_a = (a > b) + (a == b) * 0.5
+        return g * share_a, g * (1 - share_a)
+
+
+def maximum(a, b):
+    out, node = _binary(MaximumBackward0, np.maximum, a, b)
+    if node:
+        node.save_for_backward(a, b)
+    return out
+
+
+class WhereBackward0(Node):
+    """out = self where condition, else other"""
+    saved_names = ("condition",)
+
+    def backward(self, g):
+        (c,) = self._unpack(type(g) is not _ndarray)
+        zero = _f.zeros_like(g)
+        return _f.where(c, g, zero), _f.where(c, zero, g)
+
+
+def where(condition, x, y):
+    condition = condition if isinstance(condition, Tensor) else tensor(condition)
+    x, y = _operand(x), _operand(y)
+    cond = condition._data.astype(bool)
+    out = np.asarray(np.where(cond, _data(x), _data(y)))
+    if out.dtype.kind == "f" and isinstance(_data(x), float) and isinstance(_data(y), float):
+        out = out.astype(np.float32)
+    result, node = _record(WhereBackward0, out, x, y)
+    if node:
+        node._shapes = (np.shape(_data(x)), np.shape(_data(y)))
+        node.save_for_backward(_wrap(cond))
+    return result
+
+
+# ----------------------------------------------------------------------------------------
+# reductions
+# ----------------------------------------------------------------------------------------
+def _dims(dim, ndim):
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+
+
+def _expand_back(g, dims, keepdim, sizes):
+    """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast."""
+    if not keepdim and sizes:
+        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(sizes)))
+    return _f.expand(g, sizes)
+
+
+class SumBackward0(Node):
+    """out = sum of all elements: each element's gradient is g"""
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        return (_f.expand(g, self.self_sym_sizes),)
+
+
+class SumBackward1(Node):
+    """out = sum over ``dim``"""
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+
+    def backward(self, g):
+        return (_expand_back(g, self.dim, self.keepdim, self.self_sym_sizes),)
+
+
+def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # noqa: A001
+    dim = axis if dim is None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    a = x._data
+    if a.dtype.kind in "biu" and dtype is None:
+        a = a.astype(np.int64)
+    if dim is None:
+        out, node = _record(SumBackward0, np.asarray(a.sum(dtype=dtype and dtype.np)), x)
+    else:
+        dims = _dims(dim, a.ndim)
+        out, node = _record(SumBackward1, np.asarray(a.sum(dims, keepdims=keepdim)), x)
+        if node:
+            node.dim, node.keepdim = dims, keepdim
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+class MeanBackward0(Node):
+    """out = mean of all n elements: each element's gradient is g / n"""
+    __slots__ = ("self_sym_sizes", "self_sym_numel")
+
+    def backward(self, g):
+        return (_f.expand(g / self.self_sym_numel, self.self_sym_sizes),)
+
+
+class MeanBackward1(Node):
+    """out = mean over ``dim``"""
+    __slots__ = ("dim", "keepdim", "self_sym_sizes", "self_sym_numel")
+
+    def backward(self, g):
+        n = 1
+        for d in self.dim:
+            n *= self.self_sym_sizes[d]
+        return (_expand_back(g / n, self.dim, self.keepdim, self.self_sym_sizes),)
+
+
+def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
+    dim = axis if dim is None else dim
+    a = x._data
+    if a.dtype.kind != "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {x.dtype.name.capitalize().replace('Int64', 'Long')}")
+    if dim is None:
+        out, node = _record(MeanBackward0, np.asarray(a.mean()), x)
+    else:
+        dims = _dims(dim, a.ndim)
+        out, node = _record(MeanBackward1, np.asarray(a.mean(dims, keepdims=keepdim)), x)
+        if node:
+            node.dim, node.keepdim = dims, keepdim
+    if node:
+        node.self_sym_sizes, node.self_sym_numel = a.shape, a.size
+    return out
+
+
+class MaxBackward1(Node):
+    """out = the largest element; ties share the gradient equally"""
+    saved_names = ("self", "result")
+
+    def backward(self, g):
+        a, y = self._unpack(type(g) is not _ndarray)
+        mask = (a == y)
+        return (mask * (g / mask.sum()),)
+
+
+class MinBackward1(MaxBackward1):
+    """out = the smallest element; ties share the gradient equally"""
+    __slots__ = ()
+
+
+class MaxBackward0(Node):
+    """out = largest element along ``dim``: the gradient goes to the position that won"""
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+    saved_names = ("indices",)
+
+    def backward(self, g):
+        (idx,) = self._unpack()
+        dim = self.dim
+        if not self.keepdim:
+            g = g.reshape(tuple(1 if i == dim else n for i, n in enumerate(self.self_sym_sizes)))
+            idx = np.expand_dims(idx, dim)
+        onehot = np.arange(self.self_sym_sizes[dim]).reshape(
+            [-1 if i == dim else 1 for i in range(len(self.self_sym_sizes))]) == idx
+        return (g * onehot,)
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+
+
+class _ValuesIndices(tuple):
+    """``torch.return_types.max``: a pair with ``.values`` and ``.indices``."""
+
+    __slots__ = ()
+    name = "max"
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"torch.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+class _MinValuesIndices(_ValuesIndices):
+    __slots__ = ()
+    name = "min"
+
+
+def _extreme(x, dim, keepdim, largest):
+    a = x._data
+    if dim is None:
+        cls = MaxBackward1 if largest else MinBackward1
+        out, node = _record(cls, np.asarray(a.max() if largest else a.min()), x)
+        if node:
+            node.save_for_backward(x, out._alias())
+        return out
+    dim = dim % a.ndim if a.ndim else 0
+    idx = (a.argmax if largest else a.argmin)(dim, keepdims=keepdim)
+    values = np.take_along_axis(a, idx if keepdim else np.expand_dims(idx, dim), dim)
+    if not keepdim:
+        values = values.squeeze(dim)
+    out, node = _record(MaxBackward0 if largest else MinBackward0, values, x)
+    if node:
+        node.dim, node.keepdim, node.self_sym_sizes = dim, keepdim, a.shape
+        node.save_for_backward(_wrap(idx))
+    return (_ValuesIndices if largest else _MinValuesIndices)((out, _wrap(idx.astype(np.int64))))
+
+
+def max(x, dim=None, keepdim=False):        # noqa: A001 -- torch.max
+    if isinstance(dim, Tensor):
+        return maximum(x, dim)
+    return _extreme(x, dim, keepdim, largest=True)
+
+
+def min(x, dim=None, keepdim=False):        # noqa: A001 -- torch.min
+    return _extreme(x, dim, keepdim, largest=False)
+
+
+class ProdBackward0(Node):
+    """out = product of all elements: d out / d x_i = product of all the other elements"""
+    saved_names = ("self", "result")
+
+    def backward(self, g):
+        a, _ = self._unpack()
+        flat = a.reshape(-1)
+        before = np.concatenate([[1], np.cumprod(flat[:-1])]).astype(a.dtype)
+        after = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1]]).astype(a.dtype)
+        return (g * (before * after).reshape(a.shape),)
+
+
+def prod(x):
+    out, node = _record(ProdBackward0, np.asarray(x._data.prod()), x)
+    if node:
+        node.save_for_backward(x, out._alias())
+    return out
+
+
+class LinalgVectorNormBackward0(Node):
+    """out = sqrt(sum of squares);  d out / d self = self / out"""
+    saved_names = ("self", "result")
+
+    def backward(self, g):
+        a, y = self._unpack(type(g) is not _ndarray)
+        return (_f.where(_data(y) == 0, 0.0, g * a / y) if type(g) is _ndarray else g * a / y,)
+
+
+def norm(x, p=2):
+    if p != 2:
+        raise NotImplementedError("autograd_lab's norm supports only the 2-norm")
+    a = _float(x._data)
+    out, node = _record(LinalgVectorNormBackward0, np.asarray(np.sqrt((a * a).sum()), a.dtype), x)
+    if node:
+        node.save_for_backward(x, out._alias())
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# matrix products
+# ----------------------------------------------------------------------------------------
+class MmBackward0(Node):
+    """out = self @ mat2 (matrices):  grad_self = g @ mat2^T,  grad_mat2 = self^T @ g"""
+    saved_names = ("self", "mat2")
+
+    def backward(self, g):
+        a, b = self._unpack(type(g) is not _ndarray)
+        return (g @ _f.matT(b) if self._next[0] else None,
+                _f.matT(a) @ g if self._next[1] else None)
+
+
+class BmmBackward0(MmBackward0):
+    """batched matrices"""
+    __slots__ = ()
+
+
+class MvBackward0(Node):
+    """out = self @ vec (matrix times vector)"""
+    saved_names = ("self", "vec")
+
+    def backward(self, g):
+        a, v = self._unpack(type(g) is not _ndarray)
+        return (g.reshape((-1, 1)) * v if self._next[0] else None,
+                g @ a if self._next[1] else None)
+
+
+class DotBackward0(Node):
+    """out = self . tensor (two vectors)"""
+    saved_names = ("self", "tensor")
+
+    def backward(self, g):
+        a, b = self._unpack(type(g) is not _ndarray)
+        return (g * b if self._next[0] else None, g * a if self._next[1] else None)
+
+
+def _mm(cls, a, b):
+    out, node = _binary(cls, np.matmul, a, b)
+    if node:
+        node._shapes = None
+        node.save_for_backward(a if node._next[1] else None, b if node._next[0] else None)
+    return out
+
+
+def mm(a, b):
+    if a.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})")
+    return _mm(MmBackward0, a, b)
+
+
+def matmul(a, b):
+    """``@``: picks the product PyTorch picks, and records the nodes PyTorch records."""
+    b = _operand(b)
+    da, db = a.dim(), b.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        if a.shape != b.shape:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+                f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+                "elements respectively")
+        return _mm(DotBackward0, a, b)
+    if da == 2 and db == 1:
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                               f"{a.shape[1]}), vec ({b.shape[0]})")
+        return _mm(MvBackward0, a, b)
+    if da == 1 and db == 2:
+        return squeeze(mm(unsqueeze(a, 0), b), 0)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    out = _mm(BmmBackward0, a, b)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# shapes and indexing
+# ----------------------------------------------------------------------------------------
+class ViewBackward0(Node):
+    """out = self with another shape: the gradient gets the old shape back"""
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        return (g.reshape(self.self_sym_sizes),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+class CloneBackward0(Node):
+    """out = a copy of self"""
+
+    def backward(self, g):
+        return (g,)
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _reshaped(x, shape, cls):
+    a = x._data
+    try:
+        new = a.reshape(shape)
+    except ValueError:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.size}") from None
+    out, node = _record(cls, new, x)
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+def view(x, *shape):
+    shape = _shape_arg(shape)
+    a = x._data
+    if not a.flags.c_contiguous and a.size > 1:
+        try:
+            v = a.view()
+            v.shape = shape         # raises if numpy would need a copy
+        except (AttributeError, ValueError):
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return _reshaped(x, shape, ViewBackward0)
+
+
+def reshape(x, *shape):
+    shape = _shape_arg(shape)
+    if x._data.flags.c_contiguous or x._data.size <= 1:
+        return _reshaped(x, shape, ViewBackward0)
+    # not contiguous: PyTorch copies first (CloneBackward0), then views the copy
+    return _reshaped(clone(x), shape, UnsafeViewBackward0)
+
+
+def flatten(x):
+    return reshape(x, -1)
+
+
+def clone(x):
+    return _record(CloneBackward0, x._data.copy(), x)[0]
+
+
+def contiguous(x):
+    return x if x._data.flags.c_contiguous else clone(x)
+
+
+class PermuteBackward0(Node):
+    """out = self with its dimensions reordered"""
+    __slots__ = ("dims",)
+
+    def backward(self, g):
+        return (g.permute(*np.argsort(self.dims)) if isinstance(g, Tensor)
+                else g.transpose(np.argsort(self.dims)),)
+
+
+def permute(x, *dims):
+    dims = _shape_arg(dims)
+    dims = tuple(d % x._data.ndim for d in dims)
+    out, node = _record(PermuteBackward0, x._data.transpose(dims), x)
+    if node:
+        node.dims = dims
+    return out
+
+
+class TransposeBackward0(Node):
+    """out = self with two dimensions swapped"""
+    __slots__ = ("dim0", "dim1")
+
+    def backward(self, g):
+        return (g.transpose(self.dim0, self.dim1) if isinstance(g, Tensor)
+                else g.swapaxes(self.dim0, self.dim1),)
+
+
+def transpose(x, dim0, dim1):
+    out, node = _record(TransposeBackward0, x._data.swapaxes(dim0, dim1), x)
+    if node:
+        node.dim0, node.dim1 = dim0, dim1
+    return out
+
+
+class TBackward0(Node):
+    """out = self^T (a matrix)"""
+
+    def backward(self, g):
+        return (g.t() if isinstance(g, Tensor) else g.T,)
+
+
+def t(x):
+    if x._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
+    return _record(TBackward0, x._data.T, x)[0]
+
+
+def T(x):
+    return permute(x, *reversed(range(x._data.ndim)))
+
+
+class UnsqueezeBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, g):
+        return (g.squeeze(self.dim),)
+
+
+def unsqueeze(x, dim):
+    dim = dim % (x._data.ndim + 1)
+    out, node = _record(UnsqueezeBackward0, np.expand_dims(x._data, dim), x)
+    if node:
+        node.dim = dim
+    return out
+
+
+class SqueezeBackward0(Node):
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        return (g.reshape(self.self_sym_sizes),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    __slots__ = ("dim",)
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    __slots__ = ()
+
+
+def squeeze(x, dim=None):
+    a = x._data
+    if dim is None:
+        out, node = _record(SqueezeBackward0, a.squeeze(), x)
+    else:
+        d = dim % a.ndim if a.ndim else 0
+        cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
+        out, node = _record(cls, a.squeeze(d) if a.ndim and a.shape[d] == 1 else a, x)
+        if node:
+            node.dim = d
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+class ExpandBackward0(Node):
+    """out = self repeated along new or size-1 dimensions: gradients sum back"""
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        from .autograd.graph import unbroadcast
+        return (unbroadcast(g, self.self_sym_sizes),)
+
+
+def expand(x, *shape):
+    shape = _shape_arg(shape)
+    a = x._data
+    shape = tuple(a.shape[i - len(shape) + a.ndim] if s == -1 else s for i, s in enumerate(shape))
+    out, node = _record(ExpandBackward0, np.broadcast_to(a, shape), x)
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+class SelectBackward0(Node):
+    """out = self[index] along ``dim``: the gradient lands in that slot of a zero tensor"""
+    __slots__ = ("dim", "index", "self_sym_sizes")
+
+    def backward(self, g):
+        return (_scatter(g, (slice(None),) * self.dim + (self.index,), self.self_sym_sizes),)
+
+
+class SliceBackward0(Node):
+    __slots__ = ("dim", "start", "end", "step", "self_sym_sizes")
+
+    def backward(self, g):
+        key = (slice(None),) * self.dim + (slice(self.start, self.end, self.step),)
+        return (_scatter(g, key, self.self_sym_sizes),)
+
+
+class IndexBackward0(Node):
+    """out = self[indices] (advanced indexing): repeated indices add up"""
+    __slots__ = ("indices", "self_sym_sizes")
+
+    def backward(self, g):
+        return (_scatter(g, self.indices, self.self_sym_sizes, accumulate=True),)
+
+
+class IndexPutBackward0(Node):
+    """the backward of indexing, recorded when the backward itself is differentiated"""
+    __slots__ = ("indices",)
+
+    def backward(self, g):
+        return (g[self.indices],)
+
+
+def _scatter(g, key, shape, accumulate=False):
+    """A zero tensor of ``shape`` with ``g`` placed (or added) at ``key``."""
+    if isinstance(g, Tensor):
+        out, node = _record(IndexPutBackward0, _scatter(g._data, key, shape, accumulate), g)
+        if node:
+            node.indices = key
+        return out
+    z = np.zeros(shape, g.dtype)
+    if accumulate:
+        np.add.at(z, key, g)
+    else:
+        z[key] = g
+    return z
+
+
+def _index_key(key):
+    if isinstance(key, Tensor):
+        return key._data
+    if isinstance(key, tuple):
+        return tuple(k._data if isinstance(k, Tensor) else k for k in key)
+    if isinstance(key, list):
+        return np.asarray(key)
+    return key
+
+
+def getitem(x, key):
+    key = _index_key(key)
+    a = x._data
+    out_data = a[key]
+    if type(out_data) is not _ndarray:
+        out_data = np.asarray(out_data)
+    # Name the node as PyTorch would: an int picks one slot (Select), a slice a range (Slice).
+    if isinstance(key, (int, np.integer)) or (type(key) is tuple and builtins.all(isinstance(k, (int, np.integer)) for k in key)):
+        keys = key if type(key) is tuple else (key,)
+        if len(keys) > 1:
+            return getitem(getitem(x, keys[0]), keys[1:] if len(keys) > 2 else keys[1])
+        out, node = _record(SelectBackward0, out_data, x)
+        if node:
+            node.dim, node.index, node.self_sym_sizes = 0, int(keys[0]), a.shape
+        return out
+    if isinstance(key, slice):
+        out, node = _record(SliceBackward0, out_data, x)
+        if node:
+            s, e, st = key.indices(a.shape[0])
+            node.dim, node.start, node.end, node.step, node.self_sym_sizes = 0, s, e, st, a.shape
+        return out
+    if type(key) is tuple and builtins.all(isinstance(k, slice) or k is Ellipsis for k in key) is False \
+            and builtins.all(isinstance(k, (slice, int, np.integer)) for k in key) and len(key) == 2 \
+            and isinstance(key[0], slice) and key[0] == slice(None) and isinstance(key[1], (int, np.integer)):
+        out, node = _record(SelectBackward0, out_data, x)
+        if node:
+            node.dim, node.index, node.self_sym_sizes = 1, int(key[1]), a.shape
+        return out
+    out, node = _record(IndexBackward0, out_data, x)
+    if node:
+        node.indices, node.self_sym_sizes = key, a.shape
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# joining, dtype changes
+# ----------------------------------------------------------------------------------------
+class CatBackward0(Node):
+    """out = inputs joined along ``dim``: each input gets its slice of the gradient"""
+    __slots__ = ("dim", "sizes")
+
+    def backward(self, g):
+        bounds = np.cumsum(self.sizes)[:-1]
+        parts = np.split(g, bounds, axis=self.dim) if type(g) is _ndarray else \
+            [g[(slice(None),) * self.dim + (slice(s - n, s),)]
+             for s, n in zip(np.cumsum(self.sizes), self.sizes)]
+        return tuple(parts)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    arrays = [t._data for t in tensors]
+    d = dim % arrays[0].ndim
+    out, node = _record(CatBackward0, np.concatenate(arrays, axis=d), *tensors)
+    if node:
+        node.dim, node.sizes = d, [a.shape[d] for a in arrays]
+    return out
+
+
+class StackBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, g):
+        n = g.shape[self.dim]
+        if type(g) is _ndarray:
+            return tuple(np.take(g, i, axis=self.dim) for i in range(n))
+        return tuple(g[(slice(None),) * self.dim + (i,)] for i in range(n))
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    d = dim % (tensors[0]._data.ndim + 1)
+    out, node = _record(StackBackward0, np.stack([t._data for t in tensors], axis=d), *tensors)
+    if node:
+        node.dim = d
+    return out
+
+
+class ToCopyBackward0(Node):
+    """out = self in another dtype: the gradient goes back to the old dtype"""
+    __slots__ = ("dtype",)
+
+    def backward(self, g):
+        return (g.astype(self.dtype) if type(g) is _ndarray else g.to(self.dtype),)
+
+
+def to(x, dtype=None, *args, **kwargs):
+    from . import _dtype
+    if isinstance(dtype, str) or dtype is None:     # .to("cpu"): nothing to move
+        dtype = kwargs.get("dtype")
+        if dtype is None:
+            return x
+    if dtype.np == x._data.dtype:
+        return x
+    out, node = _record(ToCopyBackward0, x._data.astype(dtype.np), x)
+    if node:
+        node.dtype = x._data.dtype if type(x._data) is _ndarray else x.dtype
+        if isinstance(node.dtype, np.dtype):
+            node.dtype = _dtype.from_numpy_dtype(node.dtype)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# comparisons (never differentiable)
+# ----------------------------------------------------------------------------------------
+def _compare(fn):
+    def compare(a, b):
+        return _wrap(np.asarray(fn(_data(a), _data(_operand(b)))))
+    return compare
+
+
+eq, ne, lt, le, gt, ge = map(_compare, (np.equal, np.not_equal, np.less, np.less_equal,
+                                         np.greater, np.greater_equal))
+
+
+# ----------------------------------------------------------------------------------------
+# in-place operations
+# ----------------------------------------------------------------------------------------
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _check_inplace(x):
+    if _State.enabled and x._rg and x.grad_fn is None:
+        raise RuntimeError(LEAF_INPLACE)
+
+
+def _write(x, values):
+    """Store ``values`` into x's own array and count the change (saved copies will notice)."""
+    values = np.asarray(values)
+    if not np.can_cast(values.dtype, x._data.dtype, "same_kind"):
+        raise RuntimeError(f"result type {_type_name(values.dtype)} can't be cast to the desired "
+                           f"output type {_type_name(x._data.dtype)}")
+    if values.shape != x._data.shape:
+        raise RuntimeError(f"output with shape {list(x._data.shape)} doesn't match the broadcast "
+                           f"shape {list(values.shape)}")
+    np.copyto(x._data, values, casting="same_kind")
+    x._bump_version()
+
+
+def _type_name(np_dtype):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+            "bool": "Bool"}.get(np_dtype.name, np_dtype.name)
+
+
+def inplace(x, op, other, alpha=None):
+    """``x.add_(other)`` and friends: compute out of place, then write into x.
+
+    When recorded, the new node's input is x's *previous* history, and x's grad_fn becomes
+    the new node -- PyTorch's "rebase": x now stands for the result of the in-place op."""
+    _check_inplace(x)
+    before = _wrap(x._data, x.grad_fn, x._rg)      # x as it was, with its history
+    before._vc, before._acc = x._vc, x._acc
+    result = op(before, other) if alpha is None else op(before, other, alpha)
+    _write(x, result._data)
+    if result.grad_fn is not None:
+        x.grad_fn, x._rg = result.grad_fn, True
+    return x
+
+
+def inplace_fill(x, value):
+    _check_inplace(x)
+    x._data[...] = value
+    x._bump_version()
+    if x.grad_fn is not None and _State.enabled:
+        # filled values no longer depend on anything: later gradients stop here
+        x.grad_fn = _record(FillBackward0, x._data, x)[1]
+    return x
+
+
+class FillBackward0(Node):
+    def backward(self, g):
+        return (_f.zeros_like(g),)
+
+
+class CopySlices(Node):
+    """``x[key] = value`` on a tensor in a graph: x keeps the gradient outside ``key``, and
+    ``value`` receives the gradient inside it"""
+    __slots__ = ("key", "value_shape")
+
+    def backward(self, g):
+        from .autograd.graph import unbroadcast
+        gx = g.copy() if type(g) is _ndarray else g * 1
+        if type(gx) is _ndarray:
+            gx[self.key] = 0
+            gv = unbroadcast(np.asarray(g[self.key]), self.value_shape)
+        else:
+            gx = gx * _wrap(_scatter(np.ones(()), (), ()) * 0 + _mask_out(g.shape, self.key))
+            gv = g[self.key]
+        return gx, gv
+
+
+def _mask_out(shape, key):
+    m = np.ones(shape, np.float32)
+    m[key] = 0
+    return m
+
+
+def setitem(x, key, value):
+    key = _index_key(key)
+    value = _operand(value)
+    recording = _State.enabled and (x._rg or (type(value) is Tensor and value._rg))
+    _check_inplace(x)
+    before_fn, before_acc = x.grad_fn, x._acc
+    x._data[key] = _data(value)
+    x._bump_version()
+    if recording:
+        before = _wrap(x._data, before_fn, x._rg)
+        before._acc = before_acc
+        out, node = _record(CopySlices, x._data, before, value)
+        node.key, node.value_shape = key, np.shape(_data(value))
+        x.grad_fn, x._rg = node, True
+
+
+class CopyBackwards(Node):
+    """A leaf's .grad that is itself part of a graph (``backward(create_graph=True)``)"""
+
+    def backward(self, g):
+        return (g,)
+
+
+def copy_grad(g):
+    return _record(CopyBackwards, g._data.copy(), g)[0]

@@ -1,0 +1,376 @@
+"""The Tensor: a numpy array plus what autograd needs to know about it.
+
+* ``grad_fn``: the node that made this tensor (``None`` for a leaf).
+* ``requires_grad``: whether operations on it are recorded. A non-leaf always requires grad.
+* ``grad``: where backward accumulates the gradient -- on leaves only, unless ``retain_grad()``.
+* ``_version``: how many times it was changed in place; saved tensors check it in backward.
+
+The operations themselves (``+``, ``exp``, ``sum``, ...) are defined in ``_ops.py``, each next
+to its backward, and installed on this class from there.
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import Size
+from .autograd.graph import AccumulateGrad
+from .autograd.grad_mode import _State
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
+    "/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+
+class Tensor:
+    __slots__ = ("_data", "grad_fn", "_rg", "_grad", "_vc", "_acc", "_hooks", "__weakref__",
+                 "__dict__")
+
+    # -- construction --------------------------------------------------------------------
+    def __new__(cls, *args):
+        # The legacy constructor: ``Tensor([1, 2])`` copies data, ``Tensor(2, 3)`` makes a shape.
+        if len(args) == 1 and not isinstance(args[0], int):
+            return tensor(args[0], dtype=_dtype.float32)
+        return _wrap(np.zeros(args, np.float32))
+
+    @property
+    def data(self):
+        """The same values, detached from the graph and not tracked by version checks."""
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = _as_array(value)
+
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        if flag and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._rg = bool(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if self.grad_fn is None:
+            self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self.retains_grad:
+            warnings.warn(NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor "
+                    "are the same size")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and bool(self._hooks) and "retain" in self._hooks
+
+    def retain_grad(self):
+        """Keep ``.grad`` on this non-leaf tensor too (a leaf keeps it anyway)."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self.retains_grad:
+            return
+        ref = weakref.ref(self)     # weak, so the graph does not keep this tensor alive
+
+        def retain(grad):
+            t = ref()
+            if t is not None:
+                if t._grad is None:
+                    t._grad = _wrap(grad._data.copy())
+                else:
+                    t._grad._data = t._grad._data + grad._data
+        self._tensor_hooks()["retain"] = retain
+
+    def register_hook(self, fn):
+        """``fn(grad)`` runs when this tensor's gradient is computed; a tensor it returns
+        replaces that gradient."""
+        from .autograd.graph import _Handle
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        return _Handle(self._tensor_hooks().setdefault("pre", []), fn)
+
+    def register_post_accumulate_grad_hook(self, fn):
+        """``fn(tensor)`` runs on a leaf after its ``.grad`` was updated."""
+        from .autograd.graph import _Handle
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        return _Handle(self._tensor_hooks().setdefault("post_acc", []), fn)
+
+    def _tensor_hooks(self):
+        # A non-leaf's hooks run when its grad_fn receives the gradient, so they live on the
+        # node (PyTorch's "tensor pre-hooks"); a leaf's run in its AccumulateGrad.
+        if self.grad_fn is not None:
+            return self.grad_fn._hook_table().setdefault("tensor", {})
+        if self._hooks is None:
+            self._hooks = {}
+        return self._hooks
+
+    # -- shape and type ------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self._data.shape[dim]
+
+    @property
+    def dtype(self):
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self._data)
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def _version(self):
+        vc = self._vc
+        return 0 if vc is None else vc[0]
+
+    def _bump_version(self):
+        if self._vc is None:
+            self._vc = [1]
+        else:
+            self._vc[0] += 1
+
+    def _shared_vc(self):
+        if self._vc is None:
+            self._vc = [0]
+        return self._vc
+
+    def _alias(self, grad_fn=None):
+        """Another Tensor over the same data and version counter (detach, saved outputs)."""
+        t = _wrap(self._data, grad_fn, grad_fn is not None)
+        t._vc = self._shared_vc()
+        return t
+
+    # -- leaving the graph ---------------------------------------------------------------
+    def detach(self):
+        return self._alias()
+
+    def detach_(self):
+        self.grad_fn = None
+        self._rg = False
+        return self
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self):
+        if self._rg:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self.numpy() if dtype is None else self.numpy().astype(dtype)
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def _scalar(self):
+        if self._rg:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=3)
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
+    # -- printing (rules in _tensor_str.py) ----------------------------------------------
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+    __hash__ = object.__hash__
+
+    # -- gradients -----------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves and add
+        it into their ``.grad``. ``gradient`` is the vector v of the product v^T J; it may
+        be left out only when this tensor holds a single element (v = 1)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def _grad_accumulator(self):
+        """This leaf's AccumulateGrad: one per leaf, shared by all the ops that use it."""
+        acc = self._acc and self._acc()
+        if acc is None:
+            acc = AccumulateGrad()
+            acc._next, acc._saved, acc._versions, acc._shapes, acc._hooks = (), (), (), None, None
+            acc.variable = self
+            self._acc = weakref.ref(acc)   # weak: the node holds the leaf, not the other way
+        return acc
+
+    def _accumulate(self, g):
+        """``.grad += g``, in place once ``.grad`` exists, as PyTorch does."""
+        hooks = self._hooks
+        if hooks and "pre" in hooks:
+            for fn in hooks["pre"]:
+                out = fn(_wrap(g))
+                if out is not None:
+                    g = _as_array(out)
+        grad = self._grad
+        if isinstance(g, Tensor):
+            # create_graph=True: the gradient is itself part of a graph and stays so
+            from ._ops import copy_grad
+            self._grad = copy_grad(g) if grad is None else grad + g
+            return
+        if type(g) is not _ndarray or g.dtype != self._data.dtype:
+            g = np.asarray(g, self._data.dtype)
+        if grad is None:
+            # A buffer that only the backward pass refers to can become .grad as it is
+            # (PyTorch "steals" it too); anything else, e.g. the caller's own gradient, is copied.
+            self._grad = _wrap(g if _owned(g) else g.copy())
+        elif isinstance(grad._data, np.ndarray) and grad._data.flags.writeable \
+                and grad._data.shape == g.shape and grad.grad_fn is None:
+            grad._data += g
+            grad._bump_version()
+        else:
+            self._grad = _wrap(grad._data + g)
+        if hooks and "post_acc" in hooks:
+            for fn in hooks["post_acc"]:
+                fn(self)
+
+
+def _owned(g):
+    # Referenced only by this frame and our caller's: nothing else can see the array.
+    # 4 = the caller's variable, our argument, our local name, getrefcount's own argument.
+    import sys
+    return g.base is None and g.flags.writeable and sys.getrefcount(g) <= 4
+
+
+def _wrap(data, grad_fn=None, rg=False):
+    """The fast internal constructor: ``data`` must already be a numpy array (or scalar)."""
+    if type(data) is not _ndarray:
+        data = np.asarray(data)
+    t = _new(Tensor)
+    t._data = data
+    t.grad_fn = grad_fn
+    t._rg = rg
+    t._grad = t._vc = t._acc = t._hooks = None
+    return t
+
+
+def _as_array(x):
+    if isinstance(x, Tensor):
+        return x._data
+    return np.asarray(x)
+
+
+def _default_dtype(array):
+    # Python floats become float32 (PyTorch's default dtype), ints int64, bools bool.
+    kind = array.dtype.kind
+    if kind == "f" and array.dtype != np.float32 and not isinstance(array, np.ndarray):
+        return np.float32
+    return array.dtype
+
+
+def tensor(data, dtype=None, requires_grad=False, device=None):
+    """A new leaf tensor holding a copy of ``data`` (a number, nested lists, or an array)."""
+    if isinstance(data, Tensor):
+        data = data._data
+    if dtype is not None:
+        array = np.array(data, dtype=dtype.np if isinstance(dtype, _dtype.dtype) else dtype)
+    else:
+        array = np.array(data)
+        if array.dtype == np.float64 and not _is_numpy(data):
+            array = array.astype(np.float32)       # Python floats -> PyTorch's default float32
+        elif array.dtype.kind in "iu" and array.dtype != np.int64 and not _is_numpy(data):
+            array = array.astype(np.int64)
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"can't convert np.ndarray of type {array.dtype}.")
+    t = _wrap(array)
+    if requires_grad:
+        if array.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._rg = True
+    return t
+
+
+def _is_numpy(data):
+    return isinstance(data, (np.ndarray, np.generic))

@@ -1,0 +1,121 @@
+"""``autograd_lab.autograd``: ``backward``, ``grad``, ``Function``, ``Variable``, as in PyTorch."""
+import warnings
+
+from . import functional, graph
+from .engine import run_backward
+from .function import Function
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = ["backward", "grad", "Function", "Variable", "functional", "graph", "no_grad",
+           "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+
+
+def Variable(data, requires_grad=False):
+    """The pre-0.4 wrapper. Today it simply returns a tensor, as PyTorch's does."""
+    data.requires_grad_(requires_grad)
+    return data
+
+
+def _tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _seeds(outputs, grad_outputs):
+    """The gradient each output starts with (PyTorch's checks and messages, in its order)."""
+    from .._tensor import Tensor, _wrap
+    import numpy as np
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(g, Tensor):
+            if g.shape != out.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {out.shape}.")
+            seeds.append(g if g.dtype == out.dtype or g.grad_fn is not None
+                         else _wrap(g._data.astype(out._data.dtype)))
+        elif g is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                seeds.append(_wrap(np.ones(out._data.shape, out._data.dtype)))
+            else:
+                seeds.append(None)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    return seeds
+
+
+def _roots(outputs):
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                               "grad_fn")
+    return [out.grad_fn or out._grad_accumulator() for out in outputs]
+
+
+def _travelling(seed, create_graph):
+    # A plain backward sends numpy arrays through the graph; create_graph sends Tensors, so
+    # that the backward formulas are themselves recorded.
+    return seed if create_graph else seed._data
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaf), weighted by ``grad_tensors``, into every leaf's ``.grad``."""
+    tensors = _tuple(tensors)
+    grad_tensors = (None,) * len(tensors) if grad_tensors is None else _tuple(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    seeds = _seeds(tensors, grad_tensors)
+    roots = _roots(tensors)
+    travelling = [_travelling(s, create_graph) for s in seeds]
+    if inputs is None:
+        run_backward(roots, travelling, retain_graph, create_graph)
+        return
+    inputs = _tuple(inputs)
+    where = {(t.grad_fn or t._grad_accumulator()): t for t in inputs}
+    got = run_backward(roots, travelling, retain_graph, create_graph, capture=where,
+                       accumulate=False)
+    for node, t in where.items():
+        if node in got:
+            t._accumulate(got[node])
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False, is_grads_batched=False):
+    """d(outputs)/d(inputs), weighted by ``grad_outputs``, returned instead of accumulated."""
+    from .._tensor import _wrap
+    import numpy as np
+    outputs, inputs = _tuple(outputs), _tuple(inputs)
+    grad_outputs = (None,) * len(outputs) if grad_outputs is None else _tuple(grad_outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    seeds = _seeds(outputs, grad_outputs)
+    roots = _roots(outputs)
+    where = [t.grad_fn or t._grad_accumulator() for t in inputs]
+    got = run_backward(roots, [_travelling(s, create_graph) for s in seeds], retain_graph,
+                       create_graph, capture=set(where), accumulate=False)
+    result = []
+    for i, (t, node) in enumerate(zip(inputs, where)):
+        g = got.get(node)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
+        else:
+            result.append(g if create_graph else _wrap(np.array(g, dtype=t._data.dtype)))
+    return tuple(result)

@@ -1,0 +1,92 @@
+"""Custom operations: subclass ``Function`` with ``forward(ctx, ...)`` and ``backward(ctx, ...)``.
+
+``MyExp.apply(x)`` runs ``forward`` without recording, then attaches a node named
+``MyExpBackward``. That node *is* the ``ctx`` both methods receive, so whatever forward stores
+on it (``ctx.save_for_backward(...)``, ``ctx.k = 3``) is there in backward -- the same contract
+as ``torch.autograd.Function``, and the one every built-in operation in ``_ops.py`` follows.
+"""
+from .graph import Node
+from .grad_mode import _State, no_grad
+
+
+class FunctionCtx(Node):
+    """The node of a custom Function, handed to its forward and backward as ``ctx``."""
+
+    _function = None        # the Function subclass this node belongs to
+
+    @property
+    def saved_tensors(self):
+        return tuple(self._unpack(as_tensors=True))
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors         # kept until forward returns: outputs are swapped then
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = tensors
+
+    def backward(self, grad):
+        from .._tensor import Tensor, _wrap
+        plain = not isinstance(grad, Tensor)
+        grads = self._function.backward(self, _wrap(grad) if plain else grad)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(self._arg_is_tensor):
+            raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of "
+                               f"gradients (expected {len(self._arg_is_tensor)}, got {len(grads)})")
+        tensor_grads = [g for g, is_t in zip(grads, self._arg_is_tensor) if is_t]
+        return [None if g is None else (g._data if plain else g) for g in tensor_grads]
+
+
+class Function:
+    """Base class of user-defined differentiable operations (see the module docstring)."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def _node_class(cls):
+        if "_node_cls" not in cls.__dict__:
+            cls._node_cls = type(cls.__name__ + "Backward", (FunctionCtx,),
+                                 {"_function": cls, "__module__": cls.__module__})
+        return cls._node_cls
+
+    @classmethod
+    def apply(cls, *args):
+        from .._tensor import Tensor
+        from .._ops import _edge
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        record = _State.enabled and any(t.requires_grad for t in tensors)
+        ctx = object.__new__(cls._node_class())
+        ctx._next = tuple(_edge(t) for t in tensors)
+        ctx._saved = ctx._versions = ()
+        ctx._shapes = ctx._hooks = None
+        ctx._arg_is_tensor = [isinstance(a, Tensor) for a in args]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx._to_save, ctx._non_diff = (), ()
+        with no_grad():
+            out = cls.forward(ctx, *args)
+        if not record:
+            return out
+        outs = out if isinstance(out, tuple) else (out,)
+        result = []
+        for o in outs:
+            if isinstance(o, Tensor) and not any(o is n for n in ctx._non_diff):
+                if any(o is t for t in tensors):     # an input handed back: a new tensor
+                    o = o._alias()
+                o.grad_fn, o._rg = ctx, True
+            result.append(o)
+        # A saved output is kept as a bare alias, so the node does not hold its own output.
+        saved, names = [], []
+        for t in ctx._to_save:
+            is_out = t is not None and any(t is o for o in outs)
+            saved.append(result[[o is t for o in outs].index(True)]._alias() if is_out else t)
+            names.append("result" if is_out else "")
+        ctx.saved_names = tuple(names)
+        Node.save_for_backward(ctx, *saved)
+        return tuple(result) if isinstance(out, tuple) else result[0]

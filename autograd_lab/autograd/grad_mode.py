@@ -1,0 +1,63 @@
+"""Grad mode: whether operations record a graph (``no_grad``, ``enable_grad``, ...)."""
+import functools
+
+
+class _State:
+    enabled = True          # read by every operation, so it is a plain class attribute
+
+
+def is_grad_enabled():
+    return _State.enabled
+
+
+class _Mode:
+    """A context manager that is also a decorator, like ``torch.no_grad()``."""
+
+    mode = True
+
+    def __enter__(self):
+        self.prev = _State.enabled
+        _State.enabled = self.mode
+
+    def __exit__(self, *exc):
+        _State.enabled = self.prev
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with type(self)():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_Mode):
+    """Operations inside record nothing: results have ``requires_grad=False``."""
+    mode = False
+
+
+class enable_grad(_Mode):
+    """Turns recording back on inside a ``no_grad`` block."""
+    mode = True
+
+
+class set_grad_enabled(_Mode):
+    """``set_grad_enabled(False)`` switches recording off at once; as a context manager it
+    restores the previous mode on exit."""
+
+    def __init__(self, mode):
+        self.prev = _State.enabled
+        self.mode = mode
+        _State.enabled = mode
+
+    def __enter__(self):
+        pass
+
+    def __call__(self, fn):
+        _State.enabled = self.prev          # used as a decorator: only switch while fn runs
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper
