@@ -19,7 +19,7 @@ from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, 
                      uint8)
 from ._ops import (abs, cat, cos, exp, log, matmul, maximum, mean, mm, relu, sigmoid, sin, sqrt,
                    stack, sum, tanh, where)
-from ._random import manual_seed, rand, randn, seed
+from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
 from ._tensor import Tensor, _wrap, tensor
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
@@ -254,3 +254,12 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(s, name, value)
+
+
+def __getattr__(name):
+    # ``autograd_lab.viz`` is imported on first use: it needs graphviz, and importing the
+    # engine should stay fast for everyone who does not draw.
+    if name == "viz":
+        import importlib
+        return importlib.import_module(".viz", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,7 @@ back to their shapes in one place, ``graph.unbroadcast``.
 """
 import builtins
 import math
+import operator
 
 import numpy as np
 
@@ -40,10 +41,7 @@ def _record(cls, out, *inputs):
     if _State.enabled:
         for x in inputs:
             if type(x) is Tensor and x._rg:
-                node = _new(cls)
-                node._next = tuple([_edge(i) for i in inputs])
-                node._saved = node._versions = ()
-                node._shapes = node._hooks = None
+                node = cls._new(tuple([_edge(i) for i in inputs]))
                 return _wrap(out, node, True), node
     return _wrap(out), None
 
@@ -84,18 +82,29 @@ def _promote(out, a, b):
 
 
 def _binary(cls, fn, a, b):
-    a, b = _operand(a), _operand(b)
-    out = fn(_data(a), _data(b))
-    if type(out) is not _ndarray:
-        out = np.asarray(out)
-    if type(a) is Tensor and out.dtype != a._data.dtype or type(a) is not Tensor:
+    """The forward of a two-input operation (``a`` a Tensor, ``b`` a Tensor or a number):
+    compute, fix the dtype where PyTorch promotes differently, and record. This runs for
+    every ``+ - * / **``, so it avoids generic helpers on the common path."""
+    tb = type(b)
+    if tb is Tensor:
+        bd = b._data
+    elif tb is float or tb is int:
+        bd = b
+    else:
+        b = _operand(b)
+        tb, bd = type(b), _data(b)
+    ad = a._data
+    out = fn(ad, bd)
+    if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
         out = _promote(out, a, b)
-    result, node = _record(cls, out, a, b)
-    if node is not None:
-        sa, sb = np.shape(_data(a)), np.shape(_data(b))
-        if sa != out.shape or sb != out.shape:
-            node._shapes = (sa, sb)
-    return result, node
+    if _State.enabled and (a._rg or tb is Tensor and b._rg):
+        node = cls._new(((a.grad_fn or a._grad_accumulator()) if a._rg else None,
+                         (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None))
+        shape = out.shape
+        if ad.shape != shape or tb is Tensor and bd.shape != shape:
+            node._shapes = (ad.shape, bd.shape if tb is Tensor else ())
+        return _wrap(out, node, True), node
+    return _wrap(out), None
 
 
 class _F:
@@ -103,25 +112,25 @@ class _F:
 
     @staticmethod
     def expand(g, shape):
-        return np.broadcast_to(g, shape) if type(g) is _ndarray else g.expand(shape)
+        return g.expand(shape) if type(g) is Tensor else np.broadcast_to(g, shape)
 
     @staticmethod
     def call(name, x):      # np.cos(x) for an array, x.cos() for a Tensor
-        return getattr(np, name)(x) if type(x) is _ndarray or np.isscalar(x) else getattr(x, name)()
+        return getattr(x, name)() if type(x) is Tensor else getattr(np, name)(x)
 
     @staticmethod
     def where(cond, x, y):
-        if type(cond) is _ndarray and not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        if type(cond) is not Tensor and type(x) is not Tensor and type(y) is not Tensor:
             return np.where(cond, x, y)
         return where(_wrap(_data(cond)), x, y)
 
     @staticmethod
     def zeros_like(g):
-        return np.zeros_like(g) if type(g) is _ndarray else g * 0
+        return g * 0 if type(g) is Tensor else np.zeros_like(g)
 
     @staticmethod
     def matT(x):            # transpose of the last two dimensions
-        return x.swapaxes(-1, -2) if type(x) is _ndarray else x.transpose(-1, -2)
+        return x.transpose(-1, -2) if type(x) is Tensor else x.swapaxes(-1, -2)
 
 
 _f = _F
@@ -141,7 +150,7 @@ class AddBackward0(Node):
 def add(a, b, alpha=1):
     if alpha != 1:
         b = b * alpha
-    out, node = _binary(AddBackward0, np.add, a, b)
+    out, node = _binary(AddBackward0, operator.add, a, b)
     if node:
         node.alpha = alpha
     return out
@@ -158,7 +167,7 @@ class SubBackward0(Node):
 def sub(a, b, alpha=1):
     if alpha != 1:
         b = b * alpha
-    out, node = _binary(SubBackward0, np.subtract, a, b)
+    out, node = _binary(SubBackward0, operator.sub, a, b)
     if node:
         node.alpha = alpha
     return out
@@ -173,7 +182,7 @@ class RsubBackward1(Node):
 
 
 def rsub(x, number):
-    out, node = _record(RsubBackward1, np.asarray(number - x._data), x)
+    out, node = _record(RsubBackward1, number - x._data, x)
     if node:
         node.alpha = 1
     return out
@@ -184,18 +193,16 @@ class MulBackward0(Node):
     saved_names = ("self", "other")
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is not _ndarray)
+        a, b = self._unpack(type(g) is Tensor)
         return (None if b is None else g * b), (None if a is None else g * a)
 
 
 def mul(a, b):
-    out, node = _binary(MulBackward0, np.multiply, a, b)
+    out, node = _binary(MulBackward0, operator.mul, a, b)
     if node:
         # each factor is needed only for the *other* input's gradient (PyTorch saves likewise)
         ga, gb = node._next
-        node.save_for_backward(b if ga else None, a if gb else None)
-        node._saved = node._saved[::-1]
-        node._versions = node._versions[::-1]
+        node.save_for_backward(a if gb else None, b if ga else None)
     return out
 
 
@@ -204,51 +211,169 @@ class DivBackward0(Node):
     saved_names = ("self", "other")
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is not _ndarray)
+        a, b = self._unpack(type(g) is Tensor)
         return g / b, (None if a is None else -g * a / (b * b))
 
 
 def div(a, b):
-    out, node = _binary(DivBackward0, np.true_divide, a, b)
+    out, node = _binary(DivBackward0, operator.truediv, a, b)
     if node:
         node.save_for_backward(a if node._next[1] else None, b)
     return out
 
 
+def _elementwise(cls):
+    """The forward of an elementwise function: apply ``cls.forward`` to the data, record a
+    ``cls`` node, and save the input or the result, whichever ``cls.saved_names`` names."""
+    fn = cls.forward
+    saves_result = cls.saved_names == ("result",)
+
+    def forward(x):
+        a = x._data
+        out = fn(a)
+        if out.dtype is not a.dtype and a.dtype.kind != "f":
+            out = out.astype(np.float32)        # integer input: PyTorch's default float
+        if x._rg and _State.enabled:
+            node = cls._new((x.grad_fn or x._grad_accumulator(),))
+            result = _wrap(out, node, True)
+            if cls.saved_names:
+                node.save_for_backward(result if saves_result else x)
+            return result
+        return _wrap(out)
+    forward.__doc__ = cls.__doc__
+    return forward
+
+
 class NegBackward0(Node):
     """out = -self"""
+    forward = staticmethod(np.negative)
 
     def backward(self, g):
         return (-g,)
 
 
-def neg(x):
-    return _record(NegBackward0, np.negative(x._data), x)[0]
-
-
 class ReciprocalBackward0(Node):
-    """out = 1 / self"""
+    """out = 1 / self;  d out / d self = -out**2"""
     saved_names = ("result",)
+    forward = staticmethod(np.reciprocal)
 
     def backward(self, g):
-        (y,) = self._unpack(type(g) is not _ndarray)
+        (y,) = self._unpack(type(g) is Tensor)
         return (-g * (y * y),)
 
 
-def reciprocal(x):
-    out, node = _record(ReciprocalBackward0, np.reciprocal(_float(x._data)), x)
-    if node:
-        node.save_for_backward(out._alias())
-    return out
+class ExpBackward0(Node):
+    """out = e ** self;  d out / d self = out"""
+    saved_names = ("result",)
+    forward = staticmethod(np.exp)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is Tensor)
+        return (g * y,)
+
+
+class LogBackward0(Node):
+    """out = ln(self);  d out / d self = 1 / self"""
+    saved_names = ("self",)
+    forward = staticmethod(np.log)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is Tensor)
+        return (g / a,)
+
+
+class SinBackward0(Node):
+    """out = sin(self);  d out / d self = cos(self)"""
+    saved_names = ("self",)
+    forward = staticmethod(np.sin)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is Tensor)
+        return (g * _f.call("cos", a),)
+
+
+class CosBackward0(Node):
+    """out = cos(self);  d out / d self = -sin(self)"""
+    saved_names = ("self",)
+    forward = staticmethod(np.cos)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is Tensor)
+        return (g * -_f.call("sin", a),)
+
+
+class TanhBackward0(Node):
+    """out = tanh(self);  d out / d self = 1 - out**2"""
+    saved_names = ("result",)
+    forward = staticmethod(np.tanh)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is Tensor)
+        return (g - g * y * y,)         # g * (1 - y*y), without a slow Python-number operand
+
+
+def _sigmoid(a):
+    with np.errstate(over="ignore"):            # exp(-a) overflows to inf for a << 0: fine
+        return np.reciprocal(np.exp(-a) + a.dtype.type(1))
+
+
+class SigmoidBackward0(Node):
+    """out = 1 / (1 + e**-self);  d out / d self = out * (1 - out)"""
+    saved_names = ("result",)
+    forward = staticmethod(_sigmoid)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is Tensor)
+        return (g * (1 - y) * y,)
+
+
+class ReluBackward0(Node):
+    """out = max(self, 0);  the gradient passes where out > 0"""
+    saved_names = ("result",)
+    forward = staticmethod(lambda a: np.maximum(a, 0))
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is Tensor)
+        return (g * (y > 0),)
+
+
+class SqrtBackward0(Node):
+    """out = sqrt(self);  d out / d self = 1 / (2 out)"""
+    saved_names = ("result",)
+    forward = staticmethod(np.sqrt)
+
+    def backward(self, g):
+        (y,) = self._unpack(type(g) is Tensor)
+        return (g / (y + y),)
+
+
+class AbsBackward0(Node):
+    """out = |self|;  d out / d self = sign(self)"""
+    saved_names = ("self",)
+    forward = staticmethod(np.abs)
+
+    def backward(self, g):
+        (a,) = self._unpack(type(g) is Tensor)
+        return (g * _f.call("sign", a),)
+
+
+class SignBackward0(Node):
+    """out = sign(self): flat almost everywhere, so its gradient is zero"""
+    forward = staticmethod(np.sign)
+
+    def backward(self, g):
+        return (_f.zeros_like(g),)
+
+
+neg, reciprocal, exp, log, sin, cos, tanh, sigmoid, relu, sqrt, abs, sign = map(  # noqa: A001
+    _elementwise, (NegBackward0, ReciprocalBackward0, ExpBackward0, LogBackward0, SinBackward0,
+                   CosBackward0, TanhBackward0, SigmoidBackward0, ReluBackward0, SqrtBackward0,
+                   AbsBackward0, SignBackward0))
 
 
 def rdiv(x, number):
     """``number / x`` is recorded as ``reciprocal(x) * number``, as PyTorch records it."""
     return mul(reciprocal(x), number)
-
-
-def _float(a):
-    return a if a.dtype.kind == "f" else a.astype(np.float32)
 
 
 class PowBackward0(Node):
@@ -257,10 +382,12 @@ class PowBackward0(Node):
     saved_names = ("self",)
 
     def backward(self, g):
-        (a,) = self._unpack(type(g) is not _ndarray)
+        (a,) = self._unpack(type(g) is Tensor)
         e = self.exponent
         if e == 0:
             return (_f.zeros_like(g),)
+        if e == 2:
+            return (g * (a + a),)       # the same numbers as 2 * a, without a Python operand
         return (g * (e * a ** (e - 1)),)
 
 
@@ -269,209 +396,50 @@ class PowBackward1(Node):
     saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
-        a, e, y = self._unpack(type(g) is not _ndarray)
+        a, e, y = self._unpack(type(g) is Tensor)
         ga = g * (e * a ** (e - 1)) if self._next[0] else None
         ge = g * (y * _f.call("log", a)) if self._next[1] else None
         return ga, ge
 
 
 class PowBackward2(Node):
-    """out = self ** exponent, for a Python number ``self`` (``2 ** x``)"""
+    """out = base ** self, for a Python number ``base`` (``2 ** x``)"""
     __slots__ = ("self",)
     saved_names = ("exponent", "result")
 
     def backward(self, g):
-        e, y = self._unpack(type(g) is not _ndarray)
+        e, y = self._unpack(type(g) is Tensor)
         return (g * (y * math.log(self.self)),)
 
 
 def pow(x, exponent):                     # noqa: A001 -- torch.pow
-    exponent = _operand(exponent)
-    if type(exponent) is not Tensor:
-        out, node = _record(PowBackward0, _power(x._data, exponent), x)
+    if type(exponent) is Tensor:
+        out, node = _binary(PowBackward1, operator.pow, x, exponent)
         if node:
-            node.exponent = exponent
-            node.save_for_backward(x)
+            node.save_for_backward(x, exponent, out)
         return out
-    out, node = _binary(PowBackward1, _power, x, exponent)
+    exponent = _operand(exponent)
+    a = x._data
+    out = a ** exponent
+    if out.dtype is not a.dtype and a.dtype.kind != "f":
+        out = out.astype(np.float32)
+    out, node = _record(PowBackward0, out, x)
     if node:
-        node.save_for_backward(x, exponent, out._alias())
-    return out
-
-
-def _power(a, e):
-    out = np.power(a, e)
-    # numpy refuses negative integer powers of integers; PyTorch does too, so only fix floats
+        node.exponent = exponent
+        node.save_for_backward(x)
     return out
 
 
 def rpow(x, base):
-    out, node = _record(PowBackward2, np.asarray(np.power(base, x._data)), x)
+    out, node = _record(PowBackward2, base ** _float(x._data), x)
     if node:
         node.self = base
-        node.save_for_backward(x, out._alias())
+        node.save_for_backward(x, out)
     return out
 
 
-# ----------------------------------------------------------------------------------------
-# elementwise functions
-# ----------------------------------------------------------------------------------------
-class ExpBackward0(Node):
-    """out = e ** self;  d out / d self = out"""
-    saved_names = ("result",)
-
-    def backward(self, g):
-        (y,) = self._unpack(type(g) is not _ndarray)
-        return (g * y,)
-
-
-def exp(x):
-    out, node = _record(ExpBackward0, np.exp(_float(x._data)), x)
-    if node:
-        node.save_for_backward(out._alias())
-    return out
-
-
-class LogBackward0(Node):
-    """out = ln(self);  d out / d self = 1 / self"""
-    saved_names = ("self",)
-
-    def backward(self, g):
-        (a,) = self._unpack(type(g) is not _ndarray)
-        return (g / a,)
-
-
-def log(x):
-    out, node = _record(LogBackward0, np.log(_float(x._data)), x)
-    if node:
-        node.save_for_backward(x)
-    return out
-
-
-class SinBackward0(Node):
-    """out = sin(self);  d out / d self = cos(self)"""
-    saved_names = ("self",)
-
-    def backward(self, g):
-        (a,) = self._unpack(type(g) is not _ndarray)
-        return (g * _f.call("cos", a),)
-
-
-def sin(x):
-    out, node = _record(SinBackward0, np.sin(_float(x._data)), x)
-    if node:
-        node.save_for_backward(x)
-    return out
-
-
-class CosBackward0(Node):
-    """out = cos(self);  d out / d self = -sin(self)"""
-    saved_names = ("self",)
-
-    def backward(self, g):
-        (a,) = self._unpack(type(g) is not _ndarray)
-        return (g * -_f.call("sin", a),)
-
-
-def cos(x):
-    out, node = _record(CosBackward0, np.cos(_float(x._data)), x)
-    if node:
-        node.save_for_backward(x)
-    return out
-
-
-class TanhBackward0(Node):
-    """out = tanh(self);  d out / d self = 1 - out**2"""
-    saved_names = ("result",)
-
-    def backward(self, g):
-        (y,) = self._unpack(type(g) is not _ndarray)
-        return (g * (1 - y * y),)
-
-
-def tanh(x):
-    out, node = _record(TanhBackward0, np.tanh(_float(x._data)), x)
-    if node:
-        node.save_for_backward(out._alias())
-    return out
-
-
-class SigmoidBackward0(Node):
-    """out = 1 / (1 + e**-self);  d out / d self = out * (1 - out)"""
-    saved_names = ("result",)
-
-    def backward(self, g):
-        (y,) = self._unpack(type(g) is not _ndarray)
-        return (g * (1 - y) * y,)
-
-
-def sigmoid(x):
-    a = _float(x._data)
-    with np.errstate(over="ignore"):
-        y = 1 / (1 + np.exp(-a))
-    out, node = _record(SigmoidBackward0, np.asarray(y, a.dtype), x)
-    if node:
-        node.save_for_backward(out._alias())
-    return out
-
-
-class ReluBackward0(Node):
-    """out = max(self, 0);  the gradient passes where out > 0"""
-    saved_names = ("result",)
-
-    def backward(self, g):
-        (y,) = self._unpack(type(g) is not _ndarray)
-        return (g * (y > 0),)
-
-
-def relu(x):
-    out, node = _record(ReluBackward0, np.maximum(x._data, 0), x)
-    if node:
-        node.save_for_backward(out._alias())
-    return out
-
-
-class SqrtBackward0(Node):
-    """out = sqrt(self);  d out / d self = 1 / (2 out)"""
-    saved_names = ("result",)
-
-    def backward(self, g):
-        (y,) = self._unpack(type(g) is not _ndarray)
-        return (g / (2 * y),)
-
-
-def sqrt(x):
-    out, node = _record(SqrtBackward0, np.sqrt(_float(x._data)), x)
-    if node:
-        node.save_for_backward(out._alias())
-    return out
-
-
-class AbsBackward0(Node):
-    """out = |self|;  d out / d self = sign(self)"""
-    saved_names = ("self",)
-
-    def backward(self, g):
-        (a,) = self._unpack(type(g) is not _ndarray)
-        return (g * _f.call("sign", a),)
-
-
-def abs(x):                                # noqa: A001 -- torch.abs
-    out, node = _record(AbsBackward0, np.abs(x._data), x)
-    if node:
-        node.save_for_backward(x)
-    return out
-
-
-class SignBackward0(Node):
-    """out = sign(self): flat almost everywhere, so its gradient is zero"""
-
-    def backward(self, g):
-        return (_f.zeros_like(g),)
-
-
-def sign(x):
-    return _record(SignBackward0, np.sign(x._data), x)[0]
+def _float(a):
+    return a if a.dtype.kind == "f" else a.astype(np.float32)
 
 
 class MaximumBackward0(Node):
@@ -479,7 +447,7 @@ class MaximumBackward0(Node):
     saved_names = ("self", "other")
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is not _ndarray)
+        a, b = self._unpack(type(g) is Tensor)
         share_a = (a > b) + (a == b) * 0.5
         return g * share_a, g * (1 - share_a)
 
@@ -496,7 +464,7 @@ class WhereBackward0(Node):
     saved_names = ("condition",)
 
     def backward(self, g):
-        (c,) = self._unpack(type(g) is not _ndarray)
+        (c,) = self._unpack(type(g) is Tensor)
         zero = _f.zeros_like(g)
         return _f.where(c, g, zero), _f.where(c, zero, g)
 
@@ -607,7 +575,7 @@ class MaxBackward1(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
-        a, y = self._unpack(type(g) is not _ndarray)
+        a, y = self._unpack(type(g) is Tensor)
         mask = (a == y)
         return (mask * (g / mask.sum()),)
 
@@ -666,7 +634,7 @@ def _extreme(x, dim, keepdim, largest):
         cls = MaxBackward1 if largest else MinBackward1
         out, node = _record(cls, np.asarray(a.max() if largest else a.min()), x)
         if node:
-            node.save_for_backward(x, out._alias())
+            node.save_for_backward(x, out)
         return out
     dim = dim % a.ndim if a.ndim else 0
     idx = (a.argmax if largest else a.argmin)(dim, keepdims=keepdim)
@@ -705,7 +673,7 @@ class ProdBackward0(Node):
 def prod(x):
     out, node = _record(ProdBackward0, np.asarray(x._data.prod()), x)
     if node:
-        node.save_for_backward(x, out._alias())
+        node.save_for_backward(x, out)
     return out
 
 
@@ -714,8 +682,10 @@ class LinalgVectorNormBackward0(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
-        a, y = self._unpack(type(g) is not _ndarray)
-        return (_f.where(_data(y) == 0, 0.0, g * a / y) if type(g) is _ndarray else g * a / y,)
+        a, y = self._unpack(type(g) is Tensor)
+        if type(g) is not Tensor and not y:
+            return (np.zeros_like(a),)      # at the zero vector PyTorch picks the subgradient 0
+        return (g * a / y,)
 
 
 def norm(x, p=2):
@@ -724,7 +694,7 @@ def norm(x, p=2):
     a = _float(x._data)
     out, node = _record(LinalgVectorNormBackward0, np.asarray(np.sqrt((a * a).sum()), a.dtype), x)
     if node:
-        node.save_for_backward(x, out._alias())
+        node.save_for_backward(x, out)
     return out
 
 
@@ -736,7 +706,7 @@ class MmBackward0(Node):
     saved_names = ("self", "mat2")
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is not _ndarray)
+        a, b = self._unpack(type(g) is Tensor)
         return (g @ _f.matT(b) if self._next[0] else None,
                 _f.matT(a) @ g if self._next[1] else None)
 
@@ -751,7 +721,7 @@ class MvBackward0(Node):
     saved_names = ("self", "vec")
 
     def backward(self, g):
-        a, v = self._unpack(type(g) is not _ndarray)
+        a, v = self._unpack(type(g) is Tensor)
         return (g.reshape((-1, 1)) * v if self._next[0] else None,
                 g @ a if self._next[1] else None)
 
@@ -761,7 +731,7 @@ class DotBackward0(Node):
     saved_names = ("self", "tensor")
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is not _ndarray)
+        a, b = self._unpack(type(g) is Tensor)
         return (g * b if self._next[0] else None, g * a if self._next[1] else None)
 
 
@@ -1101,7 +1071,7 @@ class CatBackward0(Node):
 
     def backward(self, g):
         bounds = np.cumsum(self.sizes)[:-1]
-        parts = np.split(g, bounds, axis=self.dim) if type(g) is _ndarray else \
+        parts = np.split(g, bounds, axis=self.dim) if type(g) is not Tensor else \
             [g[(slice(None),) * self.dim + (slice(s - n, s),)]
              for s, n in zip(np.cumsum(self.sizes), self.sizes)]
         return tuple(parts)
@@ -1122,7 +1092,7 @@ class StackBackward0(Node):
 
     def backward(self, g):
         n = g.shape[self.dim]
-        if type(g) is _ndarray:
+        if type(g) is not Tensor:
             return tuple(np.take(g, i, axis=self.dim) for i in range(n))
         return tuple(g[(slice(None),) * self.dim + (i,)] for i in range(n))
 
@@ -1141,7 +1111,7 @@ class ToCopyBackward0(Node):
     __slots__ = ("dtype",)
 
     def backward(self, g):
-        return (g.astype(self.dtype) if type(g) is _ndarray else g.to(self.dtype),)
+        return (g.to(self.dtype) if type(g) is Tensor else g.astype(self.dtype.np),)
 
 
 def to(x, dtype=None, *args, **kwargs):
@@ -1154,9 +1124,7 @@ def to(x, dtype=None, *args, **kwargs):
         return x
     out, node = _record(ToCopyBackward0, x._data.astype(dtype.np), x)
     if node:
-        node.dtype = x._data.dtype if type(x._data) is _ndarray else x.dtype
-        if isinstance(node.dtype, np.dtype):
-            node.dtype = _dtype.from_numpy_dtype(node.dtype)
+        node.dtype = x.dtype
     return out
 
 
@@ -1193,7 +1161,7 @@ def _write(x, values):
     if values.shape != x._data.shape:
         raise RuntimeError(f"output with shape {list(x._data.shape)} doesn't match the broadcast "
                            f"shape {list(values.shape)}")
-    np.copyto(x._data, values, casting="same_kind")
+    np.copyto(x._storage(), values, casting="same_kind")
     x._bump_version()
 
 
@@ -1219,7 +1187,7 @@ def inplace(x, op, other, alpha=None):
 
 def inplace_fill(x, value):
     _check_inplace(x)
-    x._data[...] = value
+    x._storage()[...] = value
     x._bump_version()
     if x.grad_fn is not None and _State.enabled:
         # filled values no longer depend on anything: later gradients stop here
@@ -1239,20 +1207,10 @@ class CopySlices(Node):
 
     def backward(self, g):
         from .autograd.graph import unbroadcast
-        gx = g.copy() if type(g) is _ndarray else g * 1
-        if type(gx) is _ndarray:
-            gx[self.key] = 0
-            gv = unbroadcast(np.asarray(g[self.key]), self.value_shape)
-        else:
-            gx = gx * _wrap(_scatter(np.ones(()), (), ()) * 0 + _mask_out(g.shape, self.key))
-            gv = g[self.key]
-        return gx, gv
-
-
-def _mask_out(shape, key):
-    m = np.ones(shape, np.float32)
-    m[key] = 0
-    return m
+        keep = np.ones(g.shape, bool)
+        keep[self.key] = False          # what was overwritten gets no gradient through x
+        gv = g[self.key] if type(g) is Tensor else np.asarray(g[self.key])
+        return g * keep, unbroadcast(gv, self.value_shape)
 
 
 def setitem(x, key, value):
@@ -1261,7 +1219,7 @@ def setitem(x, key, value):
     recording = _State.enabled and (x._rg or (type(value) is Tensor and value._rg))
     _check_inplace(x)
     before_fn, before_acc = x.grad_fn, x._acc
-    x._data[key] = _data(value)
+    x._storage()[key] = _data(value)
     x._bump_version()
     if recording:
         before = _wrap(x._data, before_fn, x._rg)

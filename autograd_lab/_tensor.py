@@ -8,6 +8,7 @@
 The operations themselves (``+``, ``exp``, ``sum``, ...) are defined in ``_ops.py``, each next
 to its backward, and installed on this class from there.
 """
+import sys
 import warnings
 import weakref
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import Size
+from .autograd import graph
 from .autograd.graph import AccumulateGrad
 from .autograd.grad_mode import _State
 
@@ -44,7 +46,7 @@ class Tensor:
     @property
     def data(self):
         """The same values, detached from the graph and not tracked by version checks."""
-        return _wrap(self._data)
+        return _wrap(self._storage())
 
     @data.setter
     def data(self, value):
@@ -97,7 +99,10 @@ class Tensor:
 
     @property
     def retains_grad(self):
-        return self.grad_fn is not None and bool(self._hooks) and "retain" in self._hooks
+        # retain_grad() keeps its hook on grad_fn (see _tensor_hooks); the hook knows its tensor
+        hooks = self.grad_fn is not None and self.grad_fn._hooks
+        retain = hooks and hooks.get("tensor", {}).get("retain")
+        return bool(retain) and retain.tensor() is self
 
     def retain_grad(self):
         """Keep ``.grad`` on this non-leaf tensor too (a leaf keeps it anyway)."""
@@ -114,6 +119,7 @@ class Tensor:
                     t._grad = _wrap(grad._data.copy())
                 else:
                     t._grad._data = t._grad._data + grad._data
+        retain.tensor = ref         # which tensor it fills: retains_grad and viz.draw read it
         self._tensor_hooks()["retain"] = retain
 
     def register_hook(self, fn):
@@ -181,24 +187,31 @@ class Tensor:
 
     @property
     def _version(self):
-        vc = self._vc
-        return 0 if vc is None else vc[0]
+        return self._vc[0]
 
     def _bump_version(self):
-        if self._vc is None:
-            self._vc = [1]
-        else:
-            self._vc[0] += 1
-
-    def _shared_vc(self):
-        if self._vc is None:
-            self._vc = [0]
-        return self._vc
+        self._vc[0] += 1
 
     def _alias(self, grad_fn=None):
-        """Another Tensor over the same data and version counter (detach, saved outputs)."""
-        t = _wrap(self._data, grad_fn, grad_fn is not None)
-        t._vc = self._shared_vc()
+        """Another Tensor over the same data and the same version counter (``detach()``)."""
+        return Tensor._make(self._storage(), grad_fn, self._vc)
+
+    def _storage(self):
+        """The data as an array that can be shared and written in place.
+
+        Operations hand back 0-d results as numpy scalars, which compute ten times faster
+        than 0-d arrays but are immutable. Whoever needs real storage (an alias, an in-place
+        write, ``.numpy()``) gets it here; after that, the tensor keeps the array."""
+        d = self._data
+        if type(d) is not _ndarray:
+            d = self._data = np.array(d)
+        return d
+
+    @staticmethod
+    def _make(data, grad_fn=None, vc=None):
+        t = _wrap(data, grad_fn, grad_fn is not None)
+        if vc is not None:
+            t._vc = vc
         return t
 
     # -- leaving the graph ---------------------------------------------------------------
@@ -222,7 +235,7 @@ class Tensor:
         if self._rg:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        return self._data
+        return self._storage()
 
     def __array__(self, dtype=None, copy=None):
         return self.numpy() if dtype is None else self.numpy().astype(dtype)
@@ -280,60 +293,59 @@ class Tensor:
         """This leaf's AccumulateGrad: one per leaf, shared by all the ops that use it."""
         acc = self._acc and self._acc()
         if acc is None:
-            acc = AccumulateGrad()
-            acc._next, acc._saved, acc._versions, acc._shapes, acc._hooks = (), (), (), None, None
+            acc = AccumulateGrad._new(())
             acc.variable = self
             self._acc = weakref.ref(acc)   # weak: the node holds the leaf, not the other way
         return acc
 
     def _accumulate(self, g):
-        """``.grad += g``, in place once ``.grad`` exists, as PyTorch does."""
+        """``.grad += g``: in place once ``.grad`` exists, as PyTorch does, so a reference to
+        ``x.grad`` taken before another backward sees the new sum too."""
         hooks = self._hooks
         if hooks and "pre" in hooks:
             for fn in hooks["pre"]:
-                out = fn(_wrap(g))
+                out = fn(_wrap(np.asarray(g)))
                 if out is not None:
                     g = _as_array(out)
         grad = self._grad
-        if isinstance(g, Tensor):
+        if type(g) is Tensor:
             # create_graph=True: the gradient is itself part of a graph and stays so
             from ._ops import copy_grad
             self._grad = copy_grad(g) if grad is None else grad + g
-            return
-        if type(g) is not _ndarray or g.dtype != self._data.dtype:
-            g = np.asarray(g, self._data.dtype)
-        if grad is None:
-            # A buffer that only the backward pass refers to can become .grad as it is
-            # (PyTorch "steals" it too); anything else, e.g. the caller's own gradient, is copied.
-            self._grad = _wrap(g if _owned(g) else g.copy())
-        elif isinstance(grad._data, np.ndarray) and grad._data.flags.writeable \
-                and grad._data.shape == g.shape and grad.grad_fn is None:
-            grad._data += g
-            grad._bump_version()
         else:
-            self._grad = _wrap(grad._data + g)
+            if type(g) is not _ndarray or g.dtype is not self._data.dtype:
+                g = np.array(g, self._data.dtype)       # a fresh array of the leaf's dtype
+            elif g.base is not None or not g.flags.writeable or sys.getrefcount(g) > 4:
+                # Someone else can see this array (the caller's gradient, a view, a hook), so
+                # keep a copy. Otherwise only the backward pass refers to it (4 references:
+                # the engine's, our caller's, ours and getrefcount's) and it becomes .grad as
+                # it is, saving a copy -- PyTorch "steals" such a buffer too.
+                g = g.copy()
+            if grad is None:
+                self._grad = _wrap(g)
+            elif grad.grad_fn is None and grad._data.shape == g.shape:
+                into = grad._storage()
+                np.add(into, g, out=into)
+                grad._bump_version()
+            else:
+                self._grad = _wrap(grad._data + g)
         if hooks and "post_acc" in hooks:
             for fn in hooks["post_acc"]:
                 fn(self)
 
 
-def _owned(g):
-    # Referenced only by this frame and our caller's: nothing else can see the array.
-    # 4 = the caller's variable, our argument, our local name, getrefcount's own argument.
-    import sys
-    return g.base is None and g.flags.writeable and sys.getrefcount(g) <= 4
-
-
 def _wrap(data, grad_fn=None, rg=False):
-    """The fast internal constructor: ``data`` must already be a numpy array (or scalar)."""
-    if type(data) is not _ndarray:
-        data = np.asarray(data)
+    """The fast internal constructor: ``data`` must already be a numpy array."""
     t = _new(Tensor)
     t._data = data
     t.grad_fn = grad_fn
     t._rg = rg
-    t._grad = t._vc = t._acc = t._hooks = None
+    t._grad = t._acc = t._hooks = None
+    t._vc = [0]         # the version counter, shared with detach()ed aliases
     return t
+
+
+graph._Tensor = Tensor
 
 
 def _as_array(x):

@@ -1,39 +1,40 @@
 """The backward pass: sort the graph, sweep it from the root, accumulate, free.
 
-1. ``toposort`` lists every node reachable from the roots so that a node comes after every
-   node that sends it a gradient. It uses an explicit stack, not recursion, so a chain of a
-   million operations sorts as easily as a short one.
-2. ``run_backward`` walks that list once. Each node's incoming gradient is complete by the time
-   it is reached (fan-out contributions were summed while earlier nodes ran); the node's
+1. ``toposort`` lists every node reachable from the roots so that each node comes before
+   the nodes it sends gradients to. It walks the graph with an explicit stack, not recursion,
+   so a chain of a million operations sorts like a short one.
+2. ``run_backward`` walks that list once. By the time a node is reached, every gradient
+   flowing into it has arrived and been summed (fan-out: ``x * x`` sends two). The node's
    backward turns it into its inputs' gradients, which are added to what those nodes already
    received. An AccumulateGrad adds what reaches it into its leaf's ``.grad``.
-3. Unless ``retain_graph``, each node's saved tensors are freed once it has run.
+3. Unless ``retain_graph``, each node's saved tensors are freed right after it has run.
 """
-from .graph import AccumulateGrad
+from operator import attrgetter
+
+import numpy as np
+
+from .graph import AccumulateGrad, unbroadcast
 from .grad_mode import _State
+
+_creation_order = attrgetter("_seq")
 
 
 def toposort(roots):
-    """Nodes reachable from ``roots``, each listed before every node it sends a gradient to
-    (a depth-first search with an explicit stack: reversed post-order)."""
-    order, seen = [], set()
-    for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(root._next))]
-        while stack:
-            node, children = stack[-1]
-            for child in children:
-                if child is not None and child not in seen:
-                    seen.add(child)
-                    stack.append((child, iter(child._next)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    order.reverse()
-    return order
+    """Every node reachable from ``roots``, each before the nodes it sends gradients to.
+
+    A node is always created after the nodes that produced its inputs, so its creation
+    number (``_seq``) is larger than theirs: newest first is a topological order. (PyTorch's
+    engine orders its ready queue by the same kind of sequence number.) Collecting the nodes
+    takes one walk with an explicit stack; the sort is nearly free, since the walk meets
+    them almost in order already."""
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for nxt in stack.pop()._next:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return sorted(seen, key=_creation_order, reverse=True)
 
 
 def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=(),
@@ -52,7 +53,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=(),
     prev_mode = _State.enabled
     _State.enabled = create_graph       # the backward is itself recorded only for create_graph
     try:
-        for node in toposort(roots):
+        for node in toposort(pending):
             g = pending.pop(node, None)
             if g is None:
                 continue
@@ -63,20 +64,25 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=(),
                 captured[node] = g
             if not accumulate and type(node) is AccumulateGrad:
                 continue
-            outs = node._apply(g)
+            outs = node.backward(g)
+            if node._shapes is not None:        # the forward broadcast an input
+                outs = [None if gi is None else unbroadcast(gi, s)
+                        for gi, s in zip(outs, node._shapes)]
             if hooks and "post" in hooks:
                 outs = _post_hooks(hooks["post"], outs, g)
             if on_step is not None:
                 on_step(node, g, outs)
             for nxt, gi in zip(node._next, outs):
                 if nxt is not None and gi is not None:
-                    prev = pending.get(nxt)
-                    pending[nxt] = gi if prev is None else prev + gi
+                    if nxt in pending:
+                        pending[nxt] = pending[nxt] + gi
+                    else:
+                        pending[nxt] = gi
             # Drop our references at once: a gradient that only ``pending`` refers to can
             # become a leaf's .grad without a copy (see Tensor._accumulate).
             outs = gi = g = None
-            if not keep_graph:
-                node._release()
+            if not keep_graph and node._saved:
+                node._saved = node._checks = None
     finally:
         _State.enabled = prev_mode
     return captured
@@ -85,12 +91,12 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=(),
 def _user(g):
     """Hooks see Tensors, whichever form the gradient travels in."""
     from .._tensor import _wrap
-    return g if g is None or hasattr(g, "_data") else _wrap(g)
+    return g if g is None or hasattr(g, "_data") else _wrap(np.asarray(g))
 
 
 def _back(new, old):
     """A hook's result, in the form the gradient was travelling in."""
-    return new if hasattr(old, "_data") else new._data
+    return new if hasattr(old, "_data") else np.asarray(new._data)
 
 
 def _pre_hooks(hooks, g):

@@ -5,6 +5,8 @@
 on it (``ctx.save_for_backward(...)``, ``ctx.k = 3``) is there in backward -- the same contract
 as ``torch.autograd.Function``, and the one every built-in operation in ``_ops.py`` follows.
 """
+import numpy as np
+
 from .graph import Node
 from .grad_mode import _State, no_grad
 
@@ -27,7 +29,7 @@ class FunctionCtx(Node):
     def backward(self, grad):
         from .._tensor import Tensor, _wrap
         plain = not isinstance(grad, Tensor)
-        grads = self._function.backward(self, _wrap(grad) if plain else grad)
+        grads = self._function.backward(self, _wrap(np.asarray(grad)) if plain else grad)
         grads = grads if isinstance(grads, tuple) else (grads,)
         if len(grads) != len(self._arg_is_tensor):
             raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of "
@@ -62,10 +64,7 @@ class Function:
         from .._ops import _edge
         tensors = [a for a in args if isinstance(a, Tensor)]
         record = _State.enabled and any(t.requires_grad for t in tensors)
-        ctx = object.__new__(cls._node_class())
-        ctx._next = tuple(_edge(t) for t in tensors)
-        ctx._saved = ctx._versions = ()
-        ctx._shapes = ctx._hooks = None
+        ctx = cls._node_class()._new(tuple(_edge(t) for t in tensors))
         ctx._arg_is_tensor = [isinstance(a, Tensor) for a in args]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._to_save, ctx._non_diff = (), ()
@@ -81,12 +80,6 @@ class Function:
                     o = o._alias()
                 o.grad_fn, o._rg = ctx, True
             result.append(o)
-        # A saved output is kept as a bare alias, so the node does not hold its own output.
-        saved, names = [], []
-        for t in ctx._to_save:
-            is_out = t is not None and any(t is o for o in outs)
-            saved.append(result[[o is t for o in outs].index(True)]._alias() if is_out else t)
-            names.append("result" if is_out else "")
-        ctx.saved_names = tuple(names)
-        Node.save_for_backward(ctx, *saved)
+        ctx.saved_names = ("",) * len(ctx._to_save)
+        Node.save_for_backward(ctx, *ctx._to_save)    # outputs now have grad_fn=ctx: kept bare
         return tuple(result) if isinstance(out, tuple) else result[0]

@@ -13,7 +13,10 @@ References only point backwards (output tensor -> node -> inputs). A node never 
 output tensor (a saved output is kept as a bare alias of its data), so there are no reference
 cycles and a graph is freed by reference counting as soon as nothing holds its root.
 """
+import itertools
 import re
+
+import numpy as _np
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -22,11 +25,26 @@ SECOND_BACKWARD = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 
+_Tensor = None      # autograd_lab.Tensor, filled in by _tensor.py (it imports this module)
+_sequence = itertools.count()
+
+
 class Node:
     """Base class of every backward node. Subclasses carry PyTorch's names (``MulBackward0``)."""
 
-    __slots__ = ("_next", "_saved", "_versions", "_shapes", "_hooks", "__weakref__")
-    saved_names = ()    # ``_saved_<name>`` for each saved tensor; "result" marks the op's output
+    __slots__ = ("_next", "_saved", "_checks", "_shapes", "_hooks", "_seq", "__weakref__")
+    saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
+
+    @classmethod
+    def _new(cls, next_functions):
+        node = object.__new__(cls)
+        node._next = next_functions
+        node._saved = ()
+        node._checks = node._shapes = node._hooks = None
+        # Creation order. A node is always created after the nodes that produced its inputs,
+        # so "newest first" is a valid order for the backward pass (the engine sorts by it).
+        node._seq = next(_sequence)
+        return node
 
     def name(self):
         return type(self).__name__
@@ -43,69 +61,81 @@ class Node:
         return self._hook_table().setdefault("metadata", {})
 
     # -- saved tensors -------------------------------------------------------------------
-    def save_for_backward(self, *tensors):
-        """Keep ``tensors`` (``None`` allowed) for backward, noting each one's version now."""
-        self._saved = tensors
-        # a Python number (``x * 2`` saves the 2) has no version to check
-        self._versions = tuple(t._version if hasattr(t, "_vc") else None for t in tensors)
+    def save_for_backward(self, *items):
+        """Keep ``items`` (tensors, Python numbers or None) for backward.
+
+        Backward needs their values as they are *now*: each tensor's version is noted so that
+        an in-place change before backward is caught. The node's own output is kept only as
+        its array and version counter -- holding the output tensor would be a reference cycle.
+        """
+        if len(items) == 1 and type(items[0]) is _Tensor:      # the common case, kept quick
+            t = items[0]
+            vc = t._vc
+            self._saved = (t._data,)
+            self._checks = ((0, None if t.grad_fn is self else t, vc, vc[0]),)
+            return
+        for t in items:
+            if type(t) is _Tensor:
+                break
+        else:
+            self._saved = items             # numbers only (``x * 2`` saves the 2)
+            return
+        values, checks = list(items), []
+        for i, t in enumerate(items):
+            if type(t) is _Tensor:
+                values[i] = t._data
+                checks.append((i, None if t.grad_fn is self else t, t._vc, t._vc[0]))
+        self._saved, self._checks = tuple(values), checks
 
     def _unpack(self, as_tensors=False):
-        """The saved values as arrays (or as Tensors, when the backward itself is recorded).
+        """The saved values: arrays, or Tensors when the backward itself is being recorded.
 
-        Raises PyTorch's errors if an earlier backward freed them, or if one was changed in
-        place after it was saved (its version counter moved on)."""
+        Raises PyTorch's errors if an earlier backward freed them, or if a saved tensor was
+        changed in place after it was saved."""
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
-        out = []
-        for name, t, v in zip(self.saved_names, saved, self._versions):
-            if v is None:                # None, or a Python number
-                out.append(t)
-            elif t._version != v:
-                raise RuntimeError(_modified_text(self, t, v, is_output=name == "result"))
-            elif not as_tensors:
-                out.append(t._data)
-            elif name == "result":      # a fresh tensor whose grad_fn is this node, as PyTorch does
-                out.append(t._alias(grad_fn=self))
-            else:
-                out.append(t)
+        checks = self._checks
+        if checks is None:
+            return saved
+        for i, t, vc, v in checks:
+            if vc[0] != v:
+                raise RuntimeError(_modified_text(self, t, saved[i], vc[0], v))
+        if not as_tensors:
+            return saved
+        out = list(saved)
+        for i, t, vc, _ in checks:
+            if t is None:   # our own output: a fresh tensor whose grad_fn is this node
+                t = _Tensor._make(saved[i], self, vc)
+            out[i] = t
         return out
 
     def _release(self):
         if self._saved:
-            self._saved = None
+            self._saved = self._checks = None
 
     def __getattr__(self, attr):
-        # ``grad_fn._saved_self``, ``_saved_exponent``...: saved tensors first, then the
-        # plain values a subclass keeps in a slot of the same name.
+        # ``grad_fn._saved_self`` and friends, as PyTorch exposes them: saved tensors first,
+        # then the plain values a subclass keeps in a slot of the same name.
         if attr.startswith("_saved_"):
             key = attr[7:]
             names = type(self).saved_names
             if key in names:
                 value = self._unpack(as_tensors=True)[names.index(key)]
-                if value is None or hasattr(value, "_vc"):
+                if value is None or type(value) is _Tensor:
                     return value
-                from .._tensor import tensor
-                return tensor(value)        # PyTorch shows a saved number as a tensor
+                return _Tensor._make(_np.asarray(value))    # a saved number shows as a tensor
             for cls in type(self).__mro__:
                 if key in getattr(cls, "__slots__", ()):
                     return getattr(self, key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     # -- the vector-Jacobian product -----------------------------------------------------
-    def _apply(self, grad):
-        """Input gradients for the output gradient ``grad``, each summed back to its input's
-        shape if the forward broadcast it; ``None`` where an input needs no gradient."""
-        grads = self.backward(grad)
-        if self._shapes is not None:
-            grads = [None if g is None else unbroadcast(g, s) for g, s in zip(grads, self._shapes)]
-        return grads
-
     def __call__(self, *grads):
         """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do."""
-        from .._tensor import _as_array, _wrap
-        out = self._apply(*[None if g is None else _as_array(g) for g in grads])
-        return tuple(None if g is None else _wrap(g) for g in out)
+        arrays = [g._data if type(g) is _Tensor else g for g in grads]
+        out = _unbroadcast_all(self.backward(*arrays), self._shapes)
+        return tuple(None if g is None else _Tensor._make(_np.asarray(g)) for g in out)
 
     # -- hooks ---------------------------------------------------------------------------
     def _hook_table(self):
@@ -120,6 +150,12 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
         return _Handle(self._hook_table().setdefault("post", []), fn)
+
+
+def _unbroadcast_all(grads, shapes):
+    if shapes is None:
+        return grads
+    return [None if g is None else unbroadcast(g, s) for g, s in zip(grads, shapes)]
 
 
 def unbroadcast(grad, shape):
@@ -150,28 +186,23 @@ class AccumulateGrad(Node):
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
-    def _apply(self, grad):
+    def backward(self, grad):
         self.variable._accumulate(grad)
         return ()
 
-    def __call__(self, *grads):
-        from .._tensor import _as_array
-        for g in grads:
-            self._apply(_as_array(g))
-        return ()
 
-
-def _modified_text(node, t, saved_version, is_output):
-    # PyTorch names the op that produced the tensor: the saving node for a saved output,
+def _modified_text(node, t, value, version, saved_version):
+    # PyTorch names the op that produced the tensor: the saving node for its own output,
     # otherwise whatever produced the tensor *now* (the in-place op, after an in-place change).
-    producer = node if is_output else t.grad_fn
+    producer = node if t is None else t.grad_fn
     which = ""
     if producer is not None:
         which = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
+    kind = {"float32": "FloatTensor", "float64": "DoubleTensor"}.get(value.dtype.name, "Tensor")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{t.dtype.legacy} [{', '.join(map(str, t.shape))}]]{which} is at "
-        f"version {t._version}; expected version {saved_version} instead. Hint: enable anomaly "
+        f"operation: [torch.{kind} [{', '.join(map(str, value.shape))}]]{which} is at "
+        f"version {version}; expected version {saved_version} instead. Hint: enable anomaly "
         "detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
