@@ -1,0 +1,450 @@
+"""See the backward graph: draw it, and step through a backward pass.
+
+``draw(z)`` draws the graph the forward pass recorded for ``z``; ``trace_backward(z)`` runs
+``z.backward()``, records every step and replays it node by node (a slider in Jupyter).
+Use it as ``from autograd_lab import viz``. Pictures need graphviz's ``dot`` program.
+
+Reading a drawing:
+
+* yellow boxes: backward nodes, with PyTorch's names (``MulBackward0``, ``AccumulateGrad``);
+  nodes of the same kind are numbered (``PowBackward0 #1``, ``#2``).
+* blue rounded boxes: leaf tensors (name, shape, values, ``.grad`` once there is one). Green:
+  other tensors -- the root (with the seed ``v`` of ``backward(v)``), tensors that
+  ``retain_grad()``, non-leaf tensors you named (dotted line to their grad_fn).
+* dashed boxes (``show_saved=True``): what each node saved for backward, each saved tensor a
+  box of its own, linked to the tensor it is when that is drawn too; grey once backward
+  freed them (it does unless ``retain_graph=True``).
+* a trace frame: the node running now in red, the nodes still waiting in grey, and on every
+  edge a gradient has travelled along, that gradient.
+
+Arrows: ``direction="backward"`` (the default) points them the way gradients flow, from the
+root along ``next_functions`` to the leaves, the order backward visits the graph in.
+``direction="forward"`` turns them around, the way the forward pass ran, leaves at the top.
+
+The same graph always gives the same DOT text: ids come from a counter in the order the walk
+finds things, never from memory addresses.
+"""
+import html
+import itertools
+import re
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+import graphviz
+import numpy as np
+
+from . import _tensor_str
+from .autograd import _roots, _seeds
+from .autograd.engine import run_backward
+from .autograd.graph import SECOND_BACKWARD, AccumulateGrad
+
+__all__ = ["draw", "trace_backward", "Trace", "Step", "Graph"]
+
+MISSING_DOT = (
+    "graphviz's `dot` program is not installed, so this graph cannot be drawn here.\n"
+    "Install it, then run the cell again:\n"
+    "    Debian/Ubuntu:  sudo apt-get install graphviz\n"
+    "    macOS:          brew install graphviz\n"
+    "    conda:          conda install graphviz\n"
+    "Meanwhile, here is the graph as DOT text:")
+
+_VALUES = {"shape": "box", "fontname": "Courier"}     # monospace, so that columns line up
+_STYLE = {
+    "op": {"shape": "box", "style": "filled", "fillcolor": "#fff3bf", "fontname": "Helvetica"},
+    "leaf": dict(_VALUES, style="rounded,filled", fillcolor="#d0ebff"),
+    "tensor": dict(_VALUES, style="rounded,filled", fillcolor="#d3f9d8"),
+    "saved": dict(_VALUES, style="rounded,dashed", color="#495057", fontcolor="#495057"),
+    "freed": dict(_VALUES, style="rounded,dashed,filled", fillcolor="#f1f3f5", color="#adb5bd",
+                  fontcolor="#868e96"),
+}
+_LINK = {"style": "dashed", "dir": "none", "color": "#868e96", "fontcolor": "#868e96"}
+_NOW = {"color": "#e03131", "fontcolor": "#e03131", "penwidth": "2.5"}
+_WAITING = {"color": "#adb5bd", "fontcolor": "#868e96", "fillcolor": "#f8f9fa"}
+
+
+class Graph(graphviz.Digraph):
+    """A ``graphviz.Digraph`` that Jupyter shows as SVG. Where ``dot`` is missing it shows how
+    to install graphviz, and the DOT source, instead of raising."""
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        try:
+            return super()._repr_mimebundle_(include, exclude, **kwargs)
+        except graphviz.ExecutableNotFound:
+            text = f"{MISSING_DOT}\n\n{self.source}"
+            return {"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"}
+
+
+def draw(*roots, names=None, gradient=None, show_values=True, show_saved=False,
+         direction="backward"):
+    """The backward graph of ``roots`` (tensors), as a ``Graph`` (a ``graphviz.Digraph``).
+
+    ``names``: ``{tensor: "name"}`` for the labels; a tensor's own ``.name`` attribute works
+    too (``x.name = "x"``), and the others are called t0, t1, ... in the order found.
+    ``gradient``: the seed ``v`` of ``root.backward(v)``, shown on the root (a sequence,
+    one per root, when there are several roots).
+    ``show_values``: values and ``.grad`` on the tensors, not just names and shapes.
+    ``show_saved``: what each node saved for backward. ``direction``: see the module docstring.
+    """
+    seeds = gradient if len(roots) > 1 and gradient is not None else (gradient,)
+    return _Graph(roots, names, seeds).render(show_values, show_saved, direction)
+
+
+# ----------------------------------------------------------------------------------------
+# what a drawing shows: nodes and tensors in the order the walk finds them
+# ----------------------------------------------------------------------------------------
+class _Graph:
+    def __init__(self, roots, names=None, seeds=()):
+        self.ids = {}       # id(object) -> DOT id, from a counter: the same every run
+        self.keep = []      # every object with an id, kept alive so that no id() is reused
+        self.names = {id(t): str(n) for t, n in (names or {}).items()}
+        self.keep += list(names or ())
+        self.nodes, self.tensors, self.roots = [], [], roots
+        self.seeds = {id(t): _copy(v) for t, v in zip(roots, seeds) if v is not None}
+        self.on = {}        # id(tensor) -> the node it hangs on (AccumulateGrad or grad_fn)
+        self.unnamed = 0    # tensors named by nobody are t0, t1, ... in the order found
+        queue = deque()
+        for t in roots:
+            start = t.grad_fn or (t._grad_accumulator() if t._rg else None)
+            if type(start) is not AccumulateGrad:   # a leaf comes with its AccumulateGrad
+                self._add_tensor(t, start)
+            if start is not None and self._add_node(start):
+                queue.append(start)
+        while queue:                        # breadth first: root at the top, rank by rank
+            for nxt in queue.popleft()._next:
+                if nxt is not None and self._add_node(nxt):
+                    queue.append(nxt)
+        for node in self.nodes:
+            retain = (node._hooks or {}).get("tensor", {}).get("retain")
+            if retain is not None and retain.tensor() is not None:
+                self._add_tensor(retain.tensor(), node)
+        for t in names or ():
+            if id(t.grad_fn) in self.ids:   # a non-leaf the user named: show it, on its node
+                self._add_tensor(t, t.grad_fn)
+        self.titles = _titles(self.nodes)
+
+    def _new_id(self, obj):
+        if id(obj) in self.ids:
+            return False
+        self.ids[id(obj)] = f"n{len(self.ids)}"
+        self.keep.append(obj)
+        return True
+
+    def _add_node(self, node):
+        if not self._new_id(node):
+            return False
+        self.nodes.append(node)
+        if type(node) is AccumulateGrad:
+            self._add_tensor(node.variable, node)
+        return True
+
+    def _add_tensor(self, t, node):
+        if self._new_id(t):
+            self.tensors.append(t)
+            self.on[id(t)] = node
+            if id(t) not in self.names:
+                given = getattr(t, "__dict__", {}).get("name")
+                if given is None:
+                    given, self.unnamed = f"t{self.unnamed}", self.unnamed + 1
+                self.names[id(t)] = str(given)
+
+    def drawn(self, t):
+        """The drawn tensor that ``t`` is, or shares its data with (a saved output)."""
+        if id(t) in self.ids:
+            return self.ids[id(t)], "is"
+        for u in self.tensors:
+            if u._data is t._data:
+                return self.ids[id(u)], "same data"
+        return None, None
+
+    def where(self, node):
+        """Where a gradient goes, in words: the leaf's name for an AccumulateGrad."""
+        if type(node) is AccumulateGrad and id(node.variable) in self.names:
+            return self.names[id(node.variable)]
+        return self.titles[id(node)]
+
+    # -- DOT ------------------------------------------------------------------------------
+    def render(self, show_values=True, show_saved=False, direction="backward", frame=None):
+        if direction not in ("backward", "forward"):
+            raise ValueError(f"direction must be 'backward' or 'forward', not {direction!r}")
+        forward = direction == "forward"
+        # Edges always run root -> leaves, so the layout is the same both ways; "forward"
+        # draws them from the other end (dir=back) and reads from the bottom up (rankdir=BT).
+        dot = Graph(graph_attr={"rankdir": "BT" if forward else "TB", "nodesep": "0.3",
+                                "ranksep": "0.35"},
+                    node_attr={"fontsize": "11"},
+                    edge_attr=dict({"fontsize": "9", "fontname": "Courier"},
+                                   **({"dir": "back"} if forward else {})))
+        for t in self.tensors:
+            self._draw_tensor(dot, t, show_values, frame)
+        for node in self.nodes:
+            self._draw_node(dot, node, show_saved, frame)
+        saved_ids = itertools.count()       # saved boxes are s0, s1, ...
+        for node in self.nodes if show_saved else ():
+            self._draw_saved(dot, node, saved_ids, show_values)
+        return dot
+
+    def _draw_tensor(self, dot, t, show_values, frame):
+        tid, node = self.ids[id(t)], self.on[id(t)]
+        lines = [f"{self.names[id(t)]}  {tuple(t.shape)}"]
+        if show_values:
+            grad = t._grad._data if t._grad is not None else None
+            if frame is not None:
+                grad = frame.grads.get(id(t))
+            lines += _values(t._data).split("\n")
+            if id(t) in self.seeds:
+                lines += _labelled("seed v", self.seeds[id(t)])
+            if grad is not None:
+                lines += _labelled("grad", grad)
+        kind = "leaf" if t.grad_fn is None else "tensor"
+        dot.node(tid, _text(lines), **_STYLE[kind])
+        if node is None:                                  # a root that needs no gradient
+            return
+        if type(node) is AccumulateGrad:
+            dot.edge(self.ids[id(node)], tid)             # AccumulateGrad fills the leaf's .grad
+        elif any(t is r for r in self.roots):
+            dot.edge(tid, self.ids[id(node)])             # the seed enters the root's grad_fn
+        else:
+            dot.edge(tid, self.ids[id(node)], style="dotted", dir="none")   # "its grad_fn"
+
+    def _draw_node(self, dot, node, show_saved, frame):
+        nid = self.ids[id(node)]
+        lines = [self.titles[id(node)]]
+        if show_saved:
+            lines += [f"{k} = {v!r}" for k, v in _plain_saved(node)]
+        style = dict(_STYLE["op"])
+        if frame is not None:
+            if node is frame.now:
+                lines.append(f"grad in {frame.grad_in}")
+                style.update(_NOW, fontname="Helvetica-Bold")
+            elif id(node) not in frame.done:
+                style.update(_WAITING)
+        dot.node(nid, _text(lines), **style)
+        for i, nxt in enumerate(node._next):
+            sent = None if frame is None else frame.sent.get((id(node), i))
+            attrs = {} if sent is None else {"label": " " + _line(sent)}
+            if sent is not None and node is frame.now:
+                attrs.update(_NOW)
+            if nxt is not None:
+                dot.edge(nid, self.ids[id(nxt)], **attrs)
+
+    def _draw_saved(self, dot, node, saved_ids, show_values):
+        saved, state = _saved(node)
+        for name, value in saved:
+            sid = f"s{next(saved_ids)}"
+            title = f"saved {name}"
+            if state is not None:
+                dot.node(sid, _text([title, state]), **_STYLE["freed"])
+            else:
+                if id(value) in self.names:
+                    title += f" = {self.names[id(value)]}"
+                lines = [f"{title}  {tuple(value.shape)}"]
+                if show_values:
+                    lines += _values(value._data).split("\n")
+                dot.node(sid, _text(lines), **_STYLE["saved"])
+                target, how = self.drawn(value)
+                if target is not None:
+                    dot.edge(sid, target, label=how, constraint="false", **_LINK)
+            dot.edge(self.ids[id(node)], sid, **_LINK)
+
+
+def _saved(node):
+    """``([(name, tensor), ...], state)``: what ``node`` saved, read the way a PyTorch user
+    reads it (``grad_fn._saved_self``; ``ctx.saved_tensors`` for a custom Function). Where
+    reading raises, state says why ("freed" by backward, or "changed in place") and every
+    slot is listed, since which of them were empty can no longer be told."""
+    names = node.saved_names
+    custom = hasattr(type(node), "saved_tensors")
+    if custom:
+        names = [f"tensors[{i}]" for i in range(len(names))]
+    try:
+        values = node.saved_tensors if custom else [getattr(node, "_saved_" + n) for n in names]
+    except RuntimeError as e:
+        return [(n, None) for n in names], "freed" if str(e) == SECOND_BACKWARD else \
+            "changed in place"
+    return [(n, v) for n, v in zip(names, values) if v is not None], None
+
+
+def _titles(nodes):
+    """PyTorch's name for each node; numbered (``PowBackward0 #2``) where a name repeats.
+    An AccumulateGrad needs no number: the leaf drawn next to it says which one it is."""
+    kinds = Counter(type(n).__name__ for n in nodes if type(n) is not AccumulateGrad)
+    seen, titles = Counter(), {}
+    for node in nodes:
+        kind = type(node).__name__
+        seen[kind] += 1
+        titles[id(node)] = f"{kind} #{seen[kind]}" if kinds[kind] > 1 else kind
+    return titles
+
+
+def _plain_saved(node):
+    """The numbers a node keeps for backward besides tensors (``_saved_exponent``...)."""
+    slots = [s for cls in type(node).__mro__ for s in cls.__dict__.get("__slots__", ())
+             if not s.startswith("_") and s != "variable"]
+    return [(s, getattr(node, s)) for s in slots if hasattr(node, s)]
+
+
+def _copy(x):
+    return None if x is None else np.array(x._data if hasattr(x, "_data") else x)
+
+
+def _values(a, indent=0):
+    """``a`` as ``print(tensor)`` shows it, summarized sooner: a label has room for a few
+    numbers, not for a thousand."""
+    s = _tensor_str
+    before = s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH
+    s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = 16, 2, 48
+    try:
+        return s.array_str(np.asarray(a), indent)
+    finally:
+        s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = before
+
+
+def _line(a):
+    """``_values`` on one line, for edge labels and tables."""
+    return re.sub(r",\n\s*", ", ", _values(a))
+
+
+def _labelled(label, a):
+    """``grad [1., 2.]`` as label lines, continuation lines lined up under the values."""
+    return f"{label} {_values(a, len(label) + 1)}".split("\n")
+
+
+def _text(lines):
+    # \l ends a left-justified line in a DOT label; backslashes of our own text are escaped
+    return "".join(line.replace("\\", "\\\\") + "\\l" for line in lines)
+
+
+# ----------------------------------------------------------------------------------------
+# stepping through backward
+# ----------------------------------------------------------------------------------------
+@dataclass
+class Step:
+    """One node run by backward, in the order the engine ran it."""
+    index: int
+    name: str                   # the node: "MulBackward0", "AccumulateGrad", ...
+    grad_in: np.ndarray         # the gradient it received (fan-in already summed)
+    grads_out: tuple            # (where to, gradient) per next_functions edge; None: no grad
+    leaf: str = None            # AccumulateGrad: the leaf whose .grad it updated,
+    accumulated: np.ndarray = None  # what it added,
+    grad: np.ndarray = None     # and that .grad afterwards
+    node: object = field(default=None, repr=False)
+
+
+@dataclass
+class _Frame:
+    now: object                 # the node running
+    grad_in: str                # what it received, as text (a sum where gradients met)
+    done: set                   # ids of the nodes that ran before it
+    sent: dict                  # (id(node), edge index) -> the gradient sent along that edge
+    grads: dict                 # id(tensor) -> its .grad at this point
+
+
+def trace_backward(root, gradient=None, retain_graph=False, names=None):
+    """Run ``root.backward(gradient, retain_graph)`` -- for real: ``.grad`` ends up exactly as
+    after ``backward()`` -- and return a ``Trace`` of every step it took."""
+    (seed,) = _seeds((root,), (gradient,))            # PyTorch's checks of the gradient
+    graph = _Graph([root], names, [seed])
+    before = {id(t): _copy(t._grad) for t in graph.tensors}
+    steps = []
+
+    def record(node, grad_in, grads_out):
+        # copies: backward may go on to add into these very arrays (a leaf's .grad)
+        out = tuple((None if n is None else graph.where(n), _copy(g))
+                    for n, g in zip(node._next, grads_out))
+        step = Step(len(steps), graph.titles[id(node)], _copy(grad_in), out, node=node)
+        if type(node) is AccumulateGrad:
+            leaf = node.variable
+            step.leaf, step.accumulated = graph.names[id(leaf)], step.grad_in
+            step.grad = _copy(leaf._grad)
+        steps.append(step)
+
+    run_backward(_roots((root,)), [seed._data], retain_graph, on_step=record)
+    return Trace(graph, steps, before)
+
+
+class Trace:
+    """What ``trace_backward`` recorded: ``.steps`` in execution order, ``.table()``,
+    ``.frame(k)`` (the graph at step k); in Jupyter, a slider through the frames."""
+
+    def __init__(self, graph, steps, grads_before):
+        self.steps, self._graph, self._before = steps, graph, grads_before
+        # every gradient that reached each node: more than one where the graph fans out
+        self._into = {id(graph.on[i]): [g] for i, g in graph.seeds.items()}
+        for s in steps:
+            for nxt, (_, g) in zip(s.node._next, s.grads_out):
+                if nxt is not None and g is not None:
+                    self._into.setdefault(id(nxt), []).append(g)
+
+    def __len__(self):
+        return len(self.steps)
+
+    def _grad_in(self, step):
+        """``a + b = s`` where contributions met at this node, else just the gradient."""
+        parts = self._into.get(id(step.node), [])
+        total = _line(step.grad_in)
+        if len(parts) < 2:
+            return total
+        return " + ".join(_line(p) for p in parts) + " = " + total
+
+    def _rows(self):
+        for s in self.steps:
+            if s.leaf is not None:
+                out = f"{s.leaf}.grad += {_line(s.accumulated)}"
+                if not np.array_equal(s.accumulated, s.grad):   # it had a .grad already
+                    out += f", now {_line(s.grad)}"
+            else:
+                out = "   ".join(f"-> {to}: {_line(g)}"
+                                 for to, g in s.grads_out if to is not None and g is not None)
+            yield str(s.index), s.name, self._grad_in(s), out
+
+    def table(self):
+        """The steps as a text table: node, gradient in, gradients out (or the leaf's .grad)."""
+        rows = [("step", "node", "grad in", "grads out")] + list(self._rows())
+        widths = [max(len(r[c]) for r in rows) for c in range(3)]
+        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[3]
+                         for r in rows).rstrip()
+
+    def _repr_html_(self):
+        head = "".join(f"<th>{h}</th>" for h in ("step", "node", "grad in", "grads out"))
+        body = "".join("<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" for c in r)
+                       + "</tr>" for r in self._rows())
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    def frame(self, k, show_values=True, direction="backward"):
+        """The graph as step ``k`` runs: that node in red with the gradient it received, the
+        gradients sent so far on the edges, each ``.grad`` as far as it has accumulated."""
+        k = range(len(self.steps))[k]       # negative k counts from the end, as in a list
+        ran = self.steps[:k + 1]
+        step_of = {id(s.node): s for s in ran}
+        grads = dict(self._before)
+        for t in self._graph.tensors:
+            s = step_of.get(id(self._graph.on[id(t)]))
+            if s is not None and s.leaf is not None:
+                grads[id(t)] = s.grad
+            elif s is not None and t.retains_grad:      # retain_grad() keeps grad_fn's input
+                before = grads[id(t)]
+                grads[id(t)] = s.grad_in if before is None else before + s.grad_in
+        sent = {(id(s.node), i): g for s in ran for i, (_, g) in enumerate(s.grads_out)
+                if g is not None}
+        now = self.steps[k]
+        state = _Frame(now.node, self._grad_in(now), {id(s.node) for s in ran[:-1]}, sent,
+                       grads)
+        return self._graph.render(show_values, False, direction, frame=state)
+
+    def show(self):
+        """A slider through the frames (needs ipywidgets; without it, the table)."""
+        from IPython.display import HTML, display
+        try:
+            import ipywidgets
+        except ImportError:
+            return display(HTML(self._repr_html_()))
+        rows = list(self._rows())
+        slider = ipywidgets.IntSlider(min=0, max=max(len(rows) - 1, 0), description="step")
+
+        def show_step(step):
+            display(self.frame(step))
+            print(" | ".join(rows[step]))
+        out = ipywidgets.interactive_output(show_step, {"step": slider})
+        display(ipywidgets.VBox([slider, out]))
+
+    _ipython_display_ = show
