@@ -1,0 +1,1052 @@
+"""PyTorch behaviours from /work/shared/pytorch-behaviour.md, as runnable snippets.
+
+``CASES`` maps a case name to a snippet; tests/test_parity.py runs each one under PyTorch and
+under autograd_lab (``torch`` is bound to either) and compares what they print, the exception
+they end with and the warnings they raise. A snippet shows identity facts (``is``) by printing
+booleans, since printed values alone cannot tell a tensor from its copy.
+
+``FRESH`` names the snippets that must run in a new process: PyTorch shows some warnings only
+once per process. ``XFAIL`` maps a case name to the reason autograd_lab cannot match it yet.
+"""
+
+CASES = {}
+FRESH = set()
+XFAIL = {}
+
+
+def _add(section, snippets):
+    for name, code in snippets.items():
+        key = f"{section}/{name}"
+        assert key not in CASES, key
+        CASES[key] = code
+
+
+# ----------------------------------------------------------------------------------------
+# (a) a second backward through a freed graph
+# ----------------------------------------------------------------------------------------
+_add("second_backward", {
+    "mul_self": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+y.backward()
+print(x.grad)
+y.backward()
+""",
+    "pow": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x ** 2).sum()
+y.backward()
+y.backward()
+""",
+    "mul_number_saves_the_number": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * 2).sum()
+print(y.grad_fn.next_functions[0][0]._saved_other)
+y.backward()
+y.backward()
+""",
+    "autograd_grad_twice": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+print(torch.autograd.grad(y, x))
+torch.autograd.grad(y, x)
+""",
+    "saved_self_after_backward": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * x
+print(y.grad_fn._saved_self)
+y.sum().backward()
+y.grad_fn._saved_self
+""",
+    "nothing_saved_runs_again_and_accumulates": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x + 1).sum()
+y.backward()
+y.backward()
+print(x.grad)
+""",
+    "issue_11192_case_3_now_raises": """
+t = torch.tensor(1., requires_grad=True)
+k = 2 * t
+(2 * k).backward()
+print(t.grad)
+(3 * k).backward()
+""",
+    "retain_graph_then_plain": """
+x = torch.tensor(3., requires_grad=True)
+y = x ** 2
+y.backward(retain_graph=True)
+print(x.grad)
+y.backward()
+print(x.grad)
+y.backward()
+""",
+    "retain_graph_twice_then_plain": """
+x = torch.tensor(3., requires_grad=True)
+y = x ** 2
+y.backward(retain_graph=True)
+y.backward(retain_graph=True)
+y.backward()
+print(x.grad)
+""",
+    "retain_graph_defaults_to_create_graph": """
+x = torch.tensor(3., requires_grad=True)
+y = x ** 3
+print(torch.autograd.grad(y, x, create_graph=True))
+print(torch.autograd.grad(y, x))
+torch.autograd.grad(y, x)
+""",
+    "explicit_retain_false_with_create_graph": """
+x = torch.tensor(3., requires_grad=True)
+y = x ** 3
+print(torch.autograd.grad(y, x, create_graph=True, retain_graph=False))
+torch.autograd.grad(y, x)
+""",
+    "saved_attribute_readable_after_retained_backward": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * x
+y.sum().backward(retain_graph=True)
+print(y.grad_fn._saved_self)
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# (b) an implicit gradient needs a one-element output
+# ----------------------------------------------------------------------------------------
+_add("implicit_grad", {
+    "vector_backward": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).backward()
+""",
+    "vector_autograd_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+torch.autograd.grad(x * 2, x)
+""",
+    "one_element_vector": """
+x = torch.tensor([[1., 2.]], requires_grad=True)
+y = (x * 2).sum(dim=1)
+print(y.shape)
+y.backward()
+print(x.grad)
+""",
+    "one_by_one_matrix": """
+x = torch.ones(1, 1, requires_grad=True)
+(x * 2).backward()
+print(x.grad)
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# (c) backward from something that does not require grad
+# ----------------------------------------------------------------------------------------
+_add("no_grad_fn", {
+    "plain_tensor": """
+torch.tensor(1.).backward()
+""",
+    "op_on_plain_tensors": """
+a = torch.tensor([1., 2.])
+(a * 2).sum().backward()
+""",
+    "made_under_no_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.no_grad():
+    y = (x * 2).sum()
+y.backward()
+""",
+    "detached": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).sum().detach().backward()
+""",
+    "second_root_of_several": """
+x = torch.tensor([1., 2.], requires_grad=True)
+a = (x * 2).sum()
+b = torch.tensor(1.)
+torch.autograd.backward([a, b])
+""",
+    "autograd_grad_of_plain_output": """
+x = torch.tensor([1., 2.], requires_grad=True)
+torch.autograd.grad(torch.tensor(1.), x)
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# (d) the gradient handed to backward
+# ----------------------------------------------------------------------------------------
+_add("gradient_arg", {
+    "longer": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.backward(torch.tensor([1., 1., 1.]))
+""",
+    "does_not_broadcast": """
+w = torch.ones(2, 2, requires_grad=True)
+y = w * 2
+y.backward(torch.tensor([1., 1.]))
+""",
+    "vector_for_scalar_output": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * 2).sum()
+y.backward(torch.tensor([1., 1.]))
+""",
+    "autograd_grad_outputs": """
+x = torch.tensor([1., 2.], requires_grad=True)
+torch.autograd.grad(x * 2, x, grad_outputs=torch.ones(3))
+""",
+    "list": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).backward([1.0, 1.0])
+""",
+    "int_tensor_accepted": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).backward(torch.tensor([1, 1]))
+print(x.grad, x.grad.dtype)
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# (e) a saved tensor changed in place
+# ----------------------------------------------------------------------------------------
+_add("inplace_saved", {
+    "add_after_mul": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 1
+z = y * y
+y.add_(1)
+print(y.grad_fn, y._version)
+z.sum().backward()
+""",
+    "mul_after_exp": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+y.mul_(2)
+y.sum().backward()
+""",
+    "iadd_after_sigmoid": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.sigmoid()
+y += 1
+y.sum().backward()
+""",
+    "anomaly_mode": """
+import warnings
+torch.autograd.set_detect_anomaly(True)
+try:
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = x.exp()
+    y.mul_(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            print(e)
+    print([str(w.message).splitlines()[0] for w in caught])
+finally:
+    torch.autograd.set_detect_anomaly(False)
+""",
+    "detach_shares_the_version_counter": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+x.detach().zero_()
+print(x._version)
+y.backward()
+""",
+    "data_is_not_tracked": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+x.data.zero_()
+print(x._version)
+y.backward()
+print(x.grad)
+""",
+})
+XFAIL["inplace_saved/anomaly_mode"] = (
+    "autograd_lab has no set_detect_anomaly: it would need each node to record the forward "
+    "traceback in _record, the hot path")
+
+# ----------------------------------------------------------------------------------------
+# related error strings (the table), one case a row
+# ----------------------------------------------------------------------------------------
+_add("error_strings", {
+    "leaf_inplace": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.add_(1)
+""",
+    "requires_grad__false_on_non_leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).requires_grad_(False)
+""",
+    "requires_grad_true_on_non_leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).requires_grad = True
+""",
+    "requires_grad__on_int": """
+torch.tensor([1, 2]).requires_grad_()
+""",
+    "int_tensor_with_requires_grad": """
+torch.tensor([1, 2], requires_grad=True)
+""",
+    "retain_grad_without_requires_grad": """
+torch.tensor(1.).retain_grad()
+""",
+    "hook_without_requires_grad": """
+torch.tensor([1.]).register_hook(lambda g: g)
+""",
+    "unused_input": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([1., 2.], requires_grad=True)
+torch.autograd.grad((x * 3).sum(), [x, w])
+""",
+    "input_without_requires_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * 2).sum()
+torch.autograd.grad(y, torch.tensor(1.))
+""",
+    "grad_of_wrong_size": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.grad = torch.tensor([1., 2., 3.])
+""",
+    "numpy_with_requires_grad": """
+v = torch.tensor([1., 2.], requires_grad=True)
+v.numpy()
+""",
+    "item_of_two": """
+v = torch.tensor([1., 2.])
+v.item()
+""",
+    "float_of_two_requiring_grad": """
+v = torch.tensor([1., 2.], requires_grad=True)
+float(v)
+""",
+    "float_of_two": """
+v = torch.tensor([1., 2.])
+float(v)
+""",
+    "bool_of_two": """
+v = torch.tensor([1., 2.])
+bool(v)
+""",
+    "format_spec_of_vector": """
+v = torch.tensor([1., 2.])
+print(f"{torch.tensor(3.14159):.2f}")
+f"{v:.2f}"
+""",
+})
+FRESH.add("error_strings/float_of_two_requiring_grad")
+
+# ----------------------------------------------------------------------------------------
+# warnings
+# ----------------------------------------------------------------------------------------
+_add("warnings", {
+    "non_leaf_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.sum().backward()
+print(y.grad)
+print(x.grad)
+""",
+    "non_leaf_grad_every_time": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+for _ in range(2):
+    y.grad
+""",
+    "leaf_without_requires_grad_is_silent": """
+print(torch.tensor([1.]).grad)
+""",
+    "retained_non_leaf_is_silent": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.retain_grad()
+print(y.grad)
+""",
+    "float_of_requires_grad_once_per_process": """
+x = torch.tensor(3., requires_grad=True)
+print(float(x))
+print(float(x * 2))
+""",
+    "float_of_plain_is_silent": """
+print(float(torch.tensor(3.)), int(torch.tensor(3.7)))
+""",
+    "item_is_silent": """
+x = torch.tensor(3., requires_grad=True)
+print(x.item())
+""",
+    "create_graph_backward_once_per_process": """
+x = torch.tensor(3., requires_grad=True)
+y = x ** 3
+y.backward(create_graph=True)
+print(x.grad)
+(x ** 3).backward(create_graph=True)
+print(x.grad)
+""",
+})
+FRESH.update({"warnings/float_of_requires_grad_once_per_process",
+              "warnings/create_graph_backward_once_per_process"})
+
+# ----------------------------------------------------------------------------------------
+# grad_fn classes and next_functions: the table, generated
+# ----------------------------------------------------------------------------------------
+# Prints the node of ``y`` and, indented, every node behind it: repr, class name, name(),
+# and the output index of each edge.
+_WALK = """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+c = torch.tensor([3., 4.])
+
+
+def walk(node, index=0, depth=0):
+    pad = "  " * depth
+    if node is None:
+        print(pad, None, index)
+        return
+    print(pad, node, type(node).__name__, node.name(), index)
+    for nxt, i in node.next_functions:
+        walk(nxt, i, depth + 1)
+
+
+y = {expr}
+print(y.grad_fn.next_functions)
+walk(y.grad_fn)
+"""
+
+GRAD_FN_EXPRESSIONS = [
+    "x*2", "x.mul(2)", "x*torch.tensor(2.)", "-1*x", "x*x", "c*x", "x+1", "1.0+x", "x+x",
+    "x.add(x)", "x-1", "1-x", "x/2", "2/x", "-x", "x**2", "x.pow(3)", "x.square()", "x**0.5",
+    "x**x", "x.pow(torch.tensor(2.))", "2**x", "x.sum()", "x.sum(0)", "x.sum(dim=0)", "w.sum(1)",
+    "w.sum(1, keepdim=True)", "x.mean()", "w.mean(0)", "w@w", "w.mm(w)", "w.matmul(w)",
+    "torch.mm(w, w)", "w@x", "torch.matmul(w, x)", "x@x", "x.dot(x)", "torch.matmul(x[None], w)",
+    "w@w.T", "x.exp()", "x.log()", "x.relu()", "x.tanh()", "x.sigmoid()", "x.sin()", "x.abs()",
+    "x.sqrt()", "x.view(2, 1)", "x.reshape(1, 2)", "w.T.reshape(4)", "w.t()", "w.T", "x[0]",
+    "x.unsqueeze(0)", "x.expand(3, 2)", "x.clone()", "x.max()", "x.max(dim=0).values",
+    "x.norm()", "x.prod()", "torch.cat([x, x])", "torch.stack([x, x])", "x.double()",
+    # not in the table, but one step away from it
+    "x.sub(1)", "x.div(x)", "x.cos()", "x.min()", "torch.sum(x)", "x.t()", "x.T",
+    "x.double().float()", "torch.exp(x)",
+    # indexing: one view node per index item, left to right
+    "x[None]", "x[:, None]", "w[None, 0]", "w[0, None]", "w[0, 1]", "w[:, 0]", "w[..., 0]",
+    "w[..., None]", "x[1:]", "x[:]", "w[:, :]", "x[...]", "x[::2]", "x[-1]", "x[[0, 1]]",
+    "x[x > 1]", "w[w > 1]",
+]
+_add("grad_fn", {e: _WALK.format(expr=e) for e in GRAD_FN_EXPRESSIONS})
+FRESH.add("grad_fn/x.T")     # PyTorch deprecates ``.T`` of a vector, once per process
+
+_add("grad_fn_facts", {
+    "repr_str_name_module": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+print(repr(y.grad_fn), str(y.grad_fn), y.grad_fn.name())
+print(type(y.grad_fn), type(y.grad_fn).__module__)
+acc = y.grad_fn.next_functions[0][0]
+print(type(acc), type(acc).__module__)
+print(isinstance(y.grad_fn, torch.autograd.graph.Node))
+print(isinstance(y.grad_fn.next_functions[0][0], torch.autograd.graph.Node))
+""",
+    "same_accumulate_grad_twice_for_x_times_x": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(a, _), (b, _) = (x * x).grad_fn.next_functions
+print(a is b)
+""",
+    "float_of_float32_is_x_itself": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.float()
+print(y is x, y.grad_fn, y.is_leaf)
+""",
+    "grad_fn_of_leaf_is_none": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print(x.grad_fn, torch.tensor(1.).grad_fn)
+""",
+    "T_of_0_dim": """
+x = torch.tensor(2., requires_grad=True)
+print(x.T.grad_fn, x.T)
+""",
+})
+FRESH.add("grad_fn_facts/T_of_0_dim")      # a deprecation warning, once per process
+
+# ----------------------------------------------------------------------------------------
+# AccumulateGrad
+# ----------------------------------------------------------------------------------------
+_add("accumulate_grad", {
+    "repr_name_next_functions": """
+x = torch.tensor([1., 2.], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+print(acc, repr(acc), acc.name(), acc.next_functions)
+""",
+    "variable_and_metadata": """
+x = torch.tensor([1., 2.], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+print(acc.variable is x, acc.metadata)
+""",
+    "one_per_leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print((x * 2).grad_fn.next_functions[0][0] is (x * 3).grad_fn.next_functions[0][0])
+""",
+    "survives_backward": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+acc = y.grad_fn.next_functions[0][0]
+y.sum().backward()
+print(y.grad_fn.next_functions)
+print(y.grad_fn.next_functions[0][0] is acc, acc.variable is x)
+""",
+    "call_a_node": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+print(y.grad_fn(torch.ones(2)))
+print(x.grad)
+""",
+    "call_a_node_on_x_times_x": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * x
+print(y.grad_fn(torch.ones(2)))
+""",
+    "call_a_node_after_backward": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.sum().backward()
+y.grad_fn(torch.ones(2))
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# saved tensors and values (_saved_*)
+# ----------------------------------------------------------------------------------------
+_add("saved", {
+    "mul_self": """
+x = torch.tensor([1., 2.], requires_grad=True)
+f = (x * x).grad_fn
+print(f._saved_self, f._saved_other)
+print(f._saved_self is x, f._saved_other is x)
+""",
+    "mul_number": """
+x = torch.tensor([1., 2.], requires_grad=True)
+f = (x * 2).grad_fn
+print(f._saved_other, f._saved_self)
+print(f._saved_other.dtype, f._saved_other.requires_grad)
+""",
+    "mul_constant_tensor": """
+x = torch.tensor([1., 2.], requires_grad=True)
+c = torch.tensor([3., 4.])
+f = (c * x).grad_fn
+print(f._saved_self, f._saved_self is c, f._saved_other)
+""",
+    "pow": """
+x = torch.tensor([1., 2.], requires_grad=True)
+f = (x ** 2).grad_fn
+print(f._saved_exponent, type(f._saved_exponent).__name__)
+print(f._saved_self, f._saved_self is x)
+g = (x ** 0.5).grad_fn
+print(g._saved_exponent, type(g._saved_exponent).__name__)
+""",
+    "sum": """
+w = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+print(w.sum().grad_fn._saved_self_sym_sizes)
+""",
+    "sum_dim": """
+w = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+f = w.sum(1).grad_fn
+print(f._saved_dim, f._saved_keepdim, f._saved_self_sym_sizes)
+print(w.sum(0, keepdim=True).grad_fn._saved_keepdim)
+""",
+    "add": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print((x + 1).grad_fn._saved_alpha)
+""",
+    "mm": """
+w = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+f = (w @ w).grad_fn
+print(f._saved_mat2, f._saved_mat2_sym_sizes, f._saved_mat2_sym_strides)
+print(f._saved_self, f._saved_self_sym_sizes, f._saved_self_sym_strides)
+print(f._saved_self is w, f._saved_mat2 is w)
+""",
+    "mm_layouts": """
+w = torch.ones(2, 3, requires_grad=True)
+c = torch.ones(3, 2)
+for a, b in [(w, c), (c, w), (w, w.T), (w.T, w)]:
+    f = (a @ b).grad_fn
+    print(f._saved_self_sym_sizes, f._saved_self_sym_strides, f._saved_mat2_sym_sizes,
+          f._saved_mat2_sym_strides, f._saved_self is None, f._saved_mat2 is None)
+""",
+    "exp_result": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+r = y.grad_fn._saved_result
+print(r, r is y, r.grad_fn)
+""",
+    "listed_by_dir": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+for y in (x * x, x * 2, x ** 2, w.sum(), w.sum(1), x + 1, w @ w, x.exp()):
+    print(y.grad_fn.name(), [a for a in dir(y.grad_fn) if a.startswith("_saved_")])
+""",
+    "missing_attribute": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x + 1).grad_fn._saved_self
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# printing: every example of the repr section, one case each
+# ----------------------------------------------------------------------------------------
+_PRINT = """
+x = torch.tensor(3., requires_grad=True)
+v = torch.tensor([1., 4.], requires_grad=True)
+w = torch.tensor([[1., 2.], [3., 40.]], requires_grad=True)
+t = {expr}
+print(t)
+print(str(t) == repr(t))
+"""
+
+PRINT_EXPRESSIONS = [
+    "torch.tensor(3.)", "torch.tensor(3., requires_grad=True)", "x*2", "x**2",
+    "torch.tensor([2., 3.])", "torch.tensor([6., 192.])",
+    "torch.tensor([6., 192.], requires_grad=True)", "6*v**3", "torch.tensor([1.5, 2.25])",
+    "torch.tensor([0.1, 100.])", "torch.tensor([-1., 10.])", "torch.tensor([1., 1000.])",
+    "torch.tensor([1., 2000.])", "torch.tensor([1e-5, 1.])", "torch.tensor([0., 5.])",
+    "torch.tensor(0.1)", "torch.tensor(1/3)", "torch.tensor(2.5e-5)", "torch.tensor(1234567.)",
+    "torch.tensor(1e9)", "torch.tensor(-0.)", "torch.tensor([float('nan'), float('inf'), 1.])",
+    "torch.tensor([])", "torch.tensor([1., 2.], dtype=torch.float64)",
+    "torch.tensor([1., 2.], dtype=torch.float64, requires_grad=True)", "torch.tensor([1, 2])",
+    "torch.tensor(3)", "torch.tensor([True, False])", "w", "w@w", "w.sum()", "w.sum(1)",
+    "w.mean()", "torch.tensor([1., 2., 3.], requires_grad=True).sum(dim=0, keepdim=True)",
+    "(x*2).detach()", "torch.arange(1001.)", "torch.arange(30.)*1.5",
+    # around the rules: sci mode limits, padding, nan/inf, dtypes, empty, 2-D, long rows
+    "torch.tensor([1., 1e8])", "torch.tensor([1., 1.5e8])", "torch.tensor(1e-4)",
+    "torch.tensor([1e-4, 0.1])", "torch.tensor([0.5, 500.])", "torch.tensor([-0.5, 1.])",
+    "torch.tensor([-1e-5, 1.])", "torch.tensor([1e-10, 0.])", "torch.tensor([0., 0.])",
+    "torch.tensor([123456789.])", "torch.tensor([float('nan')])",
+    "torch.tensor([float('nan'), 1.5])", "torch.tensor([float('-inf'), float('inf')])",
+    "torch.tensor([float('inf'), 0.25, -2.])", "torch.tensor([1e10, float('nan')])",
+    "torch.tensor(float('inf'))", "torch.tensor([1., 2.], dtype=torch.float16)",
+    "torch.tensor([1, 2], dtype=torch.int32)", "torch.tensor([-1, 200])",
+    "torch.tensor([1, 2], dtype=torch.uint8)", "torch.tensor([1.5, 2.], dtype=torch.float64)",
+    "torch.tensor([], dtype=torch.int64)", "torch.tensor([], dtype=torch.float64)",
+    "torch.zeros(0, 2)", "torch.zeros(2, 0)", "torch.tensor([[1.5, 2.], [3., -4.]])",
+    "torch.ones(2, 2, 2)", "torch.ones(2, 1, 3, requires_grad=True) * 2",
+    "torch.arange(6.).reshape(2, 3) / 7", "torch.tensor(True)", "torch.tensor(-7)",
+    "torch.arange(1001)", "torch.arange(2000.).reshape(40, 50)",
+    "torch.arange(3000.).reshape(10, 300)", "torch.arange(30.)",
+    "(torch.arange(30.) * 1.5).requires_grad_()", "torch.arange(30., requires_grad=True) * 1.5",
+    "torch.arange(17., requires_grad=True) * 1000", "torch.arange(12., requires_grad=True) / 3",
+    "torch.arange(10., dtype=torch.float64, requires_grad=True) * 1e5",
+    "torch.tensor([[1., 2.], [3., 4.]], dtype=torch.float64, requires_grad=True) @ "
+    "torch.tensor([[1., 2.], [3., 4.]], dtype=torch.float64)",
+    "torch.arange(6.).reshape(3, 2).T", "torch.linspace(0, 1, 7)",
+]
+_add("print", {e: _PRINT.format(expr=e) for e in PRINT_EXPRESSIONS})
+
+_add("print_other", {
+    "made_under_no_grad": """
+x = torch.tensor(3., requires_grad=True)
+with torch.no_grad():
+    y = x * 2
+print(y)
+""",
+    "format_of_0_dim": """
+x = torch.tensor(3., requires_grad=True)
+print(f"{x.data}", f"{x}", f"{x * 2}", f"{torch.tensor(3)}", f"{torch.tensor(True)}")
+print(f"{torch.tensor(3.14159):.2f}", f"{x:>8.3f}", f"{torch.tensor(7):04d}")
+""",
+    "format_of_vector_without_spec": """
+v = torch.tensor([1., 2.], requires_grad=True)
+print(f"{v}", f"{v * 2}", "{}".format(v.data))
+""",
+    "format_spec_of_one_element_vector": """
+f"{torch.tensor([1.5]):.2f}"
+""",
+    "printed_inside_containers": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print([x, x * 2], (x.sum(),), {"g": x.data})
+""",
+    "set_printoptions_precision": """
+torch.set_printoptions(precision=2)
+try:
+    print(torch.tensor([1.23456, 2.]), torch.tensor([1e-5, 1.]))
+finally:
+    torch.set_printoptions(profile="default")
+print(torch.tensor([1.23456, 2.]))
+""",
+})
+
+_add("size", {
+    "printing": """
+x = torch.tensor(3.)
+w = torch.ones(2, 3)
+print(x.shape, w.shape, w.size(), repr(w.shape), str(w.shape))
+print(torch.Size([2, 3]), torch.Size([]))
+""",
+    "equality_and_tuple_behaviour": """
+x = torch.tensor(3.)
+w = torch.ones(2, 3)
+print(x.shape == (), torch.Size([]) == (), w.shape == (2, 3), w.shape == [2, 3])
+print(w.shape == torch.Size([2, 3]), isinstance(w.shape, tuple), list(w.shape))
+print(w.shape[0], type(w.shape[0]).__name__, w.size(1), len(w.shape), w.shape[-1])
+print(w.shape[1:], type(w.shape[1:]).__name__, w.shape.numel(), w.numel())
+print(w.shape + (4,), type(w.shape + (4,)).__name__)
+""",
+    "in_error_text": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print(f"{x.shape}", "{}".format(torch.ones(1, 2).shape))
+""",
+})
+
+_add("item", {
+    "types_and_values": """
+for t in (torch.tensor(3.), torch.tensor(0.1), torch.tensor(3), torch.tensor(True),
+          torch.tensor([[2.5]]), torch.tensor(1., dtype=torch.float64) / 3):
+    v = t.item()
+    print(type(v).__name__, v)
+""",
+    "tolist": """
+print(torch.tensor([[1., 2.], [3., 4.5]]).tolist(), torch.tensor(0.1).tolist())
+print(torch.tensor([1, 2]).tolist(), torch.tensor(True).tolist())
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# VJP, accumulation, autograd.grad, create_graph
+# ----------------------------------------------------------------------------------------
+_add("vjp", {
+    "backward_with_weights": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+(x ** 2).backward(torch.tensor([0.1, 1.0, 0.001]))
+print(x.grad)
+""",
+    "weighted_sum": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+v = torch.tensor([0.1, 1.0, 0.001])
+(x ** 2 * v).sum().backward()
+print(x.grad)
+""",
+    "jacobian": """
+x = torch.tensor([1., 2., 3.])
+v = torch.tensor([0.1, 1.0, 0.001])
+J = torch.autograd.functional.jacobian(lambda t: t ** 2, x)
+print(J)
+print(v @ J)
+print(x.requires_grad, x.grad)
+""",
+    "ones_like": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+(x ** 2).backward(torch.ones_like(x))
+print(x.grad)
+""",
+    "one_jacobian_row": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+(x ** 2).backward(gradient=torch.tensor([1., 0., 0.]))
+print(x.grad)
+""",
+    "accumulation": """
+x = torch.tensor(2., requires_grad=True)
+for _ in range(3):
+    y = x ** 2
+    y.backward()
+    print(x.grad)
+""",
+    "zero_and_none": """
+x = torch.tensor(2., requires_grad=True)
+(x ** 2).backward()
+g = x.grad
+print(x.grad.zero_())
+print(g is x.grad)
+(x ** 2).backward()
+print(x.grad, g)
+x.grad = None
+print(x.grad)
+(x ** 2).backward()
+print(x.grad, g)
+""",
+    "accumulates_in_place": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).sum().backward()
+g = x.grad
+(x * 3).sum().backward()
+print(g is x.grad, g)
+""",
+    "fan_out": """
+x = torch.tensor(3., requires_grad=True)
+(x * x + x).backward()
+print(x.grad)
+""",
+    "backward_of_a_leaf": """
+x = torch.tensor(3., requires_grad=True)
+x.backward()
+print(x.grad)
+""",
+    "inputs": """
+x = torch.tensor(3., requires_grad=True)
+w = torch.tensor(2., requires_grad=True)
+(x * w).backward(inputs=[x])
+print(x.grad, w.grad)
+""",
+    "broadcast": """
+a = torch.tensor([1., 2.], requires_grad=True)
+b = torch.tensor([[1.], [2.]], requires_grad=True)
+(a * b).sum().backward()
+print(a.grad)
+print(b.grad)
+""",
+    "autograd_grad": """
+x = torch.tensor(3., requires_grad=True)
+print(torch.autograd.grad(x ** 3, x))
+print(x.grad)
+""",
+    "autograd_grad_outputs": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+print(torch.autograd.grad(x ** 2, x, grad_outputs=torch.tensor([1., 1., 1.])))
+""",
+    "allow_unused": """
+x = torch.tensor(3., requires_grad=True)
+w = torch.tensor(2., requires_grad=True)
+print(torch.autograd.grad(x * 3, [x, w], allow_unused=True))
+print(torch.autograd.grad(x * 3, [x, w], materialize_grads=True))
+""",
+    "create_graph": """
+x = torch.tensor(3., requires_grad=True)
+g, = torch.autograd.grad(x ** 3, x, create_graph=True)
+print(g)
+print(torch.autograd.grad(g, x))
+""",
+    "backward_of_a_created_gradient": """
+x = torch.tensor(2., requires_grad=True)
+y = x ** 2
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g)
+g.backward()
+print(x.grad)
+""",
+    "third_derivative": """
+x = torch.tensor(2., requires_grad=True)
+g1, = torch.autograd.grad(x ** 4, x, create_graph=True)
+g2, = torch.autograd.grad(g1, x, create_graph=True)
+g3, = torch.autograd.grad(g2, x)
+print(g1, g2, g3)
+""",
+    "result_is_a_leaf_trap": """
+x = torch.ones(2, requires_grad=True) * 2
+print(x.is_leaf, x.requires_grad)
+x.sum().backward()
+print(x.grad)
+""",
+})
+# optim.SGD(...).zero_grad() is skipped: autograd_lab has no optimizers (see test_parity.py)
+
+# ----------------------------------------------------------------------------------------
+# retain_grad, hooks, no_grad, detach, leaf flags
+# ----------------------------------------------------------------------------------------
+_add("retain_grad", {
+    "non_leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.retain_grad()
+(y * y).sum().backward()
+print(y.grad, y.is_leaf, y.retains_grad)
+""",
+    "leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.retain_grad()
+print(x.retains_grad)
+""",
+    "accumulates_too": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.retain_grad()
+z = (y * y).sum()
+z.backward(retain_graph=True)
+z.backward()
+print(y.grad, x.grad)
+""",
+})
+
+_add("flags", {
+    "table": """
+b = torch.tensor([1., 2.], requires_grad=True)
+for t in (torch.tensor(1.), b, b * 2, (b * 2).detach()):
+    print(t.is_leaf, t.requires_grad, t.grad_fn)
+""",
+    "mixed_inputs": """
+a = torch.tensor([1., 2.])
+b = torch.tensor([1., 2.], requires_grad=True)
+print((a + b).requires_grad, (a * 2).requires_grad, (a + b).is_leaf)
+""",
+})
+
+_add("hooks", {
+    "tensor_hook_sees_gradient": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+h = y.register_hook(lambda g: print("hook", g))
+print(type(h).__name__)
+y.sum().backward()
+print(x.grad)
+""",
+    "remove": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+h = y.register_hook(lambda g: print("hook", g))
+print(h.remove())
+y.sum().backward()
+print(x.grad)
+""",
+    "replace_leaf_gradient": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: g * 10)
+(x * 3).sum().backward()
+print(x.grad)
+""",
+    "replace_non_leaf_gradient": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.register_hook(lambda g: g * 10)
+y.sum().backward()
+print(x.grad)
+""",
+    "post_accumulate_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_post_accumulate_grad_hook(lambda t: print("post", t is x, t.grad))
+(x * 2).sum().backward()
+""",
+    "post_accumulate_grad_on_non_leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * 2).register_post_accumulate_grad_hook(lambda t: None)
+""",
+    "node_prehook": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.grad_fn.register_prehook(lambda go: print("pre", go))
+y.sum().backward()
+""",
+    "node_hook_after_prehook": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.grad_fn.register_hook(lambda gi, go: print("hook", gi, go))
+y.grad_fn.register_prehook(lambda go: print("pre", go))
+y.sum().backward()
+""",
+    "order_of_every_kind": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.retain_grad()
+y.register_hook(lambda g: print("tensor hook", g))
+y.grad_fn.register_hook(lambda gi, go: print("node hook", gi))
+y.grad_fn.register_prehook(lambda go: print("node prehook", go))
+x.register_hook(lambda g: print("leaf hook", g))
+x.register_post_accumulate_grad_hook(lambda t: print("post accumulate", t.grad))
+y.sum().backward()
+print(y.grad, x.grad)
+""",
+    "hooks_in_registration_order": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.register_hook(lambda g: print("first", g) or g + 1)
+y.register_hook(lambda g: print("second", g))
+y.sum().backward()
+print(x.grad)
+""",
+    "retain_grad_sees_hooked_gradient": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.retain_grad()
+y.register_hook(lambda g: g * 2)
+y.sum().backward()
+print(y.grad, x.grad)
+""",
+})
+
+_add("grad_mode", {
+    "no_grad": """
+x = torch.tensor(2., requires_grad=True)
+with torch.no_grad():
+    y = x * 2
+print(y.requires_grad, y.grad_fn, y.is_leaf, y)
+""",
+    "is_grad_enabled_and_enable_grad": """
+x = torch.tensor(2., requires_grad=True)
+print(torch.is_grad_enabled())
+with torch.no_grad():
+    print(torch.is_grad_enabled())
+    with torch.enable_grad():
+        print(torch.is_grad_enabled(), x * 2)
+    print(torch.is_grad_enabled(), x * 2)
+print(torch.is_grad_enabled())
+""",
+    "decorator": """
+x = torch.tensor(2., requires_grad=True)
+
+
+@torch.no_grad()
+def double(t):
+    return t * 2
+
+
+print(double(x), double.__name__, torch.is_grad_enabled())
+""",
+    "set_grad_enabled": """
+x = torch.tensor(2., requires_grad=True)
+torch.set_grad_enabled(False)
+print(x * 2, torch.is_grad_enabled())
+torch.set_grad_enabled(True)
+print(x * 2)
+with torch.set_grad_enabled(False):
+    print(x * 2)
+print(x * 2, torch.is_grad_enabled())
+""",
+    "no_grad_restored_after_error": """
+x = torch.tensor(2., requires_grad=True)
+try:
+    with torch.no_grad():
+        raise ValueError("inside")
+except ValueError:
+    pass
+print(torch.is_grad_enabled(), x * 2)
+""",
+    "inplace_update_of_leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * x).sum().backward()
+with torch.no_grad():
+    x -= 0.1 * x.grad
+print(x, x.is_leaf, x.requires_grad, x.grad_fn, x._version)
+""",
+    "leaf_update_outside_no_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * x).sum().backward()
+x -= 0.1 * x.grad
+""",
+    "rebinding_is_not_in_place": """
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * x).sum().backward()
+x = x - 0.1 * x.grad
+print(x, x.is_leaf)
+print(x.grad)
+""",
+})
+
+_add("detach", {
+    "shares_storage": """
+x = torch.tensor([1., 2.], requires_grad=True)
+d = x.detach()
+d[0] = 100.
+print(x)
+print(d, d.requires_grad, d.is_leaf)
+""",
+    "data": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.detach()[0] = 100.
+print(x.data, x.data.requires_grad, x.data.is_leaf)
+x.data[1] = 5.
+print(x)
+""",
+    "detach_": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+z = y.detach_()
+print(z is y, y, y.is_leaf, y.requires_grad, y.grad_fn)
+""",
+    "detach__result_cannot_backward": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.detach_()
+(y * 3).sum().backward()
+""",
+})
+
