@@ -8,8 +8,10 @@ Left out of /work/shared/pytorch-behaviour.md, because autograd_lab has no such 
 * ``torch.inference_mode`` / ``q.is_inference()``: the engine has only no_grad-style modes.
 * ``torch.optim.SGD([x]).zero_grad()``: the engine has no optimizers; ``x.grad = None`` and
   ``x.grad.zero_()``, which that line is about, are covered (``vjp/zero_and_none``).
-Covered but expected to fail, with its reason in ``parity_cases.XFAIL``:
-``set_detect_anomaly`` (autograd_lab has no anomaly mode).
+Covered but expected to fail, each with its reason in ``parity_cases.XFAIL``:
+``set_detect_anomaly`` (no anomaly mode), and from the "learner" section (behaviour the
+reference does not list): in-place changes through views, numpy's divide-by-zero warnings,
+and hooks that change a gradient's size.
 """
 import pytest
 
