@@ -53,7 +53,9 @@ def run_fresh(code, lib_name, sites=False):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [here, os.path.dirname(here), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-c", script, lib_name, "1" if sites else "0"],
-                          input=code, capture_output=True, text=True, env=env, check=True)
+                          input=code, capture_output=True, text=True, env=env)
+    if proc.returncode:
+        raise RuntimeError(f"the fresh {lib_name} process failed:\n{proc.stderr}")
     out, error, warned = json.loads(proc.stdout)
     return out, error and tuple(error), [tuple(w) for w in warned]
 

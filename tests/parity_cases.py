@@ -984,8 +984,10 @@ print(double(x), double.__name__, torch.is_grad_enabled())
     "set_grad_enabled": """
 x = torch.tensor(2., requires_grad=True)
 torch.set_grad_enabled(False)
-print(x * 2, torch.is_grad_enabled())
-torch.set_grad_enabled(True)
+try:
+    print(x * 2, torch.is_grad_enabled())
+finally:
+    torch.set_grad_enabled(True)    # a failure here must not leave the next cases without grad
 print(x * 2)
 with torch.set_grad_enabled(False):
     print(x * 2)
