@@ -17,8 +17,8 @@ import numpy as np
 from . import _ops, autograd
 from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
-from ._ops import (abs, cat, cos, exp, log, matmul, maximum, mean, mm, relu, sigmoid, sin, sqrt,
-                   stack, sum, tanh, where)
+from ._ops import (abs, cat, cos, exp, log, matmul, maximum, mean, mm, mv, relu, sigmoid, sin,
+                   sqrt, stack, sum, tanh, where)
 from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
 from ._tensor import Tensor, _wrap, tensor
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -37,7 +37,7 @@ def _install():
     o = _ops
     methods = {
         "add": o.add, "sub": o.sub, "mul": o.mul, "div": o.div, "pow": o.pow, "neg": o.neg,
-        "matmul": o.matmul, "mm": o.mm, "dot": o.matmul, "exp": o.exp, "log": o.log,
+        "matmul": o.matmul, "mm": o.mm, "mv": o.mv, "dot": o.matmul, "exp": o.exp, "log": o.log,
         "sin": o.sin, "cos": o.cos, "tanh": o.tanh, "sigmoid": o.sigmoid, "relu": o.relu,
         "sqrt": o.sqrt, "abs": o.abs, "sign": o.sign, "reciprocal": o.reciprocal,
         "square": lambda x: o.pow(x, 2), "sum": o.sum, "mean": o.mean, "max": o.max,

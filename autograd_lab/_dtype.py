@@ -50,6 +50,24 @@ class Size(tuple):
 
     __str__ = __repr__
 
+    # slicing, concatenating and repeating a Size give a Size, as in PyTorch
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(other + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
     def numel(self):
         n = 1
         for s in self:

@@ -39,6 +39,12 @@ def _record(cls, out, *inputs):
     """Wrap ``out``; attach a new ``cls`` node if grad mode is on and some input requires grad.
     Returns the tensor and the node (``None`` when nothing was recorded)."""
     if _State.enabled:
+        if len(inputs) == 1:                            # the common case, kept quick
+            x = inputs[0]
+            if x._rg:
+                node = cls._new((x.grad_fn or x._grad_accumulator(),))
+                return _wrap(out, node, True), node
+            return _wrap(out), None
         for x in inputs:
             if type(x) is Tensor and x._rg:
                 node = cls._new(tuple([_edge(i) for i in inputs]))
@@ -165,9 +171,9 @@ class SubBackward0(Node):
 
 
 def sub(a, b, alpha=1):
-    if alpha != 1:
-        b = b * alpha
-    out, node = _binary(SubBackward0, operator.sub, a, b)
+    # alpha is applied to the values only: SubBackward0 multiplies other's gradient by it
+    out, node = _binary(SubBackward0, operator.sub if alpha == 1 else
+                        lambda x, y: x - alpha * y, a, b)
     if node:
         node.alpha = alpha
     return out
@@ -191,6 +197,7 @@ def rsub(x, number):
 class MulBackward0(Node):
     """out = self * other"""
     saved_names = ("self", "other")
+    needed_by = {"self": 1, "other": 0}     # each factor only for the other one's gradient
 
     def backward(self, g):
         a, b = self._unpack(type(g) is Tensor)
@@ -209,6 +216,7 @@ def mul(a, b):
 class DivBackward0(Node):
     """out = self / other"""
     saved_names = ("self", "other")
+    needed_by = {"self": 1}
 
     def backward(self, g):
         a, b = self._unpack(type(g) is Tensor)
@@ -233,13 +241,10 @@ def _elementwise(cls):
         out = fn(a)
         if out.dtype is not a.dtype and a.dtype.kind != "f":
             out = out.astype(np.float32)        # integer input: PyTorch's default float
-        if x._rg and _State.enabled:
-            node = cls._new((x.grad_fn or x._grad_accumulator(),))
-            result = _wrap(out, node, True)
-            if cls.saved_names:
-                node.save_for_backward(result if saves_result else x)
-            return result
-        return _wrap(out)
+        result, node = _record(cls, out, x)
+        if node is not None and cls.saved_names:
+            node.save_for_backward(result if saves_result else x)
+        return result
     forward.__doc__ = cls.__doc__
     return forward
 
@@ -704,6 +709,15 @@ def norm(x, p=2):
 class MmBackward0(Node):
     """out = self @ mat2 (matrices):  grad_self = g @ mat2^T,  grad_mat2 = self^T @ g"""
     saved_names = ("self", "mat2")
+    needed_by = {"self": 1, "mat2": 0}
+    __slots__ = ("self_sym_sizes", "self_sym_strides", "mat2_sym_sizes", "mat2_sym_strides")
+
+    def note_layouts(self, a, b):
+        """What PyTorch also keeps: both shapes, and the strides (in elements) of each input
+        that needs a gradient -- ``()`` for the other one."""
+        self.self_sym_sizes, self.mat2_sym_sizes = a._data.shape, b._data.shape
+        self.self_sym_strides = _strides(a._data) if self._next[0] else ()
+        self.mat2_sym_strides = _strides(b._data) if self._next[1] else ()
 
     def backward(self, g):
         a, b = self._unpack(type(g) is Tensor)
@@ -719,6 +733,7 @@ class BmmBackward0(MmBackward0):
 class MvBackward0(Node):
     """out = self @ vec (matrix times vector)"""
     saved_names = ("self", "vec")
+    needed_by = {"self": 1, "vec": 0}
 
     def backward(self, g):
         a, v = self._unpack(type(g) is Tensor)
@@ -729,6 +744,7 @@ class MvBackward0(Node):
 class DotBackward0(Node):
     """out = self . tensor (two vectors)"""
     saved_names = ("self", "tensor")
+    needed_by = {"self": 1, "tensor": 0}
 
     def backward(self, g):
         a, b = self._unpack(type(g) is Tensor)
@@ -740,7 +756,13 @@ def _mm(cls, a, b):
     if node:
         node._shapes = None
         node.save_for_backward(a if node._next[1] else None, b if node._next[0] else None)
+        if isinstance(node, MmBackward0):
+            node.note_layouts(a, b)
     return out
+
+
+def _strides(a):
+    return tuple(s // a.itemsize for s in a.strides)
 
 
 def mm(a, b):
@@ -778,8 +800,20 @@ def matmul(a, b):
         return squeeze(mm(unsqueeze(a, 0), b), 0)
     if da == 2 and db == 2:
         return mm(a, b)
+    if da == 1:         # a vector times a batch of matrices: as a one-row matrix
+        return squeeze(matmul(unsqueeze(a, 0), b), -2)
+    if db == 1:         # a batch of matrices times a vector: as a one-column matrix
+        return squeeze(matmul(a, unsqueeze(b, -1)), -1)
     out = _mm(BmmBackward0, a, b)
+    if out.grad_fn is not None:     # batch dimensions may broadcast: sum their gradients back
+        out.grad_fn._shapes = (a.shape, b.shape)
     return out
+
+
+def mv(a, b):
+    if a.dim() != 2 or b.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.dim()}, {b.dim()}")
+    return matmul(a, b)
 
 
 # ----------------------------------------------------------------------------------------
@@ -904,7 +938,19 @@ def t(x):
 
 
 def T(x):
+    if x._data.ndim != 2:
+        from ._tensor import _warn_once
+        _warn_once(T_NOT_2D if x._data.ndim else T_0D, stacklevel=2)
     return permute(x, *reversed(range(x._data.ndim)))
+
+
+T_NOT_2D = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor. (Triggered internally at /pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+T_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+        "(Triggered internally at /pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")
 
 
 class UnsqueezeBackward0(Node):
@@ -1030,36 +1076,71 @@ def _index_key(key):
 
 def getitem(x, key):
     key = _index_key(key)
+    if _is_basic(key):
+        return _basic_index(x, key)
     a = x._data
     out_data = a[key]
     if type(out_data) is not _ndarray:
         out_data = np.asarray(out_data)
-    # Name the node as PyTorch would: an int picks one slot (Select), a slice a range (Slice).
-    if isinstance(key, (int, np.integer)) or (type(key) is tuple and builtins.all(isinstance(k, (int, np.integer)) for k in key)):
-        keys = key if type(key) is tuple else (key,)
-        if len(keys) > 1:
-            return getitem(getitem(x, keys[0]), keys[1:] if len(keys) > 2 else keys[1])
-        out, node = _record(SelectBackward0, out_data, x)
-        if node:
-            node.dim, node.index, node.self_sym_sizes = 0, int(keys[0]), a.shape
-        return out
-    if isinstance(key, slice):
-        out, node = _record(SliceBackward0, out_data, x)
-        if node:
-            s, e, st = key.indices(a.shape[0])
-            node.dim, node.start, node.end, node.step, node.self_sym_sizes = 0, s, e, st, a.shape
-        return out
-    if type(key) is tuple and builtins.all(isinstance(k, slice) or k is Ellipsis for k in key) is False \
-            and builtins.all(isinstance(k, (slice, int, np.integer)) for k in key) and len(key) == 2 \
-            and isinstance(key[0], slice) and key[0] == slice(None) and isinstance(key[1], (int, np.integer)):
-        out, node = _record(SelectBackward0, out_data, x)
-        if node:
-            node.dim, node.index, node.self_sym_sizes = 1, int(key[1]), a.shape
-        return out
     out, node = _record(IndexBackward0, out_data, x)
     if node:
         node.indices, node.self_sym_sizes = key, a.shape
     return out
+
+
+def _is_basic(key):
+    keys = key if type(key) is tuple else (key,)
+    return builtins.all(k is None or k is Ellipsis or isinstance(k, slice) or
+                        (isinstance(k, (int, np.integer)) and not isinstance(k, bool)) for k in keys)
+
+
+def _basic_index(x, key):
+    """``x[key]`` for ints, slices, ``None`` and ``...``: one view node per item, applied left
+    to right as PyTorch records them (Select, Slice, Unsqueeze). Inside a tuple a full ``:``
+    records nothing; an index that records nothing at all gives an Alias."""
+    alone = type(key) is not tuple
+    keys = (key,) if alone else key
+    ellipsis_dims = x._data.ndim - builtins.sum(k is not None and k is not Ellipsis for k in keys)
+    out, dim = x, 0
+    for k in keys:
+        if k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif k is Ellipsis:
+            dim += ellipsis_dims
+        elif isinstance(k, slice):
+            if alone or k != slice(None):
+                out = _slice(out, dim, k)
+            dim += 1
+        else:
+            out = _select(out, dim, int(k))
+    if out is x:
+        out = _record(AliasBackward0, x._data[...], x)[0]
+    return out
+
+
+def _select(x, dim, index):
+    a = x._data
+    out, node = _record(SelectBackward0, a[(slice(None),) * dim + (index, Ellipsis)], x)
+    if node:
+        node.dim, node.index, node.self_sym_sizes = dim, index, a.shape
+    return out
+
+
+def _slice(x, dim, key):
+    a = x._data
+    out, node = _record(SliceBackward0, a[(slice(None),) * dim + (key,)], x)
+    if node:
+        node.start, node.end, node.step = key.indices(a.shape[dim])
+        node.dim, node.self_sym_sizes = dim, a.shape
+    return out
+
+
+class AliasBackward0(Node):
+    """out = self, a new view of all of it (``x[...]``)"""
+
+    def backward(self, g):
+        return (g,)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1145,11 +1226,12 @@ eq, ne, lt, le, gt, ge = map(_compare, (np.equal, np.not_equal, np.less, np.less
 # in-place operations
 # ----------------------------------------------------------------------------------------
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
 
 
-def _check_inplace(x):
+def _check_inplace(x, text=LEAF_INPLACE):
     if _State.enabled and x._rg and x.grad_fn is None:
-        raise RuntimeError(LEAF_INPLACE)
+        raise RuntimeError(text)
 
 
 def _write(x, values):
@@ -1176,13 +1258,32 @@ def inplace(x, op, other, alpha=None):
     When recorded, the new node's input is x's *previous* history, and x's grad_fn becomes
     the new node -- PyTorch's "rebase": x now stands for the result of the in-place op."""
     _check_inplace(x)
-    before = _wrap(x._data, x.grad_fn, x._rg)      # x as it was, with its history
-    before._vc, before._acc = x._vc, x._acc
+    other = _operand(other)
+    if not (_State.enabled and (x._rg or type(other) is Tensor and other._rg)):
+        # Nothing to record (an optimizer step under no_grad): compute straight into x's
+        # storage, one pass over the data. Errors fall through to the general path below,
+        # which reports them in PyTorch's words.
+        into = x._storage()
+        try:
+            _INPLACE_UFUNCS[op](into, _data(other) if alpha is None else _data(other) * alpha,
+                                out=into, casting="same_kind")
+        except (TypeError, ValueError):
+            pass
+        else:
+            x._bump_version()
+            return x
+    # x as it was, with its history. While recording, a copy of its values (PyTorch's
+    # "original_self"): mul_ and div_ save it for other's gradient, and x is overwritten below.
+    before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
+    before._acc = x._acc
     result = op(before, other) if alpha is None else op(before, other, alpha)
     _write(x, result._data)
     if result.grad_fn is not None:
         x.grad_fn, x._rg = result.grad_fn, True
     return x
+
+
+_INPLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
 
 
 def inplace_fill(x, value):
@@ -1205,6 +1306,9 @@ class CopySlices(Node):
     ``value`` receives the gradient inside it"""
     __slots__ = ("key", "value_shape")
 
+    def name(self):
+        return "torch::autograd::CopySlices"       # a C++ node, named like AccumulateGrad
+
     def backward(self, g):
         from .autograd.graph import unbroadcast
         keep = np.ones(g.shape, bool)
@@ -1217,7 +1321,11 @@ def setitem(x, key, value):
     key = _index_key(key)
     value = _operand(value)
     recording = _State.enabled and (x._rg or (type(value) is Tensor and value._rg))
-    _check_inplace(x)
+    # PyTorch writes ``x[0] = v`` through a view of x (x[:] and x[[0]] write into x itself)
+    keys = key if type(key) is tuple else (key,)
+    through_view = _is_basic(key) and not builtins.all(
+        k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in keys)
+    _check_inplace(x, VIEW_OF_LEAF_INPLACE if through_view else LEAF_INPLACE)
     before_fn, before_acc = x.grad_fn, x._acc
     x._storage()[key] = _data(value)
     x._bump_version()

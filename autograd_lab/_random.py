@@ -56,7 +56,7 @@ class Generator:
         if not -2 ** 63 <= seed < 2 ** 64:
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed % 2 ** 64             # PyTorch reads a negative seed as uint64
-        self._bits = _mt19937(self._seed)
+        self._bits = None       # made on first draw: numpy.random is slow to import
         self._next_normal = None
         return self
 
@@ -71,6 +71,8 @@ class Generator:
     def _uniform(self, n, double=False):
         """n uniform numbers in [0, 1): float32 from 24 bits of one draw, float64 from 53
         bits of two. Both are exact multiples of a power of two, so no rounding happens."""
+        if self._bits is None:
+            self._bits = _mt19937(self._seed)
         if double:
             hi, lo = self._bits.random_raw(2 * n).reshape(n, 2).T
             return ((hi & 0x1FFFFF) * 2.0 ** 32 + lo) * 2.0 ** -53

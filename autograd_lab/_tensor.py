@@ -30,6 +30,22 @@ NON_LEAF_GRAD = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
     "/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+TO_SCALAR = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
+COPY_CONSTRUCT = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+_warned = set()
+
+
+def _warn_once(message, stacklevel):
+    """Warn the first time only, process-wide, as PyTorch's TORCH_WARN_ONCE does: a second
+    ``float(x)`` stays silent even under ``warnings.simplefilter("always")``."""
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
 
 
 class Tensor:
@@ -40,7 +56,8 @@ class Tensor:
     def __new__(cls, *args):
         # The legacy constructor: ``Tensor([1, 2])`` copies data, ``Tensor(2, 3)`` makes a shape.
         if len(args) == 1 and not isinstance(args[0], int):
-            return tensor(args[0], dtype=_dtype.float32)
+            data = args[0]._data if isinstance(args[0], Tensor) else args[0]  # no copy warning
+            return tensor(data, dtype=_dtype.float32)
         return _wrap(np.zeros(args, np.float32))
 
     @property
@@ -125,17 +142,17 @@ class Tensor:
     def register_hook(self, fn):
         """``fn(grad)`` runs when this tensor's gradient is computed; a tensor it returns
         replaces that gradient."""
-        from .autograd.graph import _Handle
+        from .autograd.graph import RemovableHandle
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        return _Handle(self._tensor_hooks().setdefault("pre", []), fn)
+        return RemovableHandle(self._tensor_hooks().setdefault("pre", []), fn)
 
     def register_post_accumulate_grad_hook(self, fn):
         """``fn(tensor)`` runs on a leaf after its ``.grad`` was updated."""
-        from .autograd.graph import _Handle
+        from .autograd.graph import RemovableHandle
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        return _Handle(self._tensor_hooks().setdefault("post_acc", []), fn)
+        return RemovableHandle(self._tensor_hooks().setdefault("post_acc", []), fn)
 
     def _tensor_hooks(self):
         # A non-leaf's hooks run when its grad_fn receives the gradient, so they live on the
@@ -187,14 +204,23 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._vc[0]
+        vc = self._vc
+        return vc[0] if vc else 0
 
     def _bump_version(self):
-        self._vc[0] += 1
+        self._counter()[0] += 1
+
+    def _counter(self):
+        """The version counter, made the first time something needs to watch this tensor's
+        version (a save for backward, an alias, an in-place change); most tensors never do."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
 
     def _alias(self, grad_fn=None):
         """Another Tensor over the same data and the same version counter (``detach()``)."""
-        return Tensor._make(self._storage(), grad_fn, self._vc)
+        return Tensor._make(self._storage(), grad_fn, self._counter())
 
     def _storage(self):
         """The data as an array that can be shared and written in place.
@@ -258,9 +284,7 @@ class Tensor:
 
     def _scalar(self):
         if self._rg:
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=3)
+            _warn_once(TO_SCALAR, stacklevel=3)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.reshape(()).item()
@@ -340,8 +364,7 @@ def _wrap(data, grad_fn=None, rg=False):
     t._data = data
     t.grad_fn = grad_fn
     t._rg = rg
-    t._grad = t._acc = t._hooks = None
-    t._vc = [0]         # the version counter, shared with detach()ed aliases
+    t._grad = t._acc = t._hooks = t._vc = None
     return t
 
 
@@ -365,6 +388,7 @@ def _default_dtype(array):
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, or an array)."""
     if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT, UserWarning, stacklevel=2)
         data = data._data
     if dtype is not None:
         array = np.array(data, dtype=dtype.np if isinstance(dtype, _dtype.dtype) else dtype)

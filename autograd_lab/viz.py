@@ -228,8 +228,7 @@ class _Graph:
                 dot.edge(nid, self.ids[id(nxt)], **attrs)
 
     def _draw_saved(self, dot, node, saved_ids, show_values):
-        saved, state = _saved(node)
-        for name, value in saved:
+        for name, value, state in _saved(node):
             sid = f"s{next(saved_ids)}"
             title = f"saved {name}"
             if state is not None:
@@ -248,20 +247,28 @@ class _Graph:
 
 
 def _saved(node):
-    """``([(name, tensor), ...], state)``: what ``node`` saved, read the way a PyTorch user
-    reads it (``grad_fn._saved_self``; ``ctx.saved_tensors`` for a custom Function). Where
-    reading raises, state says why ("freed" by backward, or "changed in place") and every
-    slot is listed, since which of them were empty can no longer be told."""
-    names = node.saved_names
-    custom = hasattr(type(node), "saved_tensors")
-    if custom:
-        names = [f"tensors[{i}]" for i in range(len(names))]
-    try:
-        values = node.saved_tensors if custom else [getattr(node, "_saved_" + n) for n in names]
-    except RuntimeError as e:
-        return [(n, None) for n in names], "freed" if str(e) == SECOND_BACKWARD else \
-            "changed in place"
-    return [(n, v) for n, v in zip(names, values) if v is not None], None
+    """``[(name, tensor, state), ...]``: what ``node`` saved, read the way a PyTorch user reads
+    it (``grad_fn._saved_self``; ``ctx.saved_tensors`` for a custom Function). Where reading
+    raises, the tensor is None and state says why: "freed" by backward, or "changed in place".
+    Slots that were never filled (``x * 2`` keeps nothing of x) are left out."""
+    def state(error):
+        return "freed" if str(error) == SECOND_BACKWARD else "changed in place"
+    if hasattr(type(node), "saved_tensors"):
+        names = [f"tensors[{i}]" for i in range(len(node.saved_names))]
+        try:
+            return [(n, v, None) for n, v in zip(names, node.saved_tensors) if v is not None]
+        except RuntimeError as e:
+            return [(n, None, state(e)) for n in names]
+    out = []
+    for name in node.saved_names:
+        try:
+            value = getattr(node, "_saved_" + name)
+        except RuntimeError as e:
+            out.append((name, None, state(e)))
+        else:
+            if value is not None:
+                out.append((name, value, None))
+    return out
 
 
 def _titles(nodes):

@@ -25,7 +25,8 @@ fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "setup: installing autograd-lab with its course and dev extras into $VENV"
     # (this machine's pip configuration names mirror folders that may be absent: not an error)
-    "$VENV/bin/pip" install -q --disable-pip-version-check -e '.[course,dev]' \
+    "$VENV/bin/pip" install -q --disable-pip-version-check \
+        --config-settings editable_mode=compat -e '.[course,dev]' \
         2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
     touch "$stamp"
 fi

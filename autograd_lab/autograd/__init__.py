@@ -1,6 +1,4 @@
 """``autograd_lab.autograd``: ``backward``, ``grad``, ``Function``, ``Variable``, as in PyTorch."""
-import warnings
-
 from . import functional, graph
 from .engine import run_backward
 from .function import Function
@@ -13,7 +11,8 @@ CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
     "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
     "creating the graph to avoid this. If you have to use this function, make sure to reset the "
-    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak. "
+    "(Triggered internally at /pytorch/torch/csrc/autograd/engine.cpp:1307.)")
 
 
 def Variable(data, requires_grad=False):
@@ -72,7 +71,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
-        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+        from .._tensor import _warn_once
+        _warn_once(CREATE_GRAPH_WARNING, stacklevel=1)     # PyTorch points inside itself too
     seeds = _seeds(tensors, grad_tensors)
     roots = _roots(tensors)
     travelling = [_travelling(s, create_graph) for s in seeds]
@@ -80,7 +80,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         run_backward(roots, travelling, retain_graph, create_graph)
         return
     inputs = _tuple(inputs)
-    where = {(t.grad_fn or t._grad_accumulator()): t for t in inputs}
+    for t in inputs:
+        if t.grad_fn is not None:
+            t.retain_grad()     # as PyTorch does: a non-leaf input keeps its .grad from now on
+    where = {t._grad_accumulator(): t for t in inputs if t.grad_fn is None}
     got = run_backward(roots, travelling, retain_graph, create_graph, capture=where,
                        accumulate=False)
     for node, t in where.items():

@@ -28,16 +28,19 @@ def toposort(roots):
     takes one walk with an explicit stack; the sort is nearly free, since the walk meets
     them almost in order already."""
     seen = set(roots)
+    found = list(seen)
     stack = list(seen)
     while stack:
         for nxt in stack.pop()._next:
             if nxt is not None and nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)
-    return sorted(seen, key=_creation_order, reverse=True)
+                found.append(nxt)
+    found.sort(key=_creation_order, reverse=True)
+    return found
 
 
-def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=(),
+def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=None,
                  accumulate=True, on_step=None):
     """Send ``grads`` (one per root node) backward through the graph.
 
@@ -60,7 +63,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=(),
             hooks = node._hooks
             if hooks:
                 g = _pre_hooks(hooks, g)
-            if node in capture:
+            if capture is not None and node in capture:
                 captured[node] = g
             if not accumulate and type(node) is AccumulateGrad:
                 continue

@@ -82,4 +82,5 @@ class Function:
             result.append(o)
         ctx.saved_names = ("",) * len(ctx._to_save)
         Node.save_for_backward(ctx, *ctx._to_save)    # outputs now have grad_fn=ctx: kept bare
+        ctx._to_save = ()       # it may hold an output, whose grad_fn is ctx: a reference cycle
         return tuple(result) if isinstance(out, tuple) else result[0]

@@ -34,6 +34,9 @@ class Node:
 
     __slots__ = ("_next", "_saved", "_checks", "_shapes", "_hooks", "_seq", "__weakref__")
     saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
+    # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
+    # gradient, and nothing of x): saved name -> that input's position.
+    needed_by = {}
 
     @classmethod
     def _new(cls, next_functions):
@@ -45,6 +48,13 @@ class Node:
         # so "newest first" is a valid order for the backward pass (the engine sorts by it).
         node._seq = next(_sequence)
         return node
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # PyTorch's built-in nodes are C++ classes: ``type(y.grad_fn)`` prints
+        # ``<class 'MulBackward0'>`` and their ``__module__`` is 'builtins'.
+        if cls.__module__ in ("autograd_lab._ops", __name__):
+            cls.__module__ = "builtins"
 
     def name(self):
         return type(self).__name__
@@ -70,7 +80,7 @@ class Node:
         """
         if len(items) == 1 and type(items[0]) is _Tensor:      # the common case, kept quick
             t = items[0]
-            vc = t._vc
+            vc = t._vc or t._counter()
             self._saved = (t._data,)
             self._checks = ((0, None if t.grad_fn is self else t, vc, vc[0]),)
             return
@@ -84,7 +94,8 @@ class Node:
         for i, t in enumerate(items):
             if type(t) is _Tensor:
                 values[i] = t._data
-                checks.append((i, None if t.grad_fn is self else t, t._vc, t._vc[0]))
+                vc = t._vc or t._counter()
+                checks.append((i, None if t.grad_fn is self else t, vc, vc[0]))
         self._saved, self._checks = tuple(values), checks
 
     def _unpack(self, as_tensors=False):
@@ -121,21 +132,37 @@ class Node:
             key = attr[7:]
             names = type(self).saved_names
             if key in names:
+                needed_by = type(self).needed_by.get(key)
+                if needed_by is not None and self._next[needed_by] is None:
+                    return None             # never saved, so not freed either
                 value = self._unpack(as_tensors=True)[names.index(key)]
                 if value is None or type(value) is _Tensor:
                     return value
                 return _Tensor._make(_np.asarray(value))    # a saved number shows as a tensor
-            for cls in type(self).__mro__:
-                if key in getattr(cls, "__slots__", ()):
-                    return getattr(self, key)
+            if key in _slot_names(type(self)):
+                return getattr(self, key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def __dir__(self):
+        # ``dir(grad_fn)`` lists what ``__getattr__`` serves, as PyTorch's nodes list theirs
+        keys = set(type(self).saved_names) | _slot_names(type(self))
+        return sorted(set(super().__dir__()) | {"_saved_" + k for k in keys if k})
 
     # -- the vector-Jacobian product -----------------------------------------------------
     def __call__(self, *grads):
-        """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do."""
-        arrays = [g._data if type(g) is _Tensor else g for g in grads]
-        out = _unbroadcast_all(self.backward(*arrays), self._shapes)
-        return tuple(None if g is None else _Tensor._make(_np.asarray(g)) for g in out)
+        """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do.
+
+        Called by hand, the formula is ordinary code: with grad mode on it is recorded, so
+        ``(x*x).grad_fn(ones)`` gives ``tensor([1., 2.], grad_fn=<MulBackward0>)`` twice."""
+        from .grad_mode import _State
+        if _State.enabled:
+            grads = [g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
+                     for g in grads]
+        else:
+            grads = [g._data if type(g) is _Tensor else g for g in grads]
+        out = _unbroadcast_all(self.backward(*grads), self._shapes)
+        return tuple(g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
+                     for g in out)
 
     # -- hooks ---------------------------------------------------------------------------
     def _hook_table(self):
@@ -145,11 +172,16 @@ class Node:
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; it may return replacement gradients."""
-        return _Handle(self._hook_table().setdefault("pre", []), fn)
+        return RemovableHandle(self._hook_table().setdefault("pre", []), fn)
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
-        return _Handle(self._hook_table().setdefault("post", []), fn)
+        return RemovableHandle(self._hook_table().setdefault("post", []), fn)
+
+
+def _slot_names(cls):
+    """The plain values a node class keeps (``_saved_dim``...): the slots its subclasses add."""
+    return {k for c in cls.__mro__ if c is not Node for k in c.__dict__.get("__slots__", ())}
 
 
 def _unbroadcast_all(grads, shapes):
@@ -162,17 +194,17 @@ def unbroadcast(grad, shape):
     """Sum ``grad`` back to ``shape``: the one place that undoes broadcasting.
 
     An input that was broadcast was used once for every position it was repeated over, so
-    its gradient is the sum over those positions: over the leading dimensions broadcasting
-    added, and over the dimensions where the input had size 1."""
+    its gradient is the sum over those positions: over the dimensions where the input had
+    size 1, and over the leading dimensions broadcasting added."""
     if grad.shape == shape:
         return grad
     lead = grad.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    if not axes:
-        return grad.reshape(shape)
-    return grad.sum(axes, keepdims=True).reshape(shape) if lead == 0 else \
-        grad.sum(axes).reshape(shape)
+    ones = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    if ones:
+        grad = grad.sum(ones, keepdims=True)
+    if lead:
+        grad = grad.sum(tuple(range(lead)))
+    return grad
 
 
 class AccumulateGrad(Node):
@@ -207,7 +239,7 @@ def _modified_text(node, t, value, version, saved_version):
         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-class _Handle:
+class RemovableHandle:
     """What ``register_hook`` returns: ``.remove()`` takes the hook away again."""
 
     __slots__ = ("hooks", "fn")
