@@ -52,6 +52,16 @@ def _record(cls, out, *inputs):
     return _wrap(out), None
 
 
+def _view(cls, out, x):
+    """``_record`` for an op whose result is a view of x's data. Like a PyTorch view it shares
+    x's version counter -- an in-place change through either one is a change of both, which
+    saved tensors must notice -- and it knows its base tensor (``._base``)."""
+    result, node = _record(cls, out, x)
+    result._vc = x._counter()
+    result._base = x if x._base is None else x._base
+    return result, node
+
+
 def _data(x):
     return x._data if type(x) is Tensor else x
 
@@ -154,9 +164,9 @@ class AddBackward0(Node):
 
 
 def add(a, b, alpha=1):
-    if alpha != 1:
-        b = b * alpha
-    out, node = _binary(AddBackward0, operator.add, a, b)
+    # alpha is applied to the values only: AddBackward0 multiplies other's gradient by it
+    out, node = _binary(AddBackward0, operator.add if alpha == 1 else
+                        lambda x, y: x + alpha * y, a, b)
     if node:
         node.alpha = alpha
     return out
@@ -224,7 +234,8 @@ class DivBackward0(Node):
 
 
 def div(a, b):
-    out, node = _binary(DivBackward0, operator.truediv, a, b)
+    with np.errstate(all="ignore"):         # x / 0 is inf, silently, as in PyTorch
+        out, node = _binary(DivBackward0, operator.truediv, a, b)
     if node:
         node.save_for_backward(a if node._next[1] else None, b)
     return out
@@ -235,6 +246,8 @@ def _elementwise(cls):
     ``cls`` node, and save the input or the result, whichever ``cls.saved_names`` names."""
     fn = cls.forward
     saves_result = cls.saved_names == ("result",)
+    if cls.silenced:
+        fn = _silently(fn)
 
     def forward(x):
         a = x._data
@@ -249,6 +262,15 @@ def _elementwise(cls):
     return forward
 
 
+def _silently(fn):
+    """``fn`` without numpy's warnings: log(0) is -inf and sqrt(-1) nan, silently, as in
+    PyTorch. (Only where needed: entering np.errstate costs as much as a small op.)"""
+    def quiet(a):
+        with np.errstate(all="ignore"):
+            return fn(a)
+    return quiet
+
+
 class NegBackward0(Node):
     """out = -self"""
     forward = staticmethod(np.negative)
@@ -259,6 +281,7 @@ class NegBackward0(Node):
 
 class ReciprocalBackward0(Node):
     """out = 1 / self;  d out / d self = -out**2"""
+    silenced = True
     saved_names = ("result",)
     forward = staticmethod(np.reciprocal)
 
@@ -279,6 +302,7 @@ class ExpBackward0(Node):
 
 class LogBackward0(Node):
     """out = ln(self);  d out / d self = 1 / self"""
+    silenced = True
     saved_names = ("self",)
     forward = staticmethod(np.log)
 
@@ -344,6 +368,7 @@ class ReluBackward0(Node):
 
 class SqrtBackward0(Node):
     """out = sqrt(self);  d out / d self = 1 / (2 out)"""
+    silenced = True
     saved_names = ("result",)
     forward = staticmethod(np.sqrt)
 
@@ -419,13 +444,18 @@ class PowBackward2(Node):
 
 def pow(x, exponent):                     # noqa: A001 -- torch.pow
     if type(exponent) is Tensor:
-        out, node = _binary(PowBackward1, operator.pow, x, exponent)
+        with np.errstate(all="ignore"):
+            out, node = _binary(PowBackward1, operator.pow, x, exponent)
         if node:
             node.save_for_backward(x, exponent, out)
         return out
     exponent = _operand(exponent)
     a = x._data
-    out = a ** exponent
+    if type(exponent) is int and exponent >= 0:
+        out = a ** exponent
+    else:
+        with np.errstate(all="ignore"):     # 0 ** -1 is inf, (-1) ** 0.5 nan: silently
+            out = a ** exponent
     if out.dtype is not a.dtype and a.dtype.kind != "f":
         out = out.astype(np.float32)
     out, node = _record(PowBackward0, out, x)
@@ -845,12 +875,12 @@ def _shape_arg(shape):
 
 
 def _reshaped(x, shape, cls):
-    a = x._data
+    a = x._storage()
     try:
         new = a.reshape(shape)
     except ValueError:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.size}") from None
-    out, node = _record(cls, new, x)
+    out, node = _view(cls, new, x)
     if node:
         node.self_sym_sizes = a.shape
     return out
@@ -902,7 +932,7 @@ class PermuteBackward0(Node):
 def permute(x, *dims):
     dims = _shape_arg(dims)
     dims = tuple(d % x._data.ndim for d in dims)
-    out, node = _record(PermuteBackward0, x._data.transpose(dims), x)
+    out, node = _view(PermuteBackward0, x._storage().transpose(dims), x)
     if node:
         node.dims = dims
     return out
@@ -918,7 +948,7 @@ class TransposeBackward0(Node):
 
 
 def transpose(x, dim0, dim1):
-    out, node = _record(TransposeBackward0, x._data.swapaxes(dim0, dim1), x)
+    out, node = _view(TransposeBackward0, x._storage().swapaxes(dim0, dim1), x)
     if node:
         node.dim0, node.dim1 = dim0, dim1
     return out
@@ -934,7 +964,7 @@ class TBackward0(Node):
 def t(x):
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
-    return _record(TBackward0, x._data.T, x)[0]
+    return _view(TBackward0, x._storage().T, x)[0]
 
 
 def T(x):
@@ -962,7 +992,7 @@ class UnsqueezeBackward0(Node):
 
 def unsqueeze(x, dim):
     dim = dim % (x._data.ndim + 1)
-    out, node = _record(UnsqueezeBackward0, np.expand_dims(x._data, dim), x)
+    out, node = _view(UnsqueezeBackward0, np.expand_dims(x._storage(), dim), x)
     if node:
         node.dim = dim
     return out
@@ -984,13 +1014,13 @@ class SqueezeBackward4(SqueezeBackward1):
 
 
 def squeeze(x, dim=None):
-    a = x._data
+    a = x._storage()
     if dim is None:
-        out, node = _record(SqueezeBackward0, a.squeeze(), x)
+        out, node = _view(SqueezeBackward0, a.squeeze(), x)
     else:
         d = dim % a.ndim if a.ndim else 0
         cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
-        out, node = _record(cls, a.squeeze(d) if a.ndim and a.shape[d] == 1 else a, x)
+        out, node = _view(cls, a.squeeze(d) if a.ndim and a.shape[d] == 1 else a[...], x)
         if node:
             node.dim = d
     if node:
@@ -1009,9 +1039,9 @@ class ExpandBackward0(Node):
 
 def expand(x, *shape):
     shape = _shape_arg(shape)
-    a = x._data
+    a = x._storage()
     shape = tuple(a.shape[i - len(shape) + a.ndim] if s == -1 else s for i, s in enumerate(shape))
-    out, node = _record(ExpandBackward0, np.broadcast_to(a, shape), x)
+    out, node = _view(ExpandBackward0, np.broadcast_to(a, shape), x)
     if node:
         node.self_sym_sizes = a.shape
     return out
@@ -1115,21 +1145,21 @@ def _basic_index(x, key):
         else:
             out = _select(out, dim, int(k))
     if out is x:
-        out = _record(AliasBackward0, x._data[...], x)[0]
+        out = _view(AliasBackward0, x._storage()[...], x)[0]
     return out
 
 
 def _select(x, dim, index):
-    a = x._data
-    out, node = _record(SelectBackward0, a[(slice(None),) * dim + (index, Ellipsis)], x)
+    a = x._storage()
+    out, node = _view(SelectBackward0, a[(slice(None),) * dim + (index, Ellipsis)], x)
     if node:
         node.dim, node.index, node.self_sym_sizes = dim, index, a.shape
     return out
 
 
 def _slice(x, dim, key):
-    a = x._data
-    out, node = _record(SliceBackward0, a[(slice(None),) * dim + (key,)], x)
+    a = x._storage()
+    out, node = _view(SliceBackward0, a[(slice(None),) * dim + (key,)], x)
     if node:
         node.start, node.end, node.step = key.indices(a.shape[dim])
         node.dim, node.self_sym_sizes = dim, a.shape
@@ -1229,9 +1259,22 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
 
 
+VIEW_OF_GRAPH_INPLACE = (
+    "autograd_lab can't change a view of a tensor that requires grad in place (here a view of "
+    "a tensor made by {name}): PyTorch would rewrite that tensor's history, which this small "
+    "engine does not do. Change the tensor itself, or work on a .clone() of the view.")
+
+
 def _check_inplace(x, text=LEAF_INPLACE):
-    if _State.enabled and x._rg and x.grad_fn is None:
+    if not _State.enabled:
+        return
+    if x._rg and x.grad_fn is None:
         raise RuntimeError(text)
+    base = x._base
+    if base is not None and base._rg:
+        if base.grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+        raise RuntimeError(VIEW_OF_GRAPH_INPLACE.format(name=base.grad_fn.name()))
 
 
 def _write(x, values):

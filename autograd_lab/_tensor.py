@@ -52,6 +52,8 @@ class Tensor:
     __slots__ = ("_data", "grad_fn", "_rg", "_grad", "_vc", "_acc", "_hooks", "__weakref__",
                  "__dict__")
 
+    _base = None    # a view's base tensor (set per view, in the instance's __dict__)
+
     # -- construction --------------------------------------------------------------------
     def __new__(cls, *args):
         # The legacy constructor: ``Tensor([1, 2])`` copies data, ``Tensor(2, 3)`` makes a shape.
@@ -330,7 +332,7 @@ class Tensor:
             for fn in hooks["pre"]:
                 out = fn(_wrap(np.asarray(g)))
                 if out is not None:
-                    g = _as_array(out)
+                    g = graph.check_hook_result(fn, _as_array(out), g)
         grad = self._grad
         if type(g) is Tensor:
             # create_graph=True: the gradient is itself part of a graph and stays so

@@ -1259,16 +1259,7 @@ for _ in range(2):
 """,
 })
 XFAIL.update({
-    "learner/inplace_on_a_view_of_a_leaf": "autograd_lab does not track views: x[0] does not "
-    "know it is a view of the leaf x (PyTorch's _base / shared version counter)",
-    "learner/inplace_on_a_view_of_a_non_leaf": "autograd_lab does not track views: changing y[0] "
-    "in place neither bumps y's version nor rebases y's history",
-    "learner/division_by_zero": "numpy's RuntimeWarning (divide by zero) leaks out of the forward; "
-    "silencing it needs np.errstate around the ops (hot path, lead-owned)",
-    "learner/sqrt_at_zero": "numpy's RuntimeWarning leaks out of the backward formula; silencing "
-    "it needs np.errstate in run_backward (hot path, lead-owned)",
-    "learner/leaf_hook_changing_the_size": "hook results are not checked; a leaf's hooks run in "
-    "Tensor._accumulate (hot path, lead-owned)",
-    "learner/hook_changing_the_size": "hook results are not checked for size (nor dtype, "
-    "'has changed the type of value')",
+    "learner/inplace_on_a_view_of_a_non_leaf": "autograd_lab refuses an in-place change of a "
+    "view of a tensor that requires grad (a clear error), where PyTorch rewrites the base's "
+    "history with CopySlices",
 })

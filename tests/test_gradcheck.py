@@ -160,12 +160,6 @@ UNARY = {
 
 SHAPES = array_shapes(min_dims=0, max_dims=3, max_side=4)
 
-# Engine defects these checks found and that are not fixed yet; strict, so a fix shows up.
-ADD_ALPHA = pytest.mark.xfail(strict=True, reason=(
-    "add(a, b, alpha) records b * alpha as a MulBackward0, then AddBackward0 multiplies by "
-    "alpha again: b's gradient comes out alpha**2 times instead of alpha times"))
-
-
 def cases(table, defects=None):
     """``table``'s names as pytest parameters, marking the known defects."""
     defects = defects or {}
@@ -211,7 +205,7 @@ BROADCAST_SHAPES = [((3,), (3,)), ((3, 1), (1, 4)), ((), (2, 3)), ((2, 3), ()), 
 
 
 @pytest.mark.parametrize("shapes", BROADCAST_SHAPES, ids=str)
-@pytest.mark.parametrize("name", cases(BINARY, {"add alpha": ADD_ALPHA}))
+@pytest.mark.parametrize("name", cases(BINARY))
 @checks
 @given(data=st.data())
 def test_binary_gradient(name, shapes, data):
@@ -514,7 +508,7 @@ INPLACE = {
 }
 
 
-@pytest.mark.parametrize("name", cases(INPLACE, {"add_ alpha": ADD_ALPHA}))
+@pytest.mark.parametrize("name", cases(INPLACE))
 @checks
 @given(data=st.data())
 def test_inplace(name, data):
@@ -522,7 +516,7 @@ def test_inplace(name, data):
     check_gradients(data, fn, draw_array(data, (2, 3)), draw_array(data, (2, 3), domain_y))
 
 
-@pytest.mark.parametrize("name", cases(INPLACE, {"add_ alpha": ADD_ALPHA}))
+@pytest.mark.parametrize("name", cases(INPLACE))
 @checks
 @given(data=st.data())
 def test_inplace_broadcast_other(name, data):

@@ -13,7 +13,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from .graph import AccumulateGrad, unbroadcast
+from .graph import AccumulateGrad, check_hook_result, unbroadcast
 from .grad_mode import _State
 
 _creation_order = attrgetter("_seq")
@@ -56,36 +56,37 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     prev_mode = _State.enabled
     _State.enabled = create_graph       # the backward is itself recorded only for create_graph
     try:
-        for node in toposort(pending):
-            g = pending.pop(node, None)
-            if g is None:
-                continue
-            hooks = node._hooks
-            if hooks:
-                g = _pre_hooks(hooks, g)
-            if capture is not None and node in capture:
-                captured[node] = g
-            if not accumulate and type(node) is AccumulateGrad:
-                continue
-            outs = node.backward(g)
-            if node._shapes is not None:        # the forward broadcast an input
-                outs = [None if gi is None else unbroadcast(gi, s)
-                        for gi, s in zip(outs, node._shapes)]
-            if hooks and "post" in hooks:
-                outs = _post_hooks(hooks["post"], outs, g)
-            if on_step is not None:
-                on_step(node, g, outs)
-            for nxt, gi in zip(node._next, outs):
-                if nxt is not None and gi is not None:
-                    if nxt in pending:
-                        pending[nxt] = pending[nxt] + gi
-                    else:
-                        pending[nxt] = gi
-            # Drop our references at once: a gradient that only ``pending`` refers to can
-            # become a leaf's .grad without a copy (see Tensor._accumulate).
-            outs = gi = g = None
-            if not keep_graph and node._saved:
-                node._saved = node._checks = None
+        with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
+            for node in toposort(pending):
+                g = pending.pop(node, None)
+                if g is None:
+                    continue
+                hooks = node._hooks
+                if hooks:
+                    g = _pre_hooks(hooks, g)
+                if capture is not None and node in capture:
+                    captured[node] = g
+                if not accumulate and type(node) is AccumulateGrad:
+                    continue
+                outs = node.backward(g)
+                if node._shapes is not None:        # the forward broadcast an input
+                    outs = [None if gi is None else unbroadcast(gi, s)
+                            for gi, s in zip(outs, node._shapes)]
+                if hooks and "post" in hooks:
+                    outs = _post_hooks(hooks["post"], outs, g)
+                if on_step is not None:
+                    on_step(node, g, outs)
+                for nxt, gi in zip(node._next, outs):
+                    if nxt is not None and gi is not None:
+                        if nxt in pending:
+                            pending[nxt] = pending[nxt] + gi
+                        else:
+                            pending[nxt] = gi
+                # Drop our references at once: a gradient that only ``pending`` refers to can
+                # become a leaf's .grad without a copy (see Tensor._accumulate).
+                outs = gi = g = None
+                if not keep_graph and node._saved:
+                    node._saved = node._checks = None
     finally:
         _State.enabled = prev_mode
     return captured
@@ -107,7 +108,7 @@ def _pre_hooks(hooks, g):
     for fn in list(tensor_hooks.get("pre", ())):        # Tensor.register_hook on a non-leaf
         out = fn(_user(g))
         if out is not None:
-            g = _back(out, g)
+            g = check_hook_result(fn, _back(out, g), g)
     if "retain" in tensor_hooks:                        # retain_grad() sees the final gradient
         tensor_hooks["retain"](_user(g))
     for fn in list(hooks.get("pre", ())):               # Node.register_prehook

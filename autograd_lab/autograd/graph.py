@@ -34,6 +34,7 @@ class Node:
 
     __slots__ = ("_next", "_saved", "_checks", "_shapes", "_hooks", "_seq", "__weakref__")
     saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
+    silenced = False    # forward may make inf or nan from finite values (log, sqrt, 1/x)
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
     # gradient, and nothing of x): saved name -> that input's position.
     needed_by = {}
@@ -221,6 +222,27 @@ class AccumulateGrad(Node):
     def backward(self, grad):
         self.variable._accumulate(grad)
         return ()
+
+
+def check_hook_result(fn, new, old):
+    """What a gradient hook returned must look like what it was given (PyTorch checks too)."""
+    name = getattr(fn, "__name__", type(fn).__name__)
+    if _np.shape(new) != _np.shape(old):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    new_dtype, old_dtype = _np.result_type(_data(new)), _np.result_type(_data(old))
+    if new_dtype != old_dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was torch."
+                           f"{_legacy(old_dtype)} got torch.{_legacy(new_dtype)})")
+    return new
+
+
+def _data(x):
+    return x._data if type(x) is _Tensor else x
+
+
+def _legacy(np_dtype):
+    from .._dtype import from_numpy_dtype
+    return from_numpy_dtype(np_dtype).legacy
 
 
 def _modified_text(node, t, value, version, saved_version):
