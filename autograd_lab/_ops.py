@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from ._tensor import Tensor, _wrap, tensor
-from .autograd.graph import Node
+from .autograd.graph import Node, new_node
 from .autograd.grad_mode import _State
 
 _ndarray = np.ndarray
@@ -39,16 +39,18 @@ def _record(cls, out, *inputs):
     """Wrap ``out``; attach a new ``cls`` node if grad mode is on and some input requires grad.
     Returns the tensor and the node (``None`` when nothing was recorded)."""
     if _State.enabled:
-        if len(inputs) == 1:                            # the common case, kept quick
-            x = inputs[0]
-            if x._rg:
-                node = cls._new((x.grad_fn or x._grad_accumulator(),))
-                return _wrap(out, node, True), node
-            return _wrap(out), None
         for x in inputs:
             if type(x) is Tensor and x._rg:
-                node = cls._new(tuple([_edge(i) for i in inputs]))
+                node = new_node(cls, tuple([_edge(i) for i in inputs]))
                 return _wrap(out, node, True), node
+    return _wrap(out), None
+
+
+def _record1(cls, out, x):
+    """``_record`` for an operation of one tensor, the common case, kept quick."""
+    if x._rg and _State.enabled:
+        node = new_node(cls, (x.grad_fn or x._grad_accumulator(),))
+        return _wrap(out, node, True), node
     return _wrap(out), None
 
 
@@ -56,7 +58,7 @@ def _view(cls, out, x):
     """``_record`` for an op whose result is a view of x's data. Like a PyTorch view it shares
     x's version counter -- an in-place change through either one is a change of both, which
     saved tensors must notice -- and it knows its base tensor (``._base``)."""
-    result, node = _record(cls, out, x)
+    result, node = _record1(cls, out, x)
     result._vc = x._counter()
     result._base = x if x._base is None else x._base
     return result, node
@@ -110,12 +112,13 @@ def _binary(cls, fn, a, b):
         b = _operand(b)
         tb, bd = type(b), _data(b)
     ad = a._data
-    out = fn(ad, bd)
+    out = fn(ad, _f.number(bd, ad) if tb is float else bd)
     if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
         out = _promote(out, a, b)
     if _State.enabled and (a._rg or tb is Tensor and b._rg):
-        node = cls._new(((a.grad_fn or a._grad_accumulator()) if a._rg else None,
-                         (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None))
+        node = new_node(cls, ((a.grad_fn or a._grad_accumulator()) if a._rg else None,
+                              (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg
+                              else None))
         shape = out.shape
         if ad.shape != shape or tb is Tensor and bd.shape != shape:
             node._shapes = (ad.shape, bd.shape if tb is Tensor else ())
@@ -123,8 +126,29 @@ def _binary(cls, fn, a, b):
     return _wrap(out), None
 
 
+_numbers = {}
+
+
 class _F:
     """The few functions a backward formula needs beyond operators, for arrays and Tensors."""
+
+    @staticmethod
+    def number(b, like):
+        """A Python float ``b`` as a 0-d array of float array ``like``'s dtype, else ``b``.
+
+        numpy converts a Python float again on every call, which on a small array costs more
+        than the arithmetic (460 ns against 200 for ``a * 0.5``). A loop uses the same few
+        numbers over and over, so the conversions are kept. (Not 0.0, which would also stand
+        for -0.0: equal keys.)"""
+        if type(b) is not float or type(like) is not _ndarray or not b:
+            return b
+        key = (b, like.dtype)
+        c = _numbers.get(key)
+        if c is None:
+            if len(_numbers) > 255:
+                _numbers.clear()
+            c = _numbers[key] = np.array(b, like.dtype)
+        return c
 
     @staticmethod
     def expand(g, shape):
@@ -198,7 +222,7 @@ class RsubBackward1(Node):
 
 
 def rsub(x, number):
-    out, node = _record(RsubBackward1, number - x._data, x)
+    out, node = _record1(RsubBackward1, number - x._data, x)
     if node:
         node.alpha = 1
     return out
@@ -211,15 +235,18 @@ class MulBackward0(Node):
 
     def backward(self, g):
         a, b = self._unpack(type(g) is Tensor)
-        return (None if b is None else g * b), (None if a is None else g * a)
+        return (None if b is None else g * _f.number(b, g)), (None if a is None else g * a)
 
 
 def mul(a, b):
     out, node = _binary(MulBackward0, operator.mul, a, b)
     if node:
         # each factor is needed only for the *other* input's gradient (PyTorch saves likewise)
-        ga, gb = node._next
-        node.save_for_backward(a if gb else None, b if ga else None)
+        if type(b) is float or type(b) is int:
+            node._saved = (None, b)         # x * 2: keep the 2, nothing of x; no version to check
+        else:
+            ga, gb = node._next
+            node.save_for_backward(a if gb else None, b if ga else None)
     return out
 
 
@@ -254,7 +281,7 @@ def _elementwise(cls):
         out = fn(a)
         if out.dtype is not a.dtype and a.dtype.kind != "f":
             out = out.astype(np.float32)        # integer input: PyTorch's default float
-        result, node = _record(cls, out, x)
+        result, node = _record1(cls, out, x)
         if node is not None and cls.saved_names:
             node.save_for_backward(result if saves_result else x)
         return result
@@ -458,7 +485,7 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
             out = a ** exponent
     if out.dtype is not a.dtype and a.dtype.kind != "f":
         out = out.astype(np.float32)
-    out, node = _record(PowBackward0, out, x)
+    out, node = _record1(PowBackward0, out, x)
     if node:
         node.exponent = exponent
         node.save_for_backward(x)
@@ -466,7 +493,7 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
 
 
 def rpow(x, base):
-    out, node = _record(PowBackward2, base ** _float(x._data), x)
+    out, node = _record1(PowBackward2, base ** _float(x._data), x)
     if node:
         node.self = base
         node.save_for_backward(x, out)
@@ -556,10 +583,10 @@ def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # no
     if a.dtype.kind in "biu" and dtype is None:
         a = a.astype(np.int64)
     if dim is None:
-        out, node = _record(SumBackward0, np.asarray(a.sum(dtype=dtype and dtype.np)), x)
+        out, node = _record1(SumBackward0, np.asarray(a.sum(dtype=dtype and dtype.np)), x)
     else:
         dims = _dims(dim, a.ndim)
-        out, node = _record(SumBackward1, np.asarray(a.sum(dims, keepdims=keepdim)), x)
+        out, node = _record1(SumBackward1, np.asarray(a.sum(dims, keepdims=keepdim)), x)
         if node:
             node.dim, node.keepdim = dims, keepdim
     if node:
@@ -594,10 +621,10 @@ def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {x.dtype.name.capitalize().replace('Int64', 'Long')}")
     if dim is None:
-        out, node = _record(MeanBackward0, np.asarray(a.mean()), x)
+        out, node = _record1(MeanBackward0, np.asarray(a.mean()), x)
     else:
         dims = _dims(dim, a.ndim)
-        out, node = _record(MeanBackward1, np.asarray(a.mean(dims, keepdims=keepdim)), x)
+        out, node = _record1(MeanBackward1, np.asarray(a.mean(dims, keepdims=keepdim)), x)
         if node:
             node.dim, node.keepdim = dims, keepdim
     if node:
@@ -667,7 +694,7 @@ def _extreme(x, dim, keepdim, largest):
     a = x._data
     if dim is None:
         cls = MaxBackward1 if largest else MinBackward1
-        out, node = _record(cls, np.asarray(a.max() if largest else a.min()), x)
+        out, node = _record1(cls, np.asarray(a.max() if largest else a.min()), x)
         if node:
             node.save_for_backward(x, out)
         return out
@@ -706,7 +733,7 @@ class ProdBackward0(Node):
 
 
 def prod(x):
-    out, node = _record(ProdBackward0, np.asarray(x._data.prod()), x)
+    out, node = _record1(ProdBackward0, np.asarray(x._data.prod()), x)
     if node:
         node.save_for_backward(x, out)
     return out
@@ -727,7 +754,7 @@ def norm(x, p=2):
     if p != 2:
         raise NotImplementedError("autograd_lab's norm supports only the 2-norm")
     a = _float(x._data)
-    out, node = _record(LinalgVectorNormBackward0, np.asarray(np.sqrt((a * a).sum()), a.dtype), x)
+    out, node = _record1(LinalgVectorNormBackward0, np.asarray(np.sqrt((a * a).sum()), a.dtype), x)
     if node:
         node.save_for_backward(x, out)
     return out
@@ -913,7 +940,7 @@ def flatten(x):
 
 
 def clone(x):
-    return _record(CloneBackward0, x._data.copy(), x)[0]
+    return _record1(CloneBackward0, x._data.copy(), x)[0]
 
 
 def contiguous(x):
@@ -1082,7 +1109,7 @@ class IndexPutBackward0(Node):
 def _scatter(g, key, shape, accumulate=False):
     """A zero tensor of ``shape`` with ``g`` placed (or added) at ``key``."""
     if isinstance(g, Tensor):
-        out, node = _record(IndexPutBackward0, _scatter(g._data, key, shape, accumulate), g)
+        out, node = _record1(IndexPutBackward0, _scatter(g._data, key, shape, accumulate), g)
         if node:
             node.indices = key
         return out
@@ -1112,7 +1139,7 @@ def getitem(x, key):
     out_data = a[key]
     if type(out_data) is not _ndarray:
         out_data = np.asarray(out_data)
-    out, node = _record(IndexBackward0, out_data, x)
+    out, node = _record1(IndexBackward0, out_data, x)
     if node:
         node.indices, node.self_sym_sizes = key, a.shape
     return out
@@ -1233,7 +1260,7 @@ def to(x, dtype=None, *args, **kwargs):
             return x
     if dtype.np == x._data.dtype:
         return x
-    out, node = _record(ToCopyBackward0, x._data.astype(dtype.np), x)
+    out, node = _record1(ToCopyBackward0, x._data.astype(dtype.np), x)
     if node:
         node.dtype = x.dtype
     return out
@@ -1335,7 +1362,7 @@ def inplace_fill(x, value):
     x._bump_version()
     if x.grad_fn is not None and _State.enabled:
         # filled values no longer depend on anything: later gradients stop here
-        x.grad_fn = _record(FillBackward0, x._data, x)[1]
+        x.grad_fn = _record1(FillBackward0, x._data, x)[1]
     return x
 
 
@@ -1388,4 +1415,4 @@ class CopyBackwards(Node):
 
 
 def copy_grad(g):
-    return _record(CopyBackwards, g._data.copy(), g)[0]
+    return _record1(CopyBackwards, g._data.copy(), g)[0]

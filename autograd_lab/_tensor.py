@@ -319,7 +319,7 @@ class Tensor:
         """This leaf's AccumulateGrad: one per leaf, shared by all the ops that use it."""
         acc = self._acc and self._acc()
         if acc is None:
-            acc = AccumulateGrad._new(())
+            acc = graph.new_node(AccumulateGrad, ())
             acc.variable = self
             self._acc = weakref.ref(acc)   # weak: the node holds the leaf, not the other way
         return acc

@@ -4,9 +4,10 @@
    the nodes it sends gradients to. It walks the graph with an explicit stack, not recursion,
    so a chain of a million operations sorts like a short one.
 2. ``run_backward`` walks that list once. By the time a node is reached, every gradient
-   flowing into it has arrived and been summed (fan-out: ``x * x`` sends two). The node's
-   backward turns it into its inputs' gradients, which are added to what those nodes already
-   received. An AccumulateGrad adds what reaches it into its leaf's ``.grad``.
+   flowing into it has arrived and been summed in its ``_pending`` slot (fan-out: ``x * x``
+   sends two). The node's backward turns it into its inputs' gradients, which are added to
+   what those nodes have waiting. An AccumulateGrad adds what reaches it into its leaf's
+   ``.grad``.
 3. Unless ``retain_graph``, each node's saved tensors are freed right after it has run.
 """
 from operator import attrgetter
@@ -49,18 +50,19 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     alone. ``on_step(node, grad_in, grads_out)``, if given, sees every node as it runs
     (``viz.trace_backward`` records the pass with it).
     """
-    pending = {}
     for node, g in zip(roots, grads):
-        pending[node] = g if node not in pending else pending[node] + g
+        node._pending = g if node._pending is None else node._pending + g
+    order = toposort(list(roots))
     captured = {}
     prev_mode = _State.enabled
     _State.enabled = create_graph       # the backward is itself recorded only for create_graph
     try:
         with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
-            for node in toposort(pending):
-                g = pending.pop(node, None)
+            for node in order:
+                g = node._pending
                 if g is None:
                     continue
+                node._pending = None
                 hooks = node._hooks
                 if hooks:
                     g = _pre_hooks(hooks, g)
@@ -78,15 +80,17 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                     on_step(node, g, outs)
                 for nxt, gi in zip(node._next, outs):
                     if nxt is not None and gi is not None:
-                        if nxt in pending:
-                            pending[nxt] = pending[nxt] + gi
-                        else:
-                            pending[nxt] = gi
-                # Drop our references at once: a gradient that only ``pending`` refers to can
-                # become a leaf's .grad without a copy (see Tensor._accumulate).
-                outs = gi = g = None
+                        waiting = nxt._pending
+                        nxt._pending = gi if waiting is None else waiting + gi
+                # Drop our references at once: a gradient that only ``_pending`` refers to
+                # can become a leaf's .grad without a copy (see Tensor._accumulate).
+                outs = gi = g = waiting = None
                 if not keep_graph and node._saved:
                     node._saved = node._checks = None
+    except BaseException:
+        for node in order:              # leave no half-summed gradient for the next pass
+            node._pending = None
+        raise
     finally:
         _State.enabled = prev_mode
     return captured

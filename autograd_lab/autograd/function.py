@@ -7,7 +7,7 @@ as ``torch.autograd.Function``, and the one every built-in operation in ``_ops.p
 """
 import numpy as np
 
-from .graph import Node
+from .graph import Node, new_node
 from .grad_mode import _State, no_grad
 
 
@@ -64,7 +64,7 @@ class Function:
         from .._ops import _edge
         tensors = [a for a in args if isinstance(a, Tensor)]
         record = _State.enabled and any(t.requires_grad for t in tensors)
-        ctx = cls._node_class()._new(tuple(_edge(t) for t in tensors))
+        ctx = new_node(cls._node_class(), tuple(_edge(t) for t in tensors))
         ctx._arg_is_tensor = [isinstance(a, Tensor) for a in args]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._to_save, ctx._non_diff = (), ()

@@ -32,23 +32,14 @@ _sequence = itertools.count()
 class Node:
     """Base class of every backward node. Subclasses carry PyTorch's names (``MulBackward0``)."""
 
-    __slots__ = ("_next", "_saved", "_checks", "_shapes", "_hooks", "_seq", "__weakref__")
+    # _pending: during a backward pass, the sum of the gradients that reached this node so far
+    __slots__ = ("_next", "_saved", "_checks", "_shapes", "_hooks", "_seq", "_pending",
+                 "__weakref__")
     saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
     silenced = False    # forward may make inf or nan from finite values (log, sqrt, 1/x)
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
     # gradient, and nothing of x): saved name -> that input's position.
     needed_by = {}
-
-    @classmethod
-    def _new(cls, next_functions):
-        node = object.__new__(cls)
-        node._next = next_functions
-        node._saved = ()
-        node._checks = node._shapes = node._hooks = None
-        # Creation order. A node is always created after the nodes that produced its inputs,
-        # so "newest first" is a valid order for the backward pass (the engine sorts by it).
-        node._seq = next(_sequence)
-        return node
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -183,6 +174,21 @@ class Node:
 def _slot_names(cls):
     """The plain values a node class keeps (``_saved_dim``...): the slots its subclasses add."""
     return {k for c in cls.__mro__ if c is not Node for k in c.__dict__.get("__slots__", ())}
+
+
+def new_node(cls, next_functions):
+    """A new ``cls`` node whose input gradients go to ``next_functions`` (one per input)."""
+    node = _new(cls)
+    node._next = next_functions
+    node._saved = ()
+    node._checks = node._shapes = node._hooks = node._pending = None
+    # Creation order. A node is always created after the nodes that produced its inputs,
+    # so "newest first" is a valid order for the backward pass (the engine sorts by it).
+    node._seq = next(_sequence)
+    return node
+
+
+_new = object.__new__
 
 
 def _unbroadcast_all(grads, shapes):
