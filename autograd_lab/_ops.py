@@ -6,7 +6,8 @@ Tensor and, if grad mode is on and an input requires grad, attaches a new node. 
 remembers where each input's gradient goes next and what backward needs (``save_for_backward``).
 
 A backward receives ``g`` = dL/d(output) and returns dL/d(input) for each input: the
-vector-Jacobian product. It is written with operators and ``_f`` helpers only, so the same
+vector-Jacobian product. What forward saved is in ``self._saved`` (checked by the engine
+first: not freed, not changed in place). It is written with operators and ``_f`` helpers only, so the same
 formula runs on numpy arrays (a plain backward) and on Tensors (``create_graph=True``, where
 the backward is itself recorded and can be differentiated again). Broadcast inputs are summed
 back to their shapes in one place, ``graph.unbroadcast``.
@@ -234,7 +235,7 @@ class MulBackward0(Node):
     needed_by = {"self": 1, "other": 0}     # each factor only for the other one's gradient
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is Tensor)
+        a, b = self._saved
         return (None if b is None else g * _f.number(b, g)), (None if a is None else g * a)
 
 
@@ -256,7 +257,7 @@ class DivBackward0(Node):
     needed_by = {"self": 1}
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is Tensor)
+        a, b = self._saved
         return g / b, (None if a is None else -g * a / (b * b))
 
 
@@ -313,7 +314,7 @@ class ReciprocalBackward0(Node):
     forward = staticmethod(np.reciprocal)
 
     def backward(self, g):
-        (y,) = self._unpack(type(g) is Tensor)
+        (y,) = self._saved
         return (-g * (y * y),)
 
 
@@ -323,7 +324,7 @@ class ExpBackward0(Node):
     forward = staticmethod(np.exp)
 
     def backward(self, g):
-        (y,) = self._unpack(type(g) is Tensor)
+        (y,) = self._saved
         return (g * y,)
 
 
@@ -334,7 +335,7 @@ class LogBackward0(Node):
     forward = staticmethod(np.log)
 
     def backward(self, g):
-        (a,) = self._unpack(type(g) is Tensor)
+        (a,) = self._saved
         return (g / a,)
 
 
@@ -344,7 +345,7 @@ class SinBackward0(Node):
     forward = staticmethod(np.sin)
 
     def backward(self, g):
-        (a,) = self._unpack(type(g) is Tensor)
+        (a,) = self._saved
         return (g * _f.call("cos", a),)
 
 
@@ -354,7 +355,7 @@ class CosBackward0(Node):
     forward = staticmethod(np.cos)
 
     def backward(self, g):
-        (a,) = self._unpack(type(g) is Tensor)
+        (a,) = self._saved
         return (g * -_f.call("sin", a),)
 
 
@@ -364,7 +365,7 @@ class TanhBackward0(Node):
     forward = staticmethod(np.tanh)
 
     def backward(self, g):
-        (y,) = self._unpack(type(g) is Tensor)
+        (y,) = self._saved
         return (g - g * y * y,)         # g * (1 - y*y), without a slow Python-number operand
 
 
@@ -379,7 +380,7 @@ class SigmoidBackward0(Node):
     forward = staticmethod(_sigmoid)
 
     def backward(self, g):
-        (y,) = self._unpack(type(g) is Tensor)
+        (y,) = self._saved
         return (g * (1 - y) * y,)
 
 
@@ -389,7 +390,7 @@ class ReluBackward0(Node):
     forward = staticmethod(lambda a: np.maximum(a, 0))
 
     def backward(self, g):
-        (y,) = self._unpack(type(g) is Tensor)
+        (y,) = self._saved
         return (g * (y > 0),)
 
 
@@ -400,7 +401,7 @@ class SqrtBackward0(Node):
     forward = staticmethod(np.sqrt)
 
     def backward(self, g):
-        (y,) = self._unpack(type(g) is Tensor)
+        (y,) = self._saved
         return (g / (y + y),)
 
 
@@ -410,7 +411,7 @@ class AbsBackward0(Node):
     forward = staticmethod(np.abs)
 
     def backward(self, g):
-        (a,) = self._unpack(type(g) is Tensor)
+        (a,) = self._saved
         return (g * _f.call("sign", a),)
 
 
@@ -439,7 +440,7 @@ class PowBackward0(Node):
     saved_names = ("self",)
 
     def backward(self, g):
-        (a,) = self._unpack(type(g) is Tensor)
+        (a,) = self._saved
         e = self.exponent
         if e == 0:
             return (_f.zeros_like(g),)
@@ -453,7 +454,7 @@ class PowBackward1(Node):
     saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
-        a, e, y = self._unpack(type(g) is Tensor)
+        a, e, y = self._saved
         ga = g * (e * a ** (e - 1)) if self._next[0] else None
         ge = g * (y * _f.call("log", a)) if self._next[1] else None
         return ga, ge
@@ -465,7 +466,7 @@ class PowBackward2(Node):
     saved_names = ("exponent", "result")
 
     def backward(self, g):
-        e, y = self._unpack(type(g) is Tensor)
+        e, y = self._saved
         return (g * (y * math.log(self.self)),)
 
 
@@ -509,7 +510,7 @@ class MaximumBackward0(Node):
     saved_names = ("self", "other")
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is Tensor)
+        a, b = self._saved
         share_a = (a > b) + (a == b) * 0.5
         return g * share_a, g * (1 - share_a)
 
@@ -526,7 +527,7 @@ class WhereBackward0(Node):
     saved_names = ("condition",)
 
     def backward(self, g):
-        (c,) = self._unpack(type(g) is Tensor)
+        (c,) = self._saved
         zero = _f.zeros_like(g)
         return _f.where(c, g, zero), _f.where(c, zero, g)
 
@@ -637,7 +638,7 @@ class MaxBackward1(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
-        a, y = self._unpack(type(g) is Tensor)
+        a, y = self._saved
         mask = (a == y)
         return (mask * (g / mask.sum()),)
 
@@ -653,7 +654,7 @@ class MaxBackward0(Node):
     saved_names = ("indices",)
 
     def backward(self, g):
-        (idx,) = self._unpack()
+        idx = _data(self._saved[0])     # which position won: numbers, never differentiated
         dim = self.dim
         if not self.keepdim:
             g = g.reshape(tuple(1 if i == dim else n for i, n in enumerate(self.self_sym_sizes)))
@@ -725,7 +726,7 @@ class ProdBackward0(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
-        a, _ = self._unpack()
+        a = _data(self._saved[0])       # numpy only: the product of the others, as numbers
         flat = a.reshape(-1)
         before = np.concatenate([[1], np.cumprod(flat[:-1])]).astype(a.dtype)
         after = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1]]).astype(a.dtype)
@@ -744,7 +745,7 @@ class LinalgVectorNormBackward0(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
-        a, y = self._unpack(type(g) is Tensor)
+        a, y = self._saved
         if type(g) is not Tensor and not y:
             return (np.zeros_like(a),)      # at the zero vector PyTorch picks the subgradient 0
         return (g * a / y,)
@@ -777,7 +778,7 @@ class MmBackward0(Node):
         self.mat2_sym_strides = _strides(b._data) if self._next[1] else ()
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is Tensor)
+        a, b = self._saved
         return (g @ _f.matT(b) if self._next[0] else None,
                 _f.matT(a) @ g if self._next[1] else None)
 
@@ -793,7 +794,7 @@ class MvBackward0(Node):
     needed_by = {"self": 1, "vec": 0}
 
     def backward(self, g):
-        a, v = self._unpack(type(g) is Tensor)
+        a, v = self._saved
         return (g.reshape((-1, 1)) * v if self._next[0] else None,
                 g @ a if self._next[1] else None)
 
@@ -804,7 +805,7 @@ class DotBackward0(Node):
     needed_by = {"self": 1, "tensor": 0}
 
     def backward(self, g):
-        a, b = self._unpack(type(g) is Tensor)
+        a, b = self._saved
         return (g * b if self._next[0] else None, g * a if self._next[1] else None)
 
 

@@ -70,7 +70,10 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                     captured[node] = g
                 if not accumulate and type(node) is AccumulateGrad:
                     continue
-                outs = node.backward(g)
+                if node._checks is None and node._saved is not None:
+                    outs = node.backward(g)         # nothing saved that could have changed
+                else:
+                    outs = node._checked_backward(g, create_graph)
                 if node._shapes is not None:        # the forward broadcast an input
                     outs = [None if gi is None else unbroadcast(gi, s)
                             for gi, s in zip(outs, node._shapes)]

@@ -23,6 +23,9 @@ class FunctionCtx(Node):
     def save_for_backward(self, *tensors):
         self._to_save = tensors         # kept until forward returns: outputs are swapped then
 
+    def _checked_backward(self, grad, as_tensors=False):
+        return self.backward(grad)      # ctx.saved_tensors checks and converts by itself
+
     def mark_non_differentiable(self, *tensors):
         self._non_diff = tensors
 

@@ -113,6 +113,19 @@ class Node:
             out[i] = t
         return out
 
+    def _checked_backward(self, grad, as_tensors=False):
+        """``backward(grad)`` after checking what it will read: PyTorch's errors if an
+        earlier backward freed it or it was changed in place. With ``as_tensors`` (the
+        backward is itself being recorded) the formula reads Tensors instead of arrays."""
+        values = self._unpack(as_tensors)
+        if not as_tensors:
+            return self.backward(grad)
+        arrays, self._saved = self._saved, tuple(values)
+        try:
+            return self.backward(grad)
+        finally:
+            self._saved = arrays
+
     def _release(self):
         if self._saved:
             self._saved = self._checks = None
@@ -152,7 +165,8 @@ class Node:
                      for g in grads]
         else:
             grads = [g._data if type(g) is _Tensor else g for g in grads]
-        out = _unbroadcast_all(self.backward(*grads), self._shapes)
+        out = _unbroadcast_all(self._checked_backward(*grads, as_tensors=_State.enabled),
+                               self._shapes)
         return tuple(g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
                      for g in out)
 
