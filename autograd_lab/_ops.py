@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from ._tensor import Tensor, _wrap, tensor
-from .autograd.graph import Node, new_node
+from .autograd.graph import Node, _sequence, new_node, save_one
 from .autograd.grad_mode import _State
 
 _ndarray = np.ndarray
@@ -113,43 +113,51 @@ def _binary(cls, fn, a, b):
         b = _operand(b)
         tb, bd = type(b), _data(b)
     ad = a._data
-    out = fn(ad, _f.number(bd, ad) if tb is float else bd)
+    out = fn(ad, _number(bd, ad) if tb is float else bd)
     if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
         out = _promote(out, a, b)
     if _State.enabled and (a._rg or tb is Tensor and b._rg):
-        node = new_node(cls, ((a.grad_fn or a._grad_accumulator()) if a._rg else None,
-                              (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg
-                              else None))
+        # new_node() and _wrap(), written out: this is the one hottest path of the engine
+        node = _new(cls)
+        node._next = ((a.grad_fn or a._grad_accumulator()) if a._rg else None,
+                      (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None)
+        node._saved = ()
+        node._checks = node._shapes = node._hooks = node._pending = None
+        node._seq = next(_sequence)
         shape = out.shape
         if ad.shape != shape or tb is Tensor and bd.shape != shape:
             node._shapes = (ad.shape, bd.shape if tb is Tensor else ())
-        return _wrap(out, node, True), node
+        t = _new(Tensor)
+        t._data, t.grad_fn, t._rg = out, node, True
+        t._grad = t._acc = t._hooks = t._vc = None
+        return t, node
     return _wrap(out), None
 
 
 _numbers = {}
 
 
+def _number(b, like):
+    """A Python float ``b`` as a 0-d array of float array ``like``'s dtype, else ``b``.
+
+    numpy converts a Python float again on every call, which on a small array costs more
+    than the arithmetic (460 ns against 200 for ``a * 0.5``). A loop uses the same few
+    numbers over and over, so the conversions are kept. (Not 0.0, which would also stand
+    for -0.0: equal keys.)"""
+    if type(b) is not float or type(like) is not _ndarray or not b:
+        return b
+    key = (b, like.dtype)
+    c = _numbers.get(key)
+    if c is None:
+        if len(_numbers) > 255:
+            _numbers.clear()
+        c = _numbers[key] = np.array(b, like.dtype)
+    return c
+
+
 class _F:
     """The few functions a backward formula needs beyond operators, for arrays and Tensors."""
 
-    @staticmethod
-    def number(b, like):
-        """A Python float ``b`` as a 0-d array of float array ``like``'s dtype, else ``b``.
-
-        numpy converts a Python float again on every call, which on a small array costs more
-        than the arithmetic (460 ns against 200 for ``a * 0.5``). A loop uses the same few
-        numbers over and over, so the conversions are kept. (Not 0.0, which would also stand
-        for -0.0: equal keys.)"""
-        if type(b) is not float or type(like) is not _ndarray or not b:
-            return b
-        key = (b, like.dtype)
-        c = _numbers.get(key)
-        if c is None:
-            if len(_numbers) > 255:
-                _numbers.clear()
-            c = _numbers[key] = np.array(b, like.dtype)
-        return c
 
     @staticmethod
     def expand(g, shape):
@@ -236,7 +244,7 @@ class MulBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (None if b is None else g * _f.number(b, g)), (None if a is None else g * a)
+        return (None if b is None else g * _number(b, g)), (None if a is None else g * a)
 
 
 def mul(a, b):
@@ -282,9 +290,12 @@ def _elementwise(cls):
         out = fn(a)
         if out.dtype is not a.dtype and a.dtype.kind != "f":
             out = out.astype(np.float32)        # integer input: PyTorch's default float
-        result, node = _record1(cls, out, x)
-        if node is not None and cls.saved_names:
-            node.save_for_backward(result if saves_result else x)
+        if not (x._rg and _State.enabled):
+            return _wrap(out)
+        node = new_node(cls, (x.grad_fn or x._grad_accumulator(),))
+        result = _wrap(out, node, True)
+        if cls.saved_names:
+            save_one(node, result if saves_result else x)
         return result
     forward.__doc__ = cls.__doc__
     return forward
@@ -477,7 +488,8 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
         if node:
             node.save_for_backward(x, exponent, out)
         return out
-    exponent = _operand(exponent)
+    if type(exponent) is not int and type(exponent) is not float:
+        exponent = _operand(exponent)
     a = x._data
     if type(exponent) is int and exponent >= 0:
         out = a ** exponent
@@ -489,7 +501,7 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
     out, node = _record1(PowBackward0, out, x)
     if node:
         node.exponent = exponent
-        node.save_for_backward(x)
+        save_one(node, x)
     return out
 
 

@@ -10,6 +10,7 @@
    ``.grad``.
 3. Unless ``retain_graph``, each node's saved tensors are freed right after it has run.
 """
+import gc
 from operator import attrgetter
 
 import numpy as np
@@ -56,6 +57,10 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     captured = {}
     prev_mode = _State.enabled
     _State.enabled = create_graph       # the backward is itself recorded only for create_graph
+    # The sweep makes no reference cycles, so the cyclic collector has nothing to find here;
+    # left on, it would rescan the whole live graph every few hundred temporaries.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
             for node in order:
@@ -70,10 +75,14 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                     captured[node] = g
                 if not accumulate and type(node) is AccumulateGrad:
                     continue
-                if node._checks is None and node._saved is not None:
-                    outs = node.backward(g)         # nothing saved that could have changed
-                else:
-                    outs = node._checked_backward(g, create_graph)
+                # What the node saved must still be there and unchanged; if not, or if the
+                # backward is being recorded, _checked_backward raises or converts.
+                intact = node._saved is not None and not create_graph
+                if intact and node._checks is not None:
+                    for _, _, counter, version in node._checks:
+                        if counter[0] != version:
+                            intact = False
+                outs = node.backward(g) if intact else node._checked_backward(g, create_graph)
                 if node._shapes is not None:        # the forward broadcast an input
                     outs = [None if gi is None else unbroadcast(gi, s)
                             for gi, s in zip(outs, node._shapes)]
@@ -96,6 +105,8 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
         raise
     finally:
         _State.enabled = prev_mode
+        if collecting:
+            gc.enable()
     return captured
 
 

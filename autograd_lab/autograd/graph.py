@@ -70,12 +70,8 @@ class Node:
         an in-place change before backward is caught. The node's own output is kept only as
         its array and version counter -- holding the output tensor would be a reference cycle.
         """
-        if len(items) == 1 and type(items[0]) is _Tensor:      # the common case, kept quick
-            t = items[0]
-            vc = t._vc or t._counter()
-            self._saved = (t._data,)
-            self._checks = ((0, None if t.grad_fn is self else t, vc, vc[0]),)
-            return
+        if len(items) == 1 and type(items[0]) is _Tensor:
+            return save_one(self, items[0])
         for t in items:
             if type(t) is _Tensor:
                 break
@@ -203,6 +199,17 @@ def new_node(cls, next_functions):
 
 
 _new = object.__new__
+
+
+def save_one(node, t):
+    """``node.save_for_backward(t)`` for one tensor: what most operations save, kept quick.
+    (The check entry: position, the tensor -- None for the node's own output --, its version
+    counter and the version now.)"""
+    counter = t._vc
+    if counter is None:
+        counter = t._vc = [0]
+    node._saved = (t._data,)
+    node._checks = ((0, None if t.grad_fn is node else t, counter, counter[0]),)
 
 
 def _unbroadcast_all(grads, shapes):
