@@ -4,7 +4,7 @@
 numbers, printed tensors, node names and errors. Where to look:
 
 * ``_tensor.py``       the Tensor: data, grad, requires_grad, grad_fn, is_leaf, versions
-* ``_ops.py``          every operation, its backward next to its forward
+* ``_ops/``            every operation, its backward next to its forward (a file per family)
 * ``autograd/graph.py``  graph nodes, saved tensors, AccumulateGrad
 * ``autograd/engine.py`` the backward pass: topological sort, sweep, accumulate, free
 * ``autograd/grad_mode.py`` no_grad and friends
@@ -17,8 +17,10 @@ import numpy as np
 from . import _ops, autograd
 from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
-from ._ops import (abs, cat, cos, exp, log, matmul, maximum, mean, mm, mv, relu, sigmoid, sin,
-                   sqrt, stack, sum, tanh, where)
+from ._ops import (abs, add, cat, clone, cos, div, exp, flatten, log, matmul, max, maximum,
+                   mean, min, mm, mul, mv, neg, norm, relu, reshape, sigmoid, sin, sqrt, squeeze,
+                   stack, sub, sum, t, tanh, to, transpose, unsqueeze, where)
+from ._ops import matmul as dot
 from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
 from ._tensor import Tensor, _wrap, tensor
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -87,10 +89,6 @@ def FloatTensor(*args):
 
 def DoubleTensor(*args):
     return to(FloatTensor(*args), float64)
-
-
-def to(x, dtype):
-    return _ops.to(x, dtype)
 
 
 def _factory_shape(size):
@@ -165,72 +163,8 @@ def numel(x):
     return x.numel()
 
 
-def neg(x):
-    return -x
-
-
-def pow(x, exponent):       # noqa: A001
+def pow(x, exponent):       # noqa: A001 -- torch.pow(2, x) has the number first
     return x ** exponent if isinstance(x, Tensor) else _ops.rpow(exponent, x)
-
-
-def mul(a, b):
-    return _ops.mul(a, b)
-
-
-def add(a, b, alpha=1):
-    return _ops.add(a, b, alpha)
-
-
-def sub(a, b, alpha=1):
-    return _ops.sub(a, b, alpha)
-
-
-def div(a, b):
-    return _ops.div(a, b)
-
-
-def max(x, dim=None, keepdim=False):     # noqa: A001
-    return _ops.max(x, dim, keepdim)
-
-
-def min(x, dim=None, keepdim=False):     # noqa: A001
-    return _ops.min(x, dim, keepdim)
-
-
-def norm(x, p=2):
-    return _ops.norm(x, p)
-
-
-def dot(a, b):
-    return _ops.matmul(a, b)
-
-
-def reshape(x, shape):
-    return _ops.reshape(x, shape)
-
-
-def flatten(x):
-    return _ops.flatten(x)
-
-
-def transpose(x, dim0, dim1):
-    return _ops.transpose(x, dim0, dim1)
-
-
-def t(x):
-    return _ops.t(x)
-
-
-def clone(x):
-    return _ops.clone(x)
-
-
-def unsqueeze(x, dim):
-    return _ops.unsqueeze(x, dim)
-
-
-def squeeze(x, dim=None):
-    return _ops.squeeze(x, dim)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08):

@@ -5,7 +5,7 @@
 * ``grad``: where backward accumulates the gradient -- on leaves only, unless ``retain_grad()``.
 * ``_version``: how many times it was changed in place; saved tensors check it in backward.
 
-The operations themselves (``+``, ``exp``, ``sum``, ...) are defined in ``_ops.py``, each next
+The operations themselves (``+``, ``exp``, ``sum``, ...) are defined in ``_ops/``, each next
 to its backward, and installed on this class from there.
 """
 import sys

@@ -3,7 +3,7 @@
 ``MyExp.apply(x)`` runs ``forward`` without recording, then attaches a node named
 ``MyExpBackward``. That node *is* the ``ctx`` both methods receive, so whatever forward stores
 on it (``ctx.save_for_backward(...)``, ``ctx.k = 3``) is there in backward -- the same contract
-as ``torch.autograd.Function``, and the one every built-in operation in ``_ops.py`` follows.
+as ``torch.autograd.Function``, and the one every built-in operation in ``_ops/`` follows.
 """
 import numpy as np
 

@@ -7,7 +7,7 @@ A node knows:
   no gradient). ``next_functions`` shows it the way PyTorch does: ``((node, 0), ...)``.
 * ``_saved``: the tensors the backward formula needs (``save_for_backward``). Backward frees
   them unless ``retain_graph=True``; a node that saved nothing can run any number of times.
-* ``backward(grad)``: the vector-Jacobian product, written next to its forward in ``_ops.py``.
+* ``backward(grad)``: the vector-Jacobian product, written next to its forward in ``_ops/``.
 
 References only point backwards (output tensor -> node -> inputs). A node never holds its own
 output tensor (a saved output is kept as a bare alias of its data), so there are no reference
@@ -45,7 +45,7 @@ class Node:
         super().__init_subclass__(**kwargs)
         # PyTorch's built-in nodes are C++ classes: ``type(y.grad_fn)`` prints
         # ``<class 'MulBackward0'>`` and their ``__module__`` is 'builtins'.
-        if cls.__module__ in ("autograd_lab._ops", __name__):
+        if cls.__module__.startswith("autograd_lab._ops") or cls.__module__ == __name__:
             cls.__module__ = "builtins"
 
     def name(self):

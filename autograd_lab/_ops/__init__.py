@@ -1,0 +1,35 @@
+"""Every differentiable operation: its node class, named as PyTorch names it, with the
+backward formula, and right below it the forward that records it.
+
+A forward computes on numpy arrays and hands the result to ``_record`` (``record.py``), which
+wraps it in a Tensor and, if grad mode is on and an input requires grad, attaches a new node.
+The node remembers where each input's gradient goes next and what backward needs
+(``save_for_backward``).
+
+A backward receives ``g`` = dL/d(output) and returns dL/d(input) for each input: the
+vector-Jacobian product. What forward saved is in ``self._saved`` (checked by the engine
+first: not freed, not changed in place). Formulas use operators and the ``_f`` helpers only,
+so the same formula runs on numpy arrays (a plain backward) and on Tensors
+(``create_graph=True``, where the backward is itself recorded and can be differentiated
+again). Broadcast inputs are summed back to their shapes in one place, ``graph.unbroadcast``.
+
+The families, one file each:
+
+* ``record.py``      recording an operation; helpers the formulas share
+* ``arithmetic.py``  + - * / ** and the elementwise functions (exp, log, tanh, relu, ...)
+* ``reductions.py``  sum, mean, max/min, prod, norm
+* ``linalg.py``      mm, mv, dot, matmul
+* ``shape.py``       view, reshape, permute, transpose, squeeze, expand, cat, stack, to
+* ``indexing.py``    x[0], x[1:3], x[[0, 2]], x[mask]
+* ``inplace.py``     add_, mul_, x[0] = v, fill_
+"""
+from .arithmetic import (abs, add, cos, div, exp, log, maximum, mul, neg, pow, rdiv,  # noqa: A004
+                         reciprocal, relu, rpow, rsub, sigmoid, sign, sin, sqrt, sub, tanh,
+                         where)
+from .indexing import getitem
+from .inplace import copy_grad, inplace, inplace_fill, setitem
+from .linalg import matmul, mm, mv
+from .record import _edge
+from .reductions import max, mean, min, norm, prod, sum  # noqa: A004
+from .shape import (T, cat, clone, contiguous, eq, expand, flatten, ge, gt, le, lt, ne, permute,
+                    reshape, squeeze, stack, t, to, transpose, unsqueeze, view)

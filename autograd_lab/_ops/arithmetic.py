@@ -1,0 +1,378 @@
+"""+ - * / ** and the elementwise functions (exp, log, tanh, relu, ...), each node class with
+its backward formula next to the forward that records it."""
+import math
+import operator
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap, tensor
+from ..autograd.graph import Node, new_node, save_one
+from ..autograd.grad_mode import _State
+from .record import _binary, _data, _f, _float, _number, _operand, _record, _record1
+
+
+
+class AddBackward0(Node):
+    """out = self + alpha * other"""
+    __slots__ = ("alpha",)
+
+    def backward(self, g):
+        return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+def add(a, b, alpha=1):
+    # alpha is applied to the values only: AddBackward0 multiplies other's gradient by it
+    out, node = _binary(AddBackward0, operator.add if alpha == 1 else
+                        lambda x, y: x + alpha * y, a, b)
+    if node:
+        node.alpha = alpha
+    return out
+
+
+class SubBackward0(Node):
+    """out = self - alpha * other"""
+    __slots__ = ("alpha",)
+
+    def backward(self, g):
+        return g, -g if self.alpha == 1 else -g * self.alpha
+
+
+def sub(a, b, alpha=1):
+    # alpha is applied to the values only: SubBackward0 multiplies other's gradient by it
+    out, node = _binary(SubBackward0, operator.sub if alpha == 1 else
+                        lambda x, y: x - alpha * y, a, b)
+    if node:
+        node.alpha = alpha
+    return out
+
+
+class RsubBackward1(Node):
+    """out = other - self, for a Python number ``other`` (``1 - x``)"""
+    __slots__ = ("alpha",)
+
+    def backward(self, g):
+        return (-g,)
+
+
+def rsub(x, number):
+    out, node = _record1(RsubBackward1, number - x._data, x)
+    if node:
+        node.alpha = 1
+    return out
+
+
+class MulBackward0(Node):
+    """out = self * other"""
+    saved_names = ("self", "other")
+    needed_by = {"self": 1, "other": 0}     # each factor only for the other one's gradient
+
+    def backward(self, g):
+        a, b = self._saved
+        return (None if b is None else g * _number(b, g)), (None if a is None else g * a)
+
+
+def mul(a, b):
+    out, node = _binary(MulBackward0, operator.mul, a, b)
+    if node:
+        # each factor is needed only for the *other* input's gradient (PyTorch saves likewise)
+        if type(b) is float or type(b) is int:
+            node._saved = (None, b)         # x * 2: keep the 2, nothing of x; no version to check
+        else:
+            ga, gb = node._next
+            node.save_for_backward(a if gb else None, b if ga else None)
+    return out
+
+
+class DivBackward0(Node):
+    """out = self / other"""
+    saved_names = ("self", "other")
+    needed_by = {"self": 1}
+
+    def backward(self, g):
+        a, b = self._saved
+        return g / b, (None if a is None else -g * a / (b * b))
+
+
+def div(a, b):
+    with np.errstate(all="ignore"):         # x / 0 is inf, silently, as in PyTorch
+        out, node = _binary(DivBackward0, operator.truediv, a, b)
+    if node:
+        node.save_for_backward(a if node._next[1] else None, b)
+    return out
+
+
+def _elementwise(cls):
+    """The forward of an elementwise function: apply ``cls.forward`` to the data, record a
+    ``cls`` node, and save the input or the result, whichever ``cls.saved_names`` names."""
+    fn = cls.forward
+    saves_result = cls.saved_names == ("result",)
+    if cls.silenced:
+        fn = _silently(fn)
+
+    def forward(x):
+        a = x._data
+        out = fn(a)
+        if out.dtype is not a.dtype and a.dtype.kind != "f":
+            out = out.astype(np.float32)        # integer input: PyTorch's default float
+        if not (x._rg and _State.enabled):
+            return _wrap(out)
+        node = new_node(cls, (x.grad_fn or x._grad_accumulator(),))
+        result = _wrap(out, node, True)
+        if cls.saved_names:
+            save_one(node, result if saves_result else x)
+        return result
+    forward.__doc__ = cls.__doc__
+    return forward
+
+
+def _silently(fn):
+    """``fn`` without numpy's warnings: log(0) is -inf and sqrt(-1) nan, silently, as in
+    PyTorch. (Only where needed: entering np.errstate costs as much as a small op.)"""
+    def quiet(a):
+        with np.errstate(all="ignore"):
+            return fn(a)
+    return quiet
+
+
+class NegBackward0(Node):
+    """out = -self"""
+    forward = staticmethod(np.negative)
+
+    def backward(self, g):
+        return (-g,)
+
+
+class ReciprocalBackward0(Node):
+    """out = 1 / self;  d out / d self = -out**2"""
+    silenced = True
+    saved_names = ("result",)
+    forward = staticmethod(np.reciprocal)
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (-g * (y * y),)
+
+
+class ExpBackward0(Node):
+    """out = e ** self;  d out / d self = out"""
+    saved_names = ("result",)
+    forward = staticmethod(np.exp)
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (g * y,)
+
+
+class LogBackward0(Node):
+    """out = ln(self);  d out / d self = 1 / self"""
+    silenced = True
+    saved_names = ("self",)
+    forward = staticmethod(np.log)
+
+    def backward(self, g):
+        (a,) = self._saved
+        return (g / a,)
+
+
+class SinBackward0(Node):
+    """out = sin(self);  d out / d self = cos(self)"""
+    saved_names = ("self",)
+    forward = staticmethod(np.sin)
+
+    def backward(self, g):
+        (a,) = self._saved
+        return (g * _f.call("cos", a),)
+
+
+class CosBackward0(Node):
+    """out = cos(self);  d out / d self = -sin(self)"""
+    saved_names = ("self",)
+    forward = staticmethod(np.cos)
+
+    def backward(self, g):
+        (a,) = self._saved
+        return (g * -_f.call("sin", a),)
+
+
+class TanhBackward0(Node):
+    """out = tanh(self);  d out / d self = 1 - out**2"""
+    saved_names = ("result",)
+    forward = staticmethod(np.tanh)
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (g - g * y * y,)         # g * (1 - y*y), without a slow Python-number operand
+
+
+def _sigmoid(a):
+    with np.errstate(over="ignore"):            # exp(-a) overflows to inf for a << 0: fine
+        return np.reciprocal(np.exp(-a) + a.dtype.type(1))
+
+
+class SigmoidBackward0(Node):
+    """out = 1 / (1 + e**-self);  d out / d self = out * (1 - out)"""
+    saved_names = ("result",)
+    forward = staticmethod(_sigmoid)
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (g * (1 - y) * y,)
+
+
+class ReluBackward0(Node):
+    """out = max(self, 0);  the gradient passes where out > 0"""
+    saved_names = ("result",)
+    forward = staticmethod(lambda a: np.maximum(a, 0))
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (g * (y > 0),)
+
+
+class SqrtBackward0(Node):
+    """out = sqrt(self);  d out / d self = 1 / (2 out)"""
+    silenced = True
+    saved_names = ("result",)
+    forward = staticmethod(np.sqrt)
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (g / (y + y),)
+
+
+class AbsBackward0(Node):
+    """out = |self|;  d out / d self = sign(self)"""
+    saved_names = ("self",)
+    forward = staticmethod(np.abs)
+
+    def backward(self, g):
+        (a,) = self._saved
+        return (g * _f.call("sign", a),)
+
+
+class SignBackward0(Node):
+    """out = sign(self): flat almost everywhere, so its gradient is zero"""
+    forward = staticmethod(np.sign)
+
+    def backward(self, g):
+        return (_f.zeros_like(g),)
+
+
+neg, reciprocal, exp, log, sin, cos, tanh, sigmoid, relu, sqrt, abs, sign = map(  # noqa: A001
+    _elementwise, (NegBackward0, ReciprocalBackward0, ExpBackward0, LogBackward0, SinBackward0,
+                   CosBackward0, TanhBackward0, SigmoidBackward0, ReluBackward0, SqrtBackward0,
+                   AbsBackward0, SignBackward0))
+
+
+def rdiv(x, number):
+    """``number / x`` is recorded as ``reciprocal(x) * number``, as PyTorch records it."""
+    return mul(reciprocal(x), number)
+
+
+class PowBackward0(Node):
+    """out = self ** exponent, for a Python number ``exponent``"""
+    __slots__ = ("exponent",)
+    saved_names = ("self",)
+
+    def backward(self, g):
+        (a,) = self._saved
+        e = self.exponent
+        if e == 0:
+            return (_f.zeros_like(g),)
+        if e == 2:
+            return (g * (a + a),)       # the same numbers as 2 * a, without a Python operand
+        return (g * (e * a ** (e - 1)),)
+
+
+class PowBackward1(Node):
+    """out = self ** exponent, both tensors"""
+    saved_names = ("self", "exponent", "result")
+
+    def backward(self, g):
+        a, e, y = self._saved
+        ga = g * (e * a ** (e - 1)) if self._next[0] else None
+        ge = g * (y * _f.call("log", a)) if self._next[1] else None
+        return ga, ge
+
+
+class PowBackward2(Node):
+    """out = base ** self, for a Python number ``base`` (``2 ** x``)"""
+    __slots__ = ("self",)
+    saved_names = ("exponent", "result")
+
+    def backward(self, g):
+        e, y = self._saved
+        return (g * (y * math.log(self.self)),)
+
+
+def pow(x, exponent):                     # noqa: A001 -- torch.pow
+    if type(exponent) is Tensor:
+        with np.errstate(all="ignore"):
+            out, node = _binary(PowBackward1, operator.pow, x, exponent)
+        if node:
+            node.save_for_backward(x, exponent, out)
+        return out
+    if type(exponent) is not int and type(exponent) is not float:
+        exponent = _operand(exponent)
+    a = x._data
+    if type(exponent) is int and exponent >= 0:
+        out = a ** exponent
+    else:
+        with np.errstate(all="ignore"):     # 0 ** -1 is inf, (-1) ** 0.5 nan: silently
+            out = a ** exponent
+    if out.dtype is not a.dtype and a.dtype.kind != "f":
+        out = out.astype(np.float32)
+    out, node = _record1(PowBackward0, out, x)
+    if node:
+        node.exponent = exponent
+        save_one(node, x)
+    return out
+
+
+def rpow(x, base):
+    out, node = _record1(PowBackward2, base ** _float(x._data), x)
+    if node:
+        node.self = base
+        node.save_for_backward(x, out)
+    return out
+
+
+class MaximumBackward0(Node):
+    """out = max(self, other) elementwise; a tie splits the gradient in half"""
+    saved_names = ("self", "other")
+
+    def backward(self, g):
+        a, b = self._saved
+        share_a = (a > b) + (a == b) * 0.5
+        return g * share_a, g * (1 - share_a)
+
+
+def maximum(a, b):
+    out, node = _binary(MaximumBackward0, np.maximum, a, b)
+    if node:
+        node.save_for_backward(a, b)
+    return out
+
+
+class WhereBackward0(Node):
+    """out = self where condition, else other"""
+    saved_names = ("condition",)
+
+    def backward(self, g):
+        (c,) = self._saved
+        zero = _f.zeros_like(g)
+        return _f.where(c, g, zero), _f.where(c, zero, g)
+
+
+def where(condition, x, y):
+    condition = condition if isinstance(condition, Tensor) else tensor(condition)
+    x, y = _operand(x), _operand(y)
+    cond = condition._data.astype(bool)
+    out = np.asarray(np.where(cond, _data(x), _data(y)))
+    if out.dtype.kind == "f" and isinstance(_data(x), float) and isinstance(_data(y), float):
+        out = out.astype(np.float32)
+    result, node = _record(WhereBackward0, out, x, y)
+    if node:
+        node._shapes = (np.shape(_data(x)), np.shape(_data(y)))
+        node.save_for_backward(_wrap(cond))
+    return result

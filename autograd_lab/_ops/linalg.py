@@ -1,0 +1,118 @@
+"""Matrix products: mm, mv, dot, matmul (batched). For out = A @ B:
+grad_A = g @ B^T and grad_B = A^T @ g."""
+import numpy as np
+
+from ..autograd.graph import Node
+from .record import _binary, _f, _operand
+from .shape import squeeze, unsqueeze
+
+
+
+class MmBackward0(Node):
+    """out = self @ mat2 (matrices):  grad_self = g @ mat2^T,  grad_mat2 = self^T @ g"""
+    saved_names = ("self", "mat2")
+    needed_by = {"self": 1, "mat2": 0}
+    __slots__ = ("self_sym_sizes", "self_sym_strides", "mat2_sym_sizes", "mat2_sym_strides")
+
+    def note_layouts(self, a, b):
+        """What PyTorch also keeps: both shapes, and the strides (in elements) of each input
+        that needs a gradient -- ``()`` for the other one."""
+        self.self_sym_sizes, self.mat2_sym_sizes = a._data.shape, b._data.shape
+        self.self_sym_strides = _strides(a._data) if self._next[0] else ()
+        self.mat2_sym_strides = _strides(b._data) if self._next[1] else ()
+
+    def backward(self, g):
+        a, b = self._saved
+        return (g @ _f.matT(b) if self._next[0] else None,
+                _f.matT(a) @ g if self._next[1] else None)
+
+
+class BmmBackward0(MmBackward0):
+    """batched matrices"""
+    __slots__ = ()
+
+
+class MvBackward0(Node):
+    """out = self @ vec (matrix times vector)"""
+    saved_names = ("self", "vec")
+    needed_by = {"self": 1, "vec": 0}
+
+    def backward(self, g):
+        a, v = self._saved
+        return (g.reshape((-1, 1)) * v if self._next[0] else None,
+                g @ a if self._next[1] else None)
+
+
+class DotBackward0(Node):
+    """out = self . tensor (two vectors)"""
+    saved_names = ("self", "tensor")
+    needed_by = {"self": 1, "tensor": 0}
+
+    def backward(self, g):
+        a, b = self._saved
+        return (g * b if self._next[0] else None, g * a if self._next[1] else None)
+
+
+def _mm(cls, a, b):
+    out, node = _binary(cls, np.matmul, a, b)
+    if node:
+        node._shapes = None
+        node.save_for_backward(a if node._next[1] else None, b if node._next[0] else None)
+        if isinstance(node, MmBackward0):
+            node.note_layouts(a, b)
+    return out
+
+
+def _strides(a):
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def mm(a, b):
+    if a.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})")
+    return _mm(MmBackward0, a, b)
+
+
+def matmul(a, b):
+    """``@``: picks the product PyTorch picks, and records the nodes PyTorch records."""
+    b = _operand(b)
+    da, db = a.dim(), b.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        if a.shape != b.shape:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+                f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+                "elements respectively")
+        return _mm(DotBackward0, a, b)
+    if da == 2 and db == 1:
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                               f"{a.shape[1]}), vec ({b.shape[0]})")
+        return _mm(MvBackward0, a, b)
+    if da == 1 and db == 2:
+        return squeeze(mm(unsqueeze(a, 0), b), 0)
+    if da == 2 and db == 2:
+        return mm(a, b)
+    if da == 1:         # a vector times a batch of matrices: as a one-row matrix
+        return squeeze(matmul(unsqueeze(a, 0), b), -2)
+    if db == 1:         # a batch of matrices times a vector: as a one-column matrix
+        return squeeze(matmul(a, unsqueeze(b, -1)), -1)
+    out = _mm(BmmBackward0, a, b)
+    if out.grad_fn is not None:     # batch dimensions may broadcast: sum their gradients back
+        out.grad_fn._shapes = (a.shape, b.shape)
+    return out
+
+
+def mv(a, b):
+    if a.dim() != 2 or b.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.dim()}, {b.dim()}")
+    return matmul(a, b)

@@ -1,0 +1,175 @@
+"""Recording an operation: wrap its result in a Tensor and, when grad mode is on and an
+input requires grad, attach a node that knows where each input's gradient goes next.
+
+Also the few helpers backward formulas share (``_f``), so that the same formula runs on numpy
+arrays and, for ``create_graph=True``, on Tensors."""
+import numpy as np
+
+from .._tensor import Tensor, _wrap, tensor
+from ..autograd.graph import _sequence, new_node
+from ..autograd.grad_mode import _State
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+
+
+def _edge(x):
+    """Where the gradient for input ``x`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
+    if type(x) is not Tensor or not x._rg:
+        return None
+    return x.grad_fn or x._grad_accumulator()
+
+
+def _record(cls, out, *inputs):
+    """Wrap ``out``; attach a new ``cls`` node if grad mode is on and some input requires grad.
+    Returns the tensor and the node (``None`` when nothing was recorded)."""
+    if _State.enabled:
+        for x in inputs:
+            if type(x) is Tensor and x._rg:
+                node = new_node(cls, tuple([_edge(i) for i in inputs]))
+                return _wrap(out, node, True), node
+    return _wrap(out), None
+
+
+def _record1(cls, out, x):
+    """``_record`` for an operation of one tensor, the common case, kept quick."""
+    if x._rg and _State.enabled:
+        node = new_node(cls, (x.grad_fn or x._grad_accumulator(),))
+        return _wrap(out, node, True), node
+    return _wrap(out), None
+
+
+def _view(cls, out, x):
+    """``_record`` for an op whose result is a view of x's data. Like a PyTorch view it shares
+    x's version counter -- an in-place change through either one is a change of both, which
+    saved tensors must notice -- and it knows its base tensor (``._base``)."""
+    result, node = _record1(cls, out, x)
+    result._vc = x._counter()
+    result._base = x if x._base is None else x._base
+    return result, node
+
+
+def _data(x):
+    return x._data if type(x) is Tensor else x
+
+
+def _operand(x):
+    """A second operand: Tensors and Python numbers pass; arrays and lists become tensors."""
+    if type(x) is Tensor or type(x) is float or type(x) is int or type(x) is bool:
+        return x
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (int, float, np.number)):
+        return x.item() if isinstance(x, np.number) else x
+    return tensor(x)
+
+
+def _promote(out, a, b):
+    """Fix numpy's result dtype where PyTorch's promotion differs (called only on a mismatch).
+
+    PyTorch: integer tensors with a float scalar or true division give the default float32;
+    a 0-dim tensor does not raise the dtype of a tensor with dimensions."""
+    da, db = _data(a), _data(b)
+    arrays = [d for d in (da, db) if isinstance(d, _ndarray)]
+    dims = [d for d in arrays if d.ndim] or arrays
+    floats = [d.dtype for d in dims if d.dtype.kind == "f"]
+    if floats:
+        want = np.result_type(*floats)
+    elif out.dtype.kind == "f":
+        want = np.float32
+    elif any(d.dtype.kind == "b" for d in dims) and out.dtype.kind != "b":
+        want = out.dtype
+    else:
+        want = np.result_type(*[d.dtype for d in dims]) if dims else out.dtype
+    return out if out.dtype == want else out.astype(want)
+
+
+def _binary(cls, fn, a, b):
+    """The forward of a two-input operation (``a`` a Tensor, ``b`` a Tensor or a number):
+    compute, fix the dtype where PyTorch promotes differently, and record. This runs for
+    every ``+ - * / **``, so it avoids generic helpers on the common path."""
+    tb = type(b)
+    if tb is Tensor:
+        bd = b._data
+    elif tb is float or tb is int:
+        bd = b
+    else:
+        b = _operand(b)
+        tb, bd = type(b), _data(b)
+    ad = a._data
+    out = fn(ad, _number(bd, ad) if tb is float else bd)
+    if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
+        out = _promote(out, a, b)
+    if _State.enabled and (a._rg or tb is Tensor and b._rg):
+        # new_node() and _wrap(), written out: this is the one hottest path of the engine
+        node = _new(cls)
+        node._next = ((a.grad_fn or a._grad_accumulator()) if a._rg else None,
+                      (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None)
+        node._saved = ()
+        node._checks = node._shapes = node._hooks = node._pending = None
+        node._seq = next(_sequence)
+        shape = out.shape
+        if ad.shape != shape or tb is Tensor and bd.shape != shape:
+            node._shapes = (ad.shape, bd.shape if tb is Tensor else ())
+        t = _new(Tensor)
+        t._data, t.grad_fn, t._rg = out, node, True
+        t._grad = t._acc = t._hooks = t._vc = None
+        return t, node
+    return _wrap(out), None
+
+
+_numbers = {}
+
+
+def _number(b, like):
+    """A Python float ``b`` as a 0-d array of float array ``like``'s dtype, else ``b``.
+
+    numpy converts a Python float again on every call, which on a small array costs more
+    than the arithmetic (460 ns against 200 for ``a * 0.5``). A loop uses the same few
+    numbers over and over, so the conversions are kept. (Not 0.0, which would also stand
+    for -0.0: equal keys.)"""
+    if type(b) is not float or type(like) is not _ndarray or not b:
+        return b
+    key = (b, like.dtype)
+    c = _numbers.get(key)
+    if c is None:
+        if len(_numbers) > 255:
+            _numbers.clear()
+        c = _numbers[key] = np.array(b, like.dtype)
+    return c
+
+
+class _F:
+    """The few functions a backward formula needs beyond operators, for arrays and Tensors."""
+
+
+    @staticmethod
+    def expand(g, shape):
+        return g.expand(shape) if type(g) is Tensor else np.broadcast_to(g, shape)
+
+    @staticmethod
+    def call(name, x):      # np.cos(x) for an array, x.cos() for a Tensor
+        return getattr(x, name)() if type(x) is Tensor else getattr(np, name)(x)
+
+    @staticmethod
+    def where(cond, x, y):
+        if type(cond) is not Tensor and type(x) is not Tensor and type(y) is not Tensor:
+            return np.where(cond, x, y)
+        from .arithmetic import where
+        return where(_wrap(_data(cond)), x, y)
+
+    @staticmethod
+    def zeros_like(g):
+        return g * 0 if type(g) is Tensor else np.zeros_like(g)
+
+    @staticmethod
+    def matT(x):            # transpose of the last two dimensions
+        return x.transpose(-1, -2) if type(x) is Tensor else x.swapaxes(-1, -2)
+
+
+_f = _F
+
+
+def _float(a):
+    return a if a.dtype.kind == "f" else a.astype(np.float32)

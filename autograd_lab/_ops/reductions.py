@@ -1,0 +1,221 @@
+"""Reductions: sum, mean, max/min, prod, norm. Their backward puts the reduced dimensions
+back and spreads the gradient over them."""
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node
+from .arithmetic import maximum
+from .record import _data, _f, _float, _record, _record1
+
+
+
+def _dims(dim, ndim):
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+
+
+def _expand_back(g, dims, keepdim, sizes):
+    """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast."""
+    if not keepdim and sizes:
+        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(sizes)))
+    return _f.expand(g, sizes)
+
+
+class SumBackward0(Node):
+    """out = sum of all elements: each element's gradient is g"""
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        return (_f.expand(g, self.self_sym_sizes),)
+
+
+class SumBackward1(Node):
+    """out = sum over ``dim``"""
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+
+    def backward(self, g):
+        return (_expand_back(g, self.dim, self.keepdim, self.self_sym_sizes),)
+
+
+def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # noqa: A001
+    dim = axis if dim is None else dim
+    keepdim = keepdims if keepdims is not None else keepdim
+    a = x._data
+    if a.dtype.kind in "biu" and dtype is None:
+        a = a.astype(np.int64)
+    if dim is None:
+        out, node = _record1(SumBackward0, np.asarray(a.sum(dtype=dtype and dtype.np)), x)
+    else:
+        dims = _dims(dim, a.ndim)
+        out, node = _record1(SumBackward1, np.asarray(a.sum(dims, keepdims=keepdim)), x)
+        if node:
+            node.dim, node.keepdim = dims, keepdim
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+class MeanBackward0(Node):
+    """out = mean of all n elements: each element's gradient is g / n"""
+    __slots__ = ("self_sym_sizes", "self_sym_numel")
+
+    def backward(self, g):
+        return (_f.expand(g / self.self_sym_numel, self.self_sym_sizes),)
+
+
+class MeanBackward1(Node):
+    """out = mean over ``dim``"""
+    __slots__ = ("dim", "keepdim", "self_sym_sizes", "self_sym_numel")
+
+    def backward(self, g):
+        n = 1
+        for d in self.dim:
+            n *= self.self_sym_sizes[d]
+        return (_expand_back(g / n, self.dim, self.keepdim, self.self_sym_sizes),)
+
+
+def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
+    dim = axis if dim is None else dim
+    a = x._data
+    if a.dtype.kind != "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {x.dtype.name.capitalize().replace('Int64', 'Long')}")
+    if dim is None:
+        out, node = _record1(MeanBackward0, np.asarray(a.mean()), x)
+    else:
+        dims = _dims(dim, a.ndim)
+        out, node = _record1(MeanBackward1, np.asarray(a.mean(dims, keepdims=keepdim)), x)
+        if node:
+            node.dim, node.keepdim = dims, keepdim
+    if node:
+        node.self_sym_sizes, node.self_sym_numel = a.shape, a.size
+    return out
+
+
+class MaxBackward1(Node):
+    """out = the largest element; ties share the gradient equally"""
+    saved_names = ("self", "result")
+
+    def backward(self, g):
+        a, y = self._saved
+        mask = (a == y)
+        return (mask * (g / mask.sum()),)
+
+
+class MinBackward1(MaxBackward1):
+    """out = the smallest element; ties share the gradient equally"""
+    __slots__ = ()
+
+
+class MaxBackward0(Node):
+    """out = largest element along ``dim``: the gradient goes to the position that won"""
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+    saved_names = ("indices",)
+
+    def backward(self, g):
+        idx = _data(self._saved[0])     # which position won: numbers, never differentiated
+        dim = self.dim
+        if not self.keepdim:
+            g = g.reshape(tuple(1 if i == dim else n for i, n in enumerate(self.self_sym_sizes)))
+            idx = np.expand_dims(idx, dim)
+        onehot = np.arange(self.self_sym_sizes[dim]).reshape(
+            [-1 if i == dim else 1 for i in range(len(self.self_sym_sizes))]) == idx
+        return (g * onehot,)
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+
+
+class _ValuesIndices(tuple):
+    """``torch.return_types.max``: a pair with ``.values`` and ``.indices``."""
+
+    __slots__ = ()
+    name = "max"
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"torch.return_types.{self.name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+class _MinValuesIndices(_ValuesIndices):
+    __slots__ = ()
+    name = "min"
+
+
+def _extreme(x, dim, keepdim, largest):
+    a = x._data
+    if dim is None:
+        cls = MaxBackward1 if largest else MinBackward1
+        out, node = _record1(cls, np.asarray(a.max() if largest else a.min()), x)
+        if node:
+            node.save_for_backward(x, out)
+        return out
+    dim = dim % a.ndim if a.ndim else 0
+    idx = (a.argmax if largest else a.argmin)(dim, keepdims=keepdim)
+    values = np.take_along_axis(a, idx if keepdim else np.expand_dims(idx, dim), dim)
+    if not keepdim:
+        values = values.squeeze(dim)
+    out, node = _record(MaxBackward0 if largest else MinBackward0, values, x)
+    if node:
+        node.dim, node.keepdim, node.self_sym_sizes = dim, keepdim, a.shape
+        node.save_for_backward(_wrap(idx))
+    return (_ValuesIndices if largest else _MinValuesIndices)((out, _wrap(idx.astype(np.int64))))
+
+
+def max(x, dim=None, keepdim=False):        # noqa: A001 -- torch.max
+    if isinstance(dim, Tensor):
+        return maximum(x, dim)
+    return _extreme(x, dim, keepdim, largest=True)
+
+
+def min(x, dim=None, keepdim=False):        # noqa: A001 -- torch.min
+    return _extreme(x, dim, keepdim, largest=False)
+
+
+class ProdBackward0(Node):
+    """out = product of all elements: d out / d x_i = product of all the other elements"""
+    saved_names = ("self", "result")
+
+    def backward(self, g):
+        a = _data(self._saved[0])       # numpy only: the product of the others, as numbers
+        flat = a.reshape(-1)
+        before = np.concatenate([[1], np.cumprod(flat[:-1])]).astype(a.dtype)
+        after = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1]]).astype(a.dtype)
+        return (g * (before * after).reshape(a.shape),)
+
+
+def prod(x):
+    out, node = _record1(ProdBackward0, np.asarray(x._data.prod()), x)
+    if node:
+        node.save_for_backward(x, out)
+    return out
+
+
+class LinalgVectorNormBackward0(Node):
+    """out = sqrt(sum of squares);  d out / d self = self / out"""
+    saved_names = ("self", "result")
+
+    def backward(self, g):
+        a, y = self._saved
+        if type(g) is not Tensor and not y:
+            return (np.zeros_like(a),)      # at the zero vector PyTorch picks the subgradient 0
+        return (g * a / y,)
+
+
+def norm(x, p=2):
+    if p != 2:
+        raise NotImplementedError("autograd_lab's norm supports only the 2-norm")
+    a = _float(x._data)
+    out, node = _record1(LinalgVectorNormBackward0, np.asarray(np.sqrt((a * a).sum()), a.dtype), x)
+    if node:
+        node.save_for_backward(x, out)
+    return out

@@ -1,0 +1,279 @@
+"""Views and copies that change a shape (view, reshape, permute, transpose, unsqueeze,
+squeeze, expand), joining (cat, stack), dtype changes (to), comparisons. A view shares its
+base's data and version counter; its backward only moves the gradient back into shape."""
+import numpy as np
+
+from .._tensor import Tensor, _warn_once, _wrap
+from ..autograd.graph import Node, unbroadcast
+from .record import _data, _operand, _record, _record1, _view
+
+
+
+class ViewBackward0(Node):
+    """out = self with another shape: the gradient gets the old shape back"""
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        return (g.reshape(self.self_sym_sizes),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+class CloneBackward0(Node):
+    """out = a copy of self"""
+
+    def backward(self, g):
+        return (g,)
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _reshaped(x, shape, cls):
+    a = x._storage()
+    try:
+        new = a.reshape(shape)
+    except ValueError:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.size}") from None
+    out, node = _view(cls, new, x)
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+def view(x, *shape):
+    shape = _shape_arg(shape)
+    a = x._data
+    if not a.flags.c_contiguous and a.size > 1:
+        try:
+            v = a.view()
+            v.shape = shape         # raises if numpy would need a copy
+        except (AttributeError, ValueError):
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return _reshaped(x, shape, ViewBackward0)
+
+
+def reshape(x, *shape):
+    shape = _shape_arg(shape)
+    if x._data.flags.c_contiguous or x._data.size <= 1:
+        return _reshaped(x, shape, ViewBackward0)
+    # not contiguous: PyTorch copies first (CloneBackward0), then views the copy
+    return _reshaped(clone(x), shape, UnsafeViewBackward0)
+
+
+def flatten(x):
+    return reshape(x, -1)
+
+
+def clone(x):
+    return _record1(CloneBackward0, x._data.copy(), x)[0]
+
+
+def contiguous(x):
+    return x if x._data.flags.c_contiguous else clone(x)
+
+
+class PermuteBackward0(Node):
+    """out = self with its dimensions reordered"""
+    __slots__ = ("dims",)
+
+    def backward(self, g):
+        return (g.permute(*np.argsort(self.dims)) if isinstance(g, Tensor)
+                else g.transpose(np.argsort(self.dims)),)
+
+
+def permute(x, *dims):
+    dims = _shape_arg(dims)
+    dims = tuple(d % x._data.ndim for d in dims)
+    out, node = _view(PermuteBackward0, x._storage().transpose(dims), x)
+    if node:
+        node.dims = dims
+    return out
+
+
+class TransposeBackward0(Node):
+    """out = self with two dimensions swapped"""
+    __slots__ = ("dim0", "dim1")
+
+    def backward(self, g):
+        return (g.transpose(self.dim0, self.dim1) if isinstance(g, Tensor)
+                else g.swapaxes(self.dim0, self.dim1),)
+
+
+def transpose(x, dim0, dim1):
+    out, node = _view(TransposeBackward0, x._storage().swapaxes(dim0, dim1), x)
+    if node:
+        node.dim0, node.dim1 = dim0, dim1
+    return out
+
+
+class TBackward0(Node):
+    """out = self^T (a matrix)"""
+
+    def backward(self, g):
+        return (g.t() if isinstance(g, Tensor) else g.T,)
+
+
+def t(x):
+    if x._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
+    return _view(TBackward0, x._storage().T, x)[0]
+
+
+def T(x):
+    if x._data.ndim != 2:
+        _warn_once(T_NOT_2D if x._data.ndim else T_0D, stacklevel=2)
+    return permute(x, *reversed(range(x._data.ndim)))
+
+
+T_NOT_2D = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor. (Triggered internally at /pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+T_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+        "(Triggered internally at /pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")
+
+
+class UnsqueezeBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, g):
+        return (g.squeeze(self.dim),)
+
+
+def unsqueeze(x, dim):
+    dim = dim % (x._data.ndim + 1)
+    out, node = _view(UnsqueezeBackward0, np.expand_dims(x._storage(), dim), x)
+    if node:
+        node.dim = dim
+    return out
+
+
+class SqueezeBackward0(Node):
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        return (g.reshape(self.self_sym_sizes),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    __slots__ = ("dim",)
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    __slots__ = ()
+
+
+def squeeze(x, dim=None):
+    a = x._storage()
+    if dim is None:
+        out, node = _view(SqueezeBackward0, a.squeeze(), x)
+    else:
+        d = dim % a.ndim if a.ndim else 0
+        cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
+        out, node = _view(cls, a.squeeze(d) if a.ndim and a.shape[d] == 1 else a[...], x)
+        if node:
+            node.dim = d
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+class ExpandBackward0(Node):
+    """out = self repeated along new or size-1 dimensions: gradients sum back"""
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, g):
+        return (unbroadcast(g, self.self_sym_sizes),)
+
+
+def expand(x, *shape):
+    shape = _shape_arg(shape)
+    a = x._storage()
+    shape = tuple(a.shape[i - len(shape) + a.ndim] if s == -1 else s for i, s in enumerate(shape))
+    out, node = _view(ExpandBackward0, np.broadcast_to(a, shape), x)
+    if node:
+        node.self_sym_sizes = a.shape
+    return out
+
+
+# -- joining, dtype changes --------------------------------------------------------------
+class CatBackward0(Node):
+    """out = inputs joined along ``dim``: each input gets its slice of the gradient"""
+    __slots__ = ("dim", "sizes")
+
+    def backward(self, g):
+        bounds = np.cumsum(self.sizes)[:-1]
+        parts = np.split(g, bounds, axis=self.dim) if type(g) is not Tensor else \
+            [g[(slice(None),) * self.dim + (slice(s - n, s),)]
+             for s, n in zip(np.cumsum(self.sizes), self.sizes)]
+        return tuple(parts)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    arrays = [t._data for t in tensors]
+    d = dim % arrays[0].ndim
+    out, node = _record(CatBackward0, np.concatenate(arrays, axis=d), *tensors)
+    if node:
+        node.dim, node.sizes = d, [a.shape[d] for a in arrays]
+    return out
+
+
+class StackBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, g):
+        n = g.shape[self.dim]
+        if type(g) is not Tensor:
+            return tuple(np.take(g, i, axis=self.dim) for i in range(n))
+        return tuple(g[(slice(None),) * self.dim + (i,)] for i in range(n))
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    d = dim % (tensors[0]._data.ndim + 1)
+    out, node = _record(StackBackward0, np.stack([t._data for t in tensors], axis=d), *tensors)
+    if node:
+        node.dim = d
+    return out
+
+
+class ToCopyBackward0(Node):
+    """out = self in another dtype: the gradient goes back to the old dtype"""
+    __slots__ = ("dtype",)
+
+    def backward(self, g):
+        return (g.to(self.dtype) if type(g) is Tensor else g.astype(self.dtype.np),)
+
+
+def to(x, dtype=None, *args, **kwargs):
+    if isinstance(dtype, str) or dtype is None:     # .to("cpu"): nothing to move
+        dtype = kwargs.get("dtype")
+        if dtype is None:
+            return x
+    if dtype.np == x._data.dtype:
+        return x
+    out, node = _record1(ToCopyBackward0, x._data.astype(dtype.np), x)
+    if node:
+        node.dtype = x.dtype
+    return out
+
+
+# -- comparisons (never differentiable) --------------------------------------------------
+def _compare(fn):
+    def compare(a, b):
+        return _wrap(np.asarray(fn(_data(a), _data(_operand(b)))))
+    return compare
+
+
+eq, ne, lt, le, gt, ge = map(_compare, (np.equal, np.not_equal, np.less, np.less_equal,
+                                         np.greater, np.greater_equal))
