@@ -1,0 +1,43 @@
+"""viz in a real Jupyter kernel: what a learner's notebook receives when a cell ends with a
+drawing or a trace. (tests/test_viz.py checks the drawings themselves.)"""
+import xml.etree.ElementTree as ET
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+CELLS = [
+    "import autograd_lab as torch\nfrom autograd_lab import viz",
+    "x = torch.tensor([2.0, 2.0], requires_grad=True)\n"
+    "z = torch.tensor([4.0, 4.0], requires_grad=True)\n"
+    "y = x ** 2 + z ** 3",
+    "viz.draw(y, names={x: 'x', z: 'z'}, show_saved=True)",
+    "trace = viz.trace_backward(y, torch.tensor([1.0, 1.0]))\ntrace",
+    "print(x.grad, z.grad)",
+]
+
+
+@pytest.fixture(scope="module")
+def outputs():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
+    NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+    return [cell.outputs for cell in nb.cells]
+
+
+def test_a_drawing_shows_inline_as_svg(outputs):
+    (out,) = outputs[2]
+    svg = ET.fromstring(out["data"]["image/svg+xml"])
+    lines = {t.text.replace("\xa0", " ") for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    for label in ("PowBackward0 #1", "AddBackward0", "x  (2,)", "[2., 2.]", "z  (2,)",
+                  "saved self = x  (2,)"):
+        assert label in lines
+
+
+def test_a_trace_shows_a_slider_through_its_frames(outputs):
+    kinds = [kind for out in outputs[3] for kind in out.get("data", {})]
+    assert "application/vnd.jupyter.widget-view+json" in kinds
+
+
+def test_the_trace_ran_a_real_backward(outputs):
+    (out,) = outputs[4]
+    assert out["text"] == "tensor([4., 4.]) tensor([48., 48.])\n"
