@@ -49,10 +49,14 @@ def _warn_once(message, stacklevel):
 
 
 class Tensor:
-    __slots__ = ("_data", "grad_fn", "_rg", "_grad", "_vc", "_acc", "_hooks", "__weakref__",
-                 "__dict__")
+    __slots__ = ("_data", "grad_fn", "_rg", "_vc", "__weakref__", "__dict__")
 
-    _base = None    # a view's base tensor (set per view, in the instance's __dict__)
+    # Set on few tensors, so kept in the instance's __dict__ when set, these defaults otherwise
+    # (a new tensor is made per operation: every attribute it need not set saves time).
+    _grad = None    # .grad
+    _acc = None     # a leaf's AccumulateGrad, weakly
+    _hooks = None   # a leaf's hooks
+    _base = None    # a view's base tensor
 
     # -- construction --------------------------------------------------------------------
     def __new__(cls, *args):
@@ -366,7 +370,7 @@ def _wrap(data, grad_fn=None, rg=False):
     t._data = data
     t.grad_fn = grad_fn
     t._rg = rg
-    t._grad = t._acc = t._hooks = t._vc = None
+    t._vc = None
     return t
 
 

@@ -107,14 +107,14 @@ def _binary(cls, fn, a, b):
         node._next = ((a.grad_fn or a._grad_accumulator()) if a._rg else None,
                       (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None)
         node._saved = ()
-        node._checks = node._shapes = node._hooks = node._pending = None
+        node._checks = node._pending = None
         node._seq = next(_sequence)
         shape = out.shape
         if ad.shape != shape or tb is Tensor and bd.shape != shape:
             node._shapes = (ad.shape, bd.shape if tb is Tensor else ())
         t = _new(Tensor)
         t._data, t.grad_fn, t._rg = out, node, True
-        t._grad = t._acc = t._hooks = t._vc = None
+        t._vc = None
         return t, node
     return _wrap(out), None
 

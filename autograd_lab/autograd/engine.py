@@ -63,6 +63,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     gc.disable()
     try:
         with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
+            special = capture is not None or not accumulate or on_step is not None
             for node in order:
                 g = node._pending
                 if g is None:
@@ -71,10 +72,11 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                 hooks = node._hooks
                 if hooks:
                     g = _pre_hooks(hooks, g)
-                if capture is not None and node in capture:
-                    captured[node] = g
-                if not accumulate and type(node) is AccumulateGrad:
-                    continue
+                if special:     # autograd.grad, backward(inputs=...), viz.trace_backward
+                    if capture is not None and node in capture:
+                        captured[node] = g
+                    if not accumulate and type(node) is AccumulateGrad:
+                        continue
                 # What the node saved must still be there and unchanged; if not, or if the
                 # backward is being recorded, _checked_backward raises or converts.
                 intact = node._saved is not None and not create_graph
@@ -88,12 +90,19 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                             for gi, s in zip(outs, node._shapes)]
                 if hooks and "post" in hooks:
                     outs = _post_hooks(hooks["post"], outs, g)
-                if on_step is not None:
+                if special and on_step is not None:
                     on_step(node, g, outs)
-                for nxt, gi in zip(node._next, outs):
+                nexts = node._next
+                if len(nexts) == 1:                 # most nodes: one input, no zip needed
+                    nxt, gi = nexts[0], outs[0]
                     if nxt is not None and gi is not None:
                         waiting = nxt._pending
                         nxt._pending = gi if waiting is None else waiting + gi
+                else:
+                    for nxt, gi in zip(nexts, outs):
+                        if nxt is not None and gi is not None:
+                            waiting = nxt._pending
+                            nxt._pending = gi if waiting is None else waiting + gi
                 # Drop our references at once: a gradient that only ``_pending`` refers to
                 # can become a leaf's .grad without a copy (see Tensor._accumulate).
                 outs = gi = g = waiting = None

@@ -33,8 +33,10 @@ class Node:
     """Base class of every backward node. Subclasses carry PyTorch's names (``MulBackward0``)."""
 
     # _pending: during a backward pass, the sum of the gradients that reached this node so far
-    __slots__ = ("_next", "_saved", "_checks", "_shapes", "_hooks", "_seq", "_pending",
-                 "__weakref__")
+    __slots__ = ("_next", "_saved", "_checks", "_seq", "_pending", "__weakref__", "__dict__")
+    # Set on few nodes, so kept in the instance's __dict__ when set, these defaults otherwise:
+    _shapes = None      # the inputs' shapes, when the forward broadcast them (unbroadcast)
+    _hooks = None       # hooks registered on the node or on its output tensor
     saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
     silenced = False    # forward may make inf or nan from finite values (log, sqrt, 1/x)
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
@@ -191,7 +193,7 @@ def new_node(cls, next_functions):
     node = _new(cls)
     node._next = next_functions
     node._saved = ()
-    node._checks = node._shapes = node._hooks = node._pending = None
+    node._checks = node._pending = None
     # Creation order. A node is always created after the nodes that produced its inputs,
     # so "newest first" is a valid order for the backward pass (the engine sorts by it).
     node._seq = next(_sequence)
