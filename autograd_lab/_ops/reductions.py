@@ -41,18 +41,26 @@ def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # no
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
     a = x._data
-    if a.dtype.kind in "biu" and dtype is None:
-        a = a.astype(np.int64)
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    elif a.dtype.kind in "biu":
+        a = a.astype(np.int64)          # PyTorch sums integers and booleans as int64
+    return _reduction(x, a, np.sum, dim, keepdim, SumBackward0, SumBackward1)[0]
+
+
+def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
+    """Record ``reduce`` (np.sum, np.mean) of x's data ``a``: a ``whole`` node when it
+    reduces everything, an ``over_dims`` node (which keeps dim and keepdim) otherwise."""
     if dim is None:
-        out, node = _record1(SumBackward0, np.asarray(a.sum(dtype=dtype and dtype.np)), x)
+        out, node = _record1(whole, np.asarray(reduce(a)), x)
     else:
         dims = _dims(dim, a.ndim)
-        out, node = _record1(SumBackward1, np.asarray(a.sum(dims, keepdims=keepdim)), x)
+        out, node = _record1(over_dims, np.asarray(reduce(a, dims, keepdims=keepdim)), x)
         if node:
             node.dim, node.keepdim = dims, keepdim
     if node:
         node.self_sym_sizes = a.shape
-    return out
+    return out, node
 
 
 class MeanBackward0(Node):
@@ -81,15 +89,9 @@ def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {x.dtype.name.capitalize().replace('Int64', 'Long')}")
-    if dim is None:
-        out, node = _record1(MeanBackward0, np.asarray(a.mean()), x)
-    else:
-        dims = _dims(dim, a.ndim)
-        out, node = _record1(MeanBackward1, np.asarray(a.mean(dims, keepdims=keepdim)), x)
-        if node:
-            node.dim, node.keepdim = dims, keepdim
+    out, node = _reduction(x, a, np.mean, dim, keepdim, MeanBackward0, MeanBackward1)
     if node:
-        node.self_sym_sizes, node.self_sym_numel = a.shape, a.size
+        node.self_sym_numel = a.size
     return out
 
 
