@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import Node, new_node, save_one
+from ..autograd.graph import Node, save_one
 from ..autograd.grad_mode import _State
 from .record import _binary, _data, _f, _float, _number, _operand, _record, _record1
 
@@ -106,6 +106,7 @@ def _elementwise(cls):
     ``cls`` node, and save the input or the result, whichever ``cls.saved_names`` names."""
     fn = cls.forward
     saves_result = cls.saved_names == ("result",)
+    saves = bool(cls.saved_names)
     if cls.silenced:
         fn = _silently(fn)
 
@@ -114,12 +115,13 @@ def _elementwise(cls):
         out = fn(a)
         if out.dtype is not a.dtype and a.dtype.kind != "f":
             out = out.astype(np.float32)        # integer input: PyTorch's default float
-        if not (x._rg and _State.enabled):
-            return _wrap(out)
-        node = new_node(cls, (x.grad_fn or x._grad_accumulator(),))
-        result = _wrap(out, node, True)
-        if cls.saved_names:
-            save_one(node, result if saves_result else x)
+        result, node = _record1(cls, out, x)
+        if node is not None:
+            if saves_result:                # save_one(node, result), written out: a fresh
+                counter = result._vc = [0]  # output's version counter starts here, at 0
+                node._saved, node._checks = (out,), ((0, None, counter, 0),)
+            elif saves:
+                save_one(node, x)
         return result
     forward.__doc__ = cls.__doc__
     return forward
@@ -277,10 +279,10 @@ class PowBackward0(Node):
     def backward(self, g):
         (a,) = self._saved
         e = self.exponent
-        if e == 0:
-            return (_f.zeros_like(g),)
         if e == 2:
             return (g * (a + a),)       # the same numbers as 2 * a, without a Python operand
+        if e == 0:
+            return (_f.zeros_like(g),)
         return (g * (e * a ** (e - 1)),)
 
 

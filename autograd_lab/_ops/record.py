@@ -33,10 +33,17 @@ def _record(cls, out, *inputs):
 
 
 def _record1(cls, out, x):
-    """``_record`` for an operation of one tensor, the common case, kept quick."""
+    """``_record`` for an operation of one tensor, the common case, kept quick: new_node()
+    and _wrap() are written out, as in _binary."""
     if x._rg and _State.enabled:
-        node = new_node(cls, (x.grad_fn or x._grad_accumulator(),))
-        return _wrap(out, node, True), node
+        node = _new(cls)
+        node._next = (x.grad_fn or x._grad_accumulator(),)
+        node._saved = ()
+        node._checks = node._pending = None
+        node._seq = next(_sequence)
+        t = _new(Tensor)
+        t._data, t.grad_fn, t._rg, t._vc = out, node, True, None
+        return t, node
     return _wrap(out), None
 
 
