@@ -7,7 +7,6 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
 from ..autograd.graph import Node, save_one
-from ..autograd.grad_mode import _State
 from .record import _binary, _data, _f, _float, _number, _operand, _record, _record1
 
 
