@@ -1,7 +1,7 @@
 """The backward pass: sort the graph, sweep it from the root, accumulate, free.
 
 1. ``toposort`` lists every node reachable from the roots so that each node comes before
-   the nodes it sends gradients to. It walks the graph with an explicit stack, not recursion,
+   the nodes it sends gradients to. It walks the graph with a growing list, not recursion,
    so a chain of a million operations sorts like a short one.
 2. ``run_backward`` walks that list once. By the time a node is reached, every gradient
    flowing into it has arrived and been summed in its ``_pending`` slot (fan-out: ``x * x``
@@ -27,16 +27,14 @@ def toposort(roots):
     A node is always created after the nodes that produced its inputs, so its creation
     number (``_seq``) is larger than theirs: newest first is a topological order. (PyTorch's
     engine orders its ready queue by the same kind of sequence number.) Collecting the nodes
-    takes one walk with an explicit stack; the sort is nearly free, since the walk meets
-    them almost in order already."""
-    seen = set(roots)
-    found = list(seen)
-    stack = list(seen)
-    while stack:
-        for nxt in stack.pop()._next:
+    is one pass over a list that grows as the pass discovers nodes -- no recursion, however
+    deep the graph -- and the sort is nearly free, since they come almost in order already."""
+    found = list(roots)
+    seen = set(found)
+    for node in found:                  # the loop also visits the nodes appended below
+        for nxt in node._next:
             if nxt is not None and nxt not in seen:
                 seen.add(nxt)
-                stack.append(nxt)
                 found.append(nxt)
     found.sort(key=_creation_order, reverse=True)
     return found
