@@ -127,6 +127,7 @@ def _binary(cls, fn, a, b):
 
 
 _numbers = {}
+_last_number = [None, None, None]      # the last (float, dtype, array) converted
 
 
 def _number(b, like):
@@ -134,22 +135,26 @@ def _number(b, like):
 
     numpy converts a Python float again on every call, which on a small array costs more
     than the arithmetic (460 ns against 200 for ``a * 0.5``). A loop uses the same few
-    numbers over and over, so the conversions are kept. (Not 0.0, which would also stand
-    for -0.0: equal keys.)"""
+    numbers over and over, so the conversions are kept -- the last one at hand, since a loop
+    passes the very same float object again. (Not 0.0, which would also stand for -0.0.)"""
     if type(b) is not float or type(like) is not _ndarray or not b:
         return b
-    key = (b, like.dtype)
+    dtype = like.dtype
+    last = _last_number
+    if last[0] is b and last[1] is dtype:
+        return last[2]
+    key = (b, dtype)
     c = _numbers.get(key)
     if c is None:
         if len(_numbers) > 255:
             _numbers.clear()
-        c = _numbers[key] = np.array(b, like.dtype)
+        c = _numbers[key] = np.array(b, dtype)
+    last[:] = b, dtype, c
     return c
 
 
 class _F:
     """The few functions a backward formula needs beyond operators, for arrays and Tensors."""
-
 
     @staticmethod
     def expand(g, shape):
