@@ -116,8 +116,12 @@ def _binary(cls, fn, a, b):
         node._saved = ()
         node._checks = node._pending = None
         node._seq = next(_sequence)
-        shape = out.shape
-        if ad.shape != shape or tb is Tensor and bd.shape != shape:
+        # An input was broadcast iff its size or rank differs from the result's (stretching a
+        # dimension of size 1 changes the size -- unless the result is empty, so then always
+        # keep the shapes); cheaper than comparing shape tuples.
+        n, nd = out.size, out.ndim
+        if not n or ad.size != n or ad.ndim != nd or \
+                tb is Tensor and (bd.size != n or bd.ndim != nd):
             node._shapes = (ad.shape, bd.shape if tb is Tensor else ())
         t = _new(Tensor)
         t._data, t.grad_fn, t._rg = out, node, True
