@@ -454,3 +454,14 @@ def test_inplace_through_a_view_of_a_graph_tensor_is_refused():
     with al.no_grad():                          # an optimizer-style update is allowed
         w[0].add_(1)
     assert w.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("lib_name", ["autograd_lab", "torch"])
+def test_an_empty_broadcast_result_gives_each_input_its_own_shape(lib_name):
+    """(1, 0) * (2, 0) broadcasts with no change of size: the gradient must still be summed
+    back to (1, 0)."""
+    lib = al if lib_name == "autograd_lab" else pytest.importorskip("torch")
+    a = lib.zeros(2, 0, requires_grad=True)
+    b = lib.zeros(1, 0, requires_grad=True)
+    (a * b).sum().backward()
+    assert tuple(a.grad.shape) == (2, 0) and tuple(b.grad.shape) == (1, 0)
