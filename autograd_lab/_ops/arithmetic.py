@@ -10,7 +10,6 @@ from ..autograd.graph import Node, save_one
 from .record import _binary, _data, _f, _float, _number, _operand, _record, _record1
 
 
-
 class AddBackward0(Node):
     """out = self + alpha * other"""
     __slots__ = ("alpha",)

@@ -10,7 +10,6 @@ from .record import _ndarray, _record1, _view
 from .shape import unsqueeze
 
 
-
 class SelectBackward0(Node):
     """out = self[index] along ``dim``: the gradient lands in that slot of a zero tensor"""
     __slots__ = ("dim", "index", "self_sym_sizes")

@@ -12,7 +12,6 @@ from .indexing import _index_key, _is_basic
 from .record import _data, _f, _operand, _record, _record1
 
 
-
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
 

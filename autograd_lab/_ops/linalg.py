@@ -7,7 +7,6 @@ from .record import _binary, _f, _operand
 from .shape import squeeze, unsqueeze
 
 
-
 class MmBackward0(Node):
     """out = self @ mat2 (matrices):  grad_self = g @ mat2^T,  grad_mat2 = self^T @ g"""
     saved_names = ("self", "mat2")

@@ -13,7 +13,6 @@ _ndarray = np.ndarray
 _new = object.__new__
 
 
-
 def _edge(x):
     """Where the gradient for input ``x`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
     if type(x) is not Tensor or not x._rg:

@@ -8,7 +8,6 @@ from .arithmetic import maximum
 from .record import _data, _f, _float, _record, _record1
 
 
-
 def _dims(dim, ndim):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     return tuple(sorted(d % ndim if ndim else 0 for d in dims))

@@ -8,7 +8,6 @@ from ..autograd.graph import Node, unbroadcast
 from .record import _data, _operand, _record, _record1, _view
 
 
-
 class ViewBackward0(Node):
     """out = self with another shape: the gradient gets the old shape back"""
     __slots__ = ("self_sym_sizes",)
