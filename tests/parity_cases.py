@@ -1,4 +1,5 @@
-"""PyTorch behaviours from /work/shared/pytorch-behaviour.md, as runnable snippets.
+"""PyTorch 2.13 autograd behaviours (error and warning texts, node names, printing, VJP and
+accumulation rules), as runnable snippets.
 
 ``CASES`` maps a case name to a snippet; tests/test_parity.py runs each one under PyTorch and
 under autograd_lab (``torch`` is bound to either) and compares what they print, the exception
@@ -260,9 +261,60 @@ y.backward()
 print(x.grad)
 """,
 })
-XFAIL["inplace_saved/anomaly_mode"] = (
-    "autograd_lab has no set_detect_anomaly: it would need each node to record the forward "
-    "traceback in _record, the hot path")
+
+# anomaly detection, which the in-place error's own hint tells a learner to switch on
+_add("anomaly", {
+    "flags_and_context_managers": """
+print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+with torch.autograd.detect_anomaly():
+    print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+with torch.autograd.set_detect_anomaly(True, check_nan=False):
+    print(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())
+print(torch.is_anomaly_enabled())
+torch.autograd.set_detect_anomaly(True)
+print(torch.is_anomaly_enabled())
+torch.autograd.set_detect_anomaly(False)
+print(torch.is_anomaly_enabled())
+""",
+    "nan_gradient_raises_and_says_where_it_was_made": """
+import warnings
+x = torch.tensor([0., 1.], requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        z = x / x
+        try:
+            z.sum().backward()
+        except RuntimeError as e:
+            print(e)
+for w in caught:
+    lines = str(w.message).splitlines()
+    print(lines[0])
+    print([line.strip() for line in lines if "<snippet>" in line])  # line 7: z = x / x
+""",
+    "no_nan_check_without_check_nan": """
+x = torch.tensor([0., 1.], requires_grad=True)
+with torch.autograd.set_detect_anomaly(True, check_nan=False):
+    (x / x).sum().backward()
+print(x.grad)
+""",
+    "error_in_a_node_says_where_it_was_made": """
+import warnings
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.set_detect_anomaly(True):
+    y = x.sigmoid()
+    y += 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            print(e)
+    lines = str(caught[0].message).splitlines()
+    print(lines[0])
+    print(lines[-2].strip())    # the forward line that made the failing node
+""",
+})
 
 # ----------------------------------------------------------------------------------------
 # related error strings (the table), one case a row

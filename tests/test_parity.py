@@ -4,14 +4,13 @@ Each case runs under real PyTorch and under autograd_lab and must print the same
 with the same exception (class and message) and raise the same warnings (category, message,
 and where the warning points: the snippet's own line or inside the library).
 
-Left out of /work/shared/pytorch-behaviour.md, because autograd_lab has no such API:
+Left out, because autograd_lab has no such API:
 * ``torch.inference_mode`` / ``q.is_inference()``: the engine has only no_grad-style modes.
 * ``torch.optim.SGD([x]).zero_grad()``: the engine has no optimizers; ``x.grad = None`` and
   ``x.grad.zero_()``, which that line is about, are covered (``vjp/zero_and_none``).
-Covered but expected to fail, each with its reason in ``parity_cases.XFAIL``:
-``set_detect_anomaly`` (no anomaly mode), and from the "learner" section (behaviour the
-reference does not list): in-place changes through views, numpy's divide-by-zero warnings,
-and hooks that change a gradient's size.
+Covered but expected to fail, with the reason in ``parity_cases.XFAIL``: an in-place change
+through a view of a tensor that requires grad, which autograd_lab refuses with a clear error
+where PyTorch rewrites the base's history.
 """
 import pytest
 

@@ -6,7 +6,7 @@ arrays and, for ``create_graph=True``, on Tensors."""
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import _sequence, new_node
+from ..autograd.graph import _sequence, new_node, remember_forward
 from ..autograd.grad_mode import _State
 
 _ndarray = np.ndarray
@@ -40,6 +40,8 @@ def _record1(cls, out, x):
         node._saved = ()
         node._checks = node._pending = None
         node._seq = next(_sequence)
+        if _State.anomaly:
+            remember_forward(node)
         t = _new(Tensor)
         t._data, t.grad_fn, t._rg, t._vc = out, node, True, None
         return t, node
@@ -115,6 +117,8 @@ def _binary(cls, fn, a, b):
         node._saved = ()
         node._checks = node._pending = None
         node._seq = next(_sequence)
+        if _State.anomaly:
+            remember_forward(node)
         # An input was broadcast iff its size or rank differs from the result's (stretching a
         # dimension of size 1 changes the size -- unless the result is empty, so then always
         # keep the shapes); cheaper than comparing shape tuples.

@@ -2,7 +2,8 @@
 from . import functional, graph
 from .engine import run_backward
 from .function import Function
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_detect_anomaly,
+                        set_grad_enabled)
 
 __all__ = ["backward", "grad", "Function", "Variable", "functional", "graph", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled"]

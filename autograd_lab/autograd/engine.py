@@ -15,7 +15,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from .graph import AccumulateGrad, check_hook_result, unbroadcast
+from .graph import AccumulateGrad, check_hook_result, forward_stack_warning, unbroadcast
 from .grad_mode import _State
 
 _creation_order = attrgetter("_seq")
@@ -62,6 +62,8 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     try:
         with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
             special = capture is not None or not accumulate or on_step is not None
+            nan_check = _State.anomaly and _State.check_nan
+            node = None
             for node in order:
                 g = node._pending
                 if g is None:
@@ -88,6 +90,8 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                             for gi, s in zip(outs, node._shapes)]
                 if hooks and "post" in hooks:
                     outs = _post_hooks(hooks["post"], outs, g)
+                if nan_check:
+                    _check_nan(node, outs)
                 if special and on_step is not None:
                     on_step(node, g, outs)
                 nexts = node._next
@@ -107,6 +111,8 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                 if not keep_graph and node._saved:
                     node._saved = node._checks = None
     except BaseException:
+        if _State.anomaly and node is not None:
+            forward_stack_warning(node)     # where the failing node was made
         for node in order:              # leave no half-summed gradient for the next pass
             node._pending = None
         raise
@@ -115,6 +121,12 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
         if collecting:
             gc.enable()
     return captured
+
+
+def _check_nan(node, outs):
+    for i, gi in enumerate(outs):
+        if gi is not None and np.isnan(gi._data if hasattr(gi, "_data") else gi).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
 def _user(g):

@@ -4,6 +4,8 @@ import functools
 
 class _State:
     enabled = True          # read by every operation, so it is a plain class attribute
+    anomaly = False         # set_detect_anomaly: nodes remember where they were made
+    check_nan = True
 
 
 def is_grad_enabled():
@@ -61,3 +63,42 @@ class set_grad_enabled(_Mode):
             with set_grad_enabled(mode):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+# -- anomaly detection: slower, for debugging a backward that fails -------------------------
+class set_detect_anomaly:
+    """``set_detect_anomaly(True)``: every new node remembers the Python stack of the forward
+    call that made it, a node that fails in backward says where it was made, and (with
+    ``check_nan``) a gradient with nan raises. Works at once, and as a context manager that
+    restores the previous setting."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (_State.anomaly, _State.check_nan)
+        _State.anomaly, _State.check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _State.anomaly, _State.check_nan = self.prev
+
+
+class detect_anomaly(set_detect_anomaly):
+    """``with detect_anomaly():`` -- anomaly detection inside the block only."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        import warnings
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+        super().__init__(True, self.check_nan)
+
+
+def is_anomaly_enabled():
+    return _State.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return _State.check_nan

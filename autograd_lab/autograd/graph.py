@@ -14,9 +14,13 @@ output tensor (a saved output is kept as a bare alias of its data), so there are
 cycles and a graph is freed by reference counting as soon as nothing holds its root.
 """
 import itertools
+import os
 import re
+import traceback
 
 import numpy as _np
+
+from .grad_mode import _State
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -197,7 +201,28 @@ def new_node(cls, next_functions):
     # Creation order. A node is always created after the nodes that produced its inputs,
     # so "newest first" is a valid order for the backward pass (the engine sorts by it).
     node._seq = next(_sequence)
+    if _State.anomaly:
+        remember_forward(node)
     return node
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def remember_forward(node):
+    """Anomaly mode: keep the user's stack of the forward call that made ``node`` (the frames
+    outside autograd_lab, as PyTorch shows only Python frames)."""
+    frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]
+    node.__dict__["forward_stack"] = "".join(traceback.format_list(frames))
+
+
+def forward_stack_warning(node):
+    """The warning PyTorch gives in anomaly mode when ``node`` fails in backward."""
+    import warnings
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
+                  f"error:\n{node.__dict__.get('forward_stack', '')} (Triggered internally at "
+                  "/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)", UserWarning,
+                  stacklevel=2)
 
 
 _new = object.__new__
@@ -282,12 +307,15 @@ def _modified_text(node, t, value, version, saved_version):
     if producer is not None:
         which = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
     kind = {"float32": "FloatTensor", "float64": "DoubleTensor"}.get(value.dtype.name, "Tensor")
+    hint = ("the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!") if _State.anomaly else (
+            "enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{kind} [{', '.join(map(str, value.shape))}]]{which} is at "
-        f"version {version}; expected version {saved_version} instead. Hint: enable anomaly "
-        "detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"version {version}; expected version {saved_version} instead. Hint: {hint}")
 
 
 class RemovableHandle:
