@@ -18,7 +18,6 @@ from . import _dtype
 from ._dtype import Size
 from .autograd import graph
 from .autograd.graph import AccumulateGrad
-from .autograd.grad_mode import _State
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -381,14 +380,6 @@ def _as_array(x):
     if isinstance(x, Tensor):
         return x._data
     return np.asarray(x)
-
-
-def _default_dtype(array):
-    # Python floats become float32 (PyTorch's default dtype), ints int64, bools bool.
-    kind = array.dtype.kind
-    if kind == "f" and array.dtype != np.float32 and not isinstance(array, np.ndarray):
-        return np.float32
-    return array.dtype
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):

@@ -5,13 +5,15 @@ A node knows:
 * ``_next``: for each input of the forward operation, the node its gradient flows to next
   (the input's ``grad_fn``, the leaf's ``AccumulateGrad``, or ``None`` when that input needs
   no gradient). ``next_functions`` shows it the way PyTorch does: ``((node, 0), ...)``.
-* ``_saved``: the tensors the backward formula needs (``save_for_backward``). Backward frees
-  them unless ``retain_graph=True``; a node that saved nothing can run any number of times.
+* ``_saved``: the values the backward formula needs (``save_for_backward``), as arrays, and
+  in ``_checks`` each saved tensor's version then, so that a later in-place change is caught.
+  Backward frees them unless ``retain_graph=True``; a node that saved nothing can run any
+  number of times.
 * ``backward(grad)``: the vector-Jacobian product, written next to its forward in ``_ops/``.
 
 References only point backwards (output tensor -> node -> inputs). A node never holds its own
-output tensor (a saved output is kept as a bare alias of its data), so there are no reference
-cycles and a graph is freed by reference counting as soon as nothing holds its root.
+output tensor (a saved output is kept as its array and version counter), so there are no
+reference cycles and a graph is freed by reference counting as soon as nothing holds its root.
 """
 import itertools
 import os
@@ -127,10 +129,6 @@ class Node:
             return self.backward(grad)
         finally:
             self._saved = arrays
-
-    def _release(self):
-        if self._saved:
-            self._saved = self._checks = None
 
     def __getattr__(self, attr):
         # ``grad_fn._saved_self`` and friends, as PyTorch exposes them: saved tensors first,
