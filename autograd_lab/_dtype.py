@@ -13,6 +13,11 @@ class dtype:
         self.legacy = legacy            # 'FloatTensor': named in the in-place error text
 
     @property
+    def scalar_name(self):
+        """PyTorch's scalar type name, as its error texts say it: 'Float', 'Long', 'Bool'."""
+        return self.legacy[:-len("Tensor")]
+
+    @property
     def itemsize(self):
         return self.np.itemsize
 

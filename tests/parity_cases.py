@@ -1315,3 +1315,33 @@ XFAIL.update({
     "view of a tensor that requires grad (a clear error), where PyTorch rewrites the base's "
     "history with CopySlices",
 })
+
+# ----------------------------------------------------------------------------------------
+# dtype promotion: integer and bool tensors with Python numbers and with float tensors
+# ----------------------------------------------------------------------------------------
+_PROMOTE = """
+i = torch.tensor([1, 2, 3])
+b = torch.tensor([True, False, True])
+f = torch.tensor([0.5, 1.5, 2.5])
+d = torch.tensor([0.5, 1.5, 2.5], dtype=torch.float64)
+for _ in range(2):      # twice: a cached conversion must not change the second answer
+    t = {expr}
+    print(t, t.dtype)
+"""
+PROMOTE_EXPRESSIONS = [
+    f"{t} {op} {n}" for t in ("i", "b") for op in ("+", "-", "*", "/", "**")
+    for n in ("0.5", "2", "2.0")] + [
+    f"{n} {op} i" for op in ("+", "-", "*", "/") for n in ("0.5", "2")] + [
+    "i * f", "i + d", "b * f", "f * 0.1", "d * 0.1", "f + 1e-3", "d / 3.0", "i * 0.1",
+    "torch.tensor(3) * 0.5", "torch.tensor(3.) * i", "f * torch.tensor(2.)",
+    "d * torch.tensor(2.)", "i.sum() * 0.5", "i.float() * 0.5", "(i * 0.5).sum()",
+    # what PyTorch refuses
+    "b - b", "i - b", "b - f", "-b", "i ** -1", "b ** -1", "torch.tensor(2) ** -1", "i.mean()",
+    "b.mean()", "i ** -1.0",
+] + [f"{t}.{fn}()" for t in ("i", "b") for fn in (
+    "exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "reciprocal", "neg", "sum")] + [
+    "i.relu()", "i.abs()", "i.sign()", "b.sign()", "i.max()", "b.float()", "i.norm()",
+    "torch.where(b, i, 0.5)", "torch.where(b, f, 2)", "torch.where(b, 1., 0.)",
+    "i.clone().add_(0.5)", "torch.tensor([1, 2], dtype=torch.int32).add_(f[:2])",
+    "torch.tensor([1, 2], dtype=torch.int8).mean()", "b.clone().add_(1)"]
+_add("promote", {e: _PROMOTE.format(expr=e) for e in PROMOTE_EXPRESSIONS})

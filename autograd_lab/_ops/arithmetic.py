@@ -7,7 +7,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
 from ..autograd.graph import Node, save_one
-from .record import _binary, _data, _f, _float, _number, _operand, _record, _record1
+from .record import (_binary, _data, _f, _float, _number, _operand, _promote, _record,
+                     _record1)
 
 
 class AddBackward0(Node):
@@ -36,6 +37,7 @@ class SubBackward0(Node):
 
 
 def sub(a, b, alpha=1):
+    _no_bool_subtraction(a, b)
     # alpha is applied to the values only: SubBackward0 multiplies other's gradient by it
     out, node = _binary(SubBackward0, operator.sub if alpha == 1 else
                         lambda x, y: x - alpha * y, a, b)
@@ -53,10 +55,31 @@ class RsubBackward1(Node):
 
 
 def rsub(x, number):
-    out, node = _record1(RsubBackward1, number - x._data, x)
+    _no_bool_subtraction(x, number)
+    a = x._data
+    out = number - a
+    if out.dtype is not a.dtype:            # 0.5 - integer tensor: float32, as for x - 0.5
+        out = _promote(out, x, number)
+    out, node = _record1(RsubBackward1, out, x)
     if node:
         node.alpha = 1
     return out
+
+
+_BOOL_HINT = "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+
+
+def _is_bool(x):
+    return type(x) is Tensor and x._data.dtype.kind == "b"
+
+
+def _no_bool_subtraction(a, b):
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(f"Subtraction, the `-` operator, with a bool tensor is not "
+                           f"supported. {_BOOL_HINT}")
 
 
 class MulBackward0(Node):
@@ -112,7 +135,7 @@ def _elementwise(cls):
         a = x._data
         out = fn(a)
         if out.dtype is not a.dtype and a.dtype.kind != "f":
-            out = out.astype(np.float32)        # integer input: PyTorch's default float
+            out = fn(a.astype(np.float32))      # integer input: computed in the default float
         result, node = _record1(cls, out, x)
         if node is not None:
             if saves_result:                # save_one(node, result), written out: a fresh
@@ -136,7 +159,13 @@ def _silently(fn):
 
 class NegBackward0(Node):
     """out = -self"""
-    forward = staticmethod(np.negative)
+
+    @staticmethod
+    def forward(a):
+        if a.dtype.kind == "b":
+            raise RuntimeError(f"Negation, the `-` operator, on a bool tensor is not supported. "
+                               f"{_BOOL_HINT}")
+        return np.negative(a)
 
     def backward(self, g):
         return (-g,)
@@ -146,7 +175,7 @@ class ReciprocalBackward0(Node):
     """out = 1 / self;  d out / d self = -out**2"""
     silenced = True
     saved_names = ("result",)
-    forward = staticmethod(np.reciprocal)
+    forward = staticmethod(lambda a: np.reciprocal(_float(a)))     # 1 / 2 is 0.5, not 0
 
     def backward(self, g):
         (y,) = self._saved
@@ -205,6 +234,7 @@ class TanhBackward0(Node):
 
 
 def _sigmoid(a):
+    a = _float(a)
     with np.errstate(over="ignore"):            # exp(-a) overflows to inf for a << 0: fine
         return np.reciprocal(np.exp(-a) + a.dtype.type(1))
 
@@ -252,7 +282,7 @@ class AbsBackward0(Node):
 
 class SignBackward0(Node):
     """out = sign(self): flat almost everywhere, so its gradient is zero"""
-    forward = staticmethod(np.sign)
+    forward = staticmethod(lambda a: a.copy() if a.dtype.kind == "b" else np.sign(a))
 
     def backward(self, g):
         return (_f.zeros_like(g),)
@@ -316,12 +346,16 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
         exponent = _operand(exponent)
     a = x._data
     if type(exponent) is int and exponent >= 0:
-        out = a ** exponent
+        if a.dtype.kind == "b":
+            a = a.astype(np.int64)          # True ** 2 is 1, an integer (numpy says int8)
+        out = a ** exponent                 # an integer tensor stays integer
     else:
+        if a.dtype.kind != "f":
+            if type(exponent) is int:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            a = a.astype(np.float32)        # integer ** 0.5: computed in the default float
         with np.errstate(all="ignore"):     # 0 ** -1 is inf, (-1) ** 0.5 nan: silently
             out = a ** exponent
-    if out.dtype is not a.dtype and a.dtype.kind != "f":
-        out = out.astype(np.float32)
     out, node = _record1(PowBackward0, out, x)
     if node:
         node.exponent = exponent
@@ -368,9 +402,7 @@ def where(condition, x, y):
     condition = condition if isinstance(condition, Tensor) else tensor(condition)
     x, y = _operand(x), _operand(y)
     cond = condition._data.astype(bool)
-    out = np.asarray(np.where(cond, _data(x), _data(y)))
-    if out.dtype.kind == "f" and isinstance(_data(x), float) and isinstance(_data(y), float):
-        out = out.astype(np.float32)
+    out = _promote(np.asarray(np.where(cond, _data(x), _data(y))), x, y)
     result, node = _record(WhereBackward0, out, x, y)
     if node:
         node._shapes = (np.shape(_data(x)), np.shape(_data(y)))

@@ -4,6 +4,7 @@ import builtins
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, unbroadcast
 from ..autograd.grad_mode import _State
@@ -48,8 +49,7 @@ def _write(x, values):
 
 
 def _type_name(np_dtype):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "bool": "Bool"}.get(np_dtype.name, np_dtype.name)
+    return from_numpy_dtype(np_dtype).scalar_name
 
 
 def inplace(x, op, other, alpha=None):

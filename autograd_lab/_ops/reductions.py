@@ -5,7 +5,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from .arithmetic import maximum
-from .record import _data, _f, _float, _record, _record1
+from .record import _data, _f, _record, _record1
 
 
 def _dims(dim, ndim):
@@ -87,7 +87,7 @@ def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
     if a.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {x.dtype.name.capitalize().replace('Int64', 'Long')}")
+            f"or complex dtype. Got: {x.dtype.scalar_name}")
     out, node = _reduction(x, a, np.mean, dim, keepdim, MeanBackward0, MeanBackward1)
     if node:
         node.self_sym_numel = a.size
@@ -215,7 +215,10 @@ class LinalgVectorNormBackward0(Node):
 def norm(x, p=2):
     if p != 2:
         raise NotImplementedError("autograd_lab's norm supports only the 2-norm")
-    a = _float(x._data)
+    a = x._data
+    if a.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {x.dtype.scalar_name}")
     out, node = _record1(LinalgVectorNormBackward0, np.asarray(np.sqrt((a * a).sum()), a.dtype), x)
     if node:
         node.save_for_backward(x, out)
