@@ -15,7 +15,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from .graph import AccumulateGrad, check_hook_result, forward_stack_warning, unbroadcast
+from .graph import (FREED, AccumulateGrad, check_hook_result, forward_stack_warning,
+                    unbroadcast)
 from .grad_mode import _State
 
 _creation_order = attrgetter("_seq")
@@ -61,45 +62,47 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     gc.disable()
     try:
         with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
-            special = capture is not None or not accumulate or on_step is not None
             nan_check = _State.anomaly and _State.check_nan
+            # Most passes are plain backward() calls: each node just runs its formula. Anything
+            # else (hooks, broadcast inputs, create_graph, capture...) takes _careful_step.
+            plain = (capture is None and accumulate and on_step is None and not nan_check
+                     and not create_graph)
             node = None
             for node in order:
                 g = node._pending
                 if g is None:
                     continue
                 node._pending = None
-                hooks = node._hooks
-                if hooks:
-                    g = _pre_hooks(hooks, g)
-                if special:     # autograd.grad, backward(inputs=...), viz.trace_backward
-                    if capture is not None and node in capture:
-                        captured[node] = g
-                    if not accumulate and type(node) is AccumulateGrad:
-                        continue
-                # What the node saved must still be there and unchanged; if not, or if the
-                # backward is being recorded, _checked_backward raises or converts.
-                intact = node._saved is not None and not create_graph
-                if intact and node._checks is not None:
-                    for _, _, counter, version in node._checks:
+                # What the node saved must be unchanged: each saved tensor still at the version
+                # it was saved at. (A freed node's check always fails.)
+                intact = True
+                checks = node._checks
+                if checks is not None:
+                    for _, _, counter, version in checks:
                         if counter[0] != version:
                             intact = False
-                outs = node.backward(g) if intact else node._checked_backward(g, create_graph)
-                if node._shapes is not None:        # the forward broadcast an input
-                    outs = [None if gi is None else unbroadcast(gi, s)
-                            for gi, s in zip(outs, node._shapes)]
-                if hooks and "post" in hooks:
-                    outs = _post_hooks(hooks["post"], outs, g)
-                if nan_check:
-                    _check_nan(node, outs)
-                if special and on_step is not None:
-                    on_step(node, g, outs)
+                if plain and intact and node._hooks is None and node._shapes is None:
+                    outs = node.backward(g)
+                else:
+                    outs = _careful_step(node, g, intact, create_graph, capture, captured,
+                                         accumulate, nan_check, on_step)
                 nexts = node._next
-                if len(nexts) == 1:                 # most nodes: one input, no zip needed
+                n = len(nexts)
+                if n == 1:                 # most nodes: one input, no zip needed
                     nxt, gi = nexts[0], outs[0]
                     if nxt is not None and gi is not None:
                         waiting = nxt._pending
                         nxt._pending = gi if waiting is None else waiting + gi
+                elif n == 2:
+                    nxt, n2 = nexts
+                    gi, g2 = outs
+                    if nxt is not None and gi is not None:
+                        waiting = nxt._pending
+                        nxt._pending = gi if waiting is None else waiting + gi
+                    if n2 is not None and g2 is not None:
+                        waiting = n2._pending
+                        n2._pending = g2 if waiting is None else waiting + g2
+                    g2 = None
                 else:
                     for nxt, gi in zip(nexts, outs):
                         if nxt is not None and gi is not None:
@@ -109,7 +112,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                 # can become a leaf's .grad without a copy (see Tensor._accumulate).
                 outs = gi = g = waiting = None
                 if not keep_graph and node._saved:
-                    node._saved = node._checks = None
+                    node._saved, node._checks = None, FREED
     except BaseException:
         if _State.anomaly and node is not None:
             forward_stack_warning(node)     # where the failing node was made
@@ -121,6 +124,35 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
         if collecting:
             gc.enable()
     return captured
+
+
+def _careful_step(node, g, intact, create_graph, capture, captured, accumulate, nan_check,
+                  on_step):
+    """One node's step with everything a plain backward() does not need: hooks, capture,
+    broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
+    Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
+    hooks = node._hooks
+    if hooks:
+        g = _pre_hooks(hooks, g)
+    if capture is not None and node in capture:
+        captured[node] = g
+    if not accumulate and type(node) is AccumulateGrad:
+        return ()
+    # Saved values freed, changed in place or to be read as Tensors: _checked_backward
+    # raises PyTorch's error or converts.
+    if intact and node._saved is not None and not create_graph:
+        outs = node.backward(g)
+    else:
+        outs = node._checked_backward(g, create_graph)
+    if node._shapes is not None:        # the forward broadcast an input
+        outs = [None if gi is None else unbroadcast(gi, s) for gi, s in zip(outs, node._shapes)]
+    if hooks and "post" in hooks:
+        outs = _post_hooks(hooks["post"], outs, g)
+    if nan_check:
+        _check_nan(node, outs)
+    if on_step is not None:
+        on_step(node, g, outs)
+    return outs
 
 
 def _check_nan(node, outs):

@@ -31,6 +31,11 @@ SECOND_BACKWARD = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 
+# What a node's ``_checks`` become when backward frees its saved values: a check that always
+# fails, so that the engine's quick test of saved versions sends the node to the careful path,
+# which raises the second-backward error.
+FREED = ((0, None, [1], 0),)
+
 _Tensor = None      # autograd_lab.Tensor, filled in by _tensor.py (it imports this module)
 _sequence = itertools.count()
 
