@@ -106,7 +106,10 @@ def _binary(cls, fn, a, b):
         b = _operand(b)
         tb, bd = type(b), _data(b)
     ad = a._data
-    out = fn(ad, _number(bd, ad) if tb is float else bd)
+    if tb is float:
+        last = _last_number         # _number's quick case, written out
+        bd = last[2] if last[0] is bd and last[1] is ad.dtype else _number(bd, ad)
+    out = fn(ad, bd)
     if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
         out = _promote(out, a, b)
     if _State.enabled and (a._rg or tb is Tensor and b._rg):
@@ -121,11 +124,11 @@ def _binary(cls, fn, a, b):
             remember_forward(node)
         # An input was broadcast iff its size or rank differs from the result's (stretching a
         # dimension of size 1 changes the size -- unless the result is empty, so then always
-        # keep the shapes); cheaper than comparing shape tuples.
-        n, nd = out.size, out.ndim
-        if not n or ad.size != n or ad.ndim != nd or \
-                tb is Tensor and (bd.size != n or bd.ndim != nd):
-            node._shapes = (ad.shape, bd.shape if tb is Tensor else ())
+        # keep the shapes); cheaper than comparing shape tuples. A number never stretches a.
+        if tb is Tensor:
+            n, nd = out.size, out.ndim
+            if not n or ad.size != n or ad.ndim != nd or bd.size != n or bd.ndim != nd:
+                node._shapes = (ad.shape, bd.shape)
         t = _new(Tensor)
         t._data, t.grad_fn, t._rg = out, node, True
         t._vc = None
