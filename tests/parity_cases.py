@@ -484,6 +484,17 @@ _add("grad_fn", {e: _WALK.format(expr=e) for e in GRAD_FN_EXPRESSIONS})
 FRESH.add("grad_fn/x.T")     # PyTorch deprecates ``.T`` of a vector, once per process
 
 _add("grad_fn_facts", {
+    "nodes_take_no_new_attributes_tensors_do": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.note = "a tensor takes one"
+print(y.note)
+for node in (y.grad_fn, y.grad_fn.next_functions[0][0], y.tanh().grad_fn, (y ** 2).grad_fn):
+    try:
+        node.note = 1
+    except AttributeError as e:
+        print(e)
+""",
     "repr_str_name_module": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x * 2

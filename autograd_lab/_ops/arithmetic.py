@@ -84,6 +84,7 @@ def _no_bool_subtraction(a, b):
 
 class MulBackward0(Node):
     """out = self * other"""
+    __slots__ = ()
     saved_names = ("self", "other")
     needed_by = {"self": 1, "other": 0}     # each factor only for the other one's gradient
 
@@ -106,6 +107,7 @@ def mul(a, b):
 
 class DivBackward0(Node):
     """out = self / other"""
+    __slots__ = ()
     saved_names = ("self", "other")
     needed_by = {"self": 1}
 
@@ -159,6 +161,7 @@ def _silently(fn):
 
 class NegBackward0(Node):
     """out = -self"""
+    __slots__ = ()
 
     @staticmethod
     def forward(a):
@@ -173,6 +176,7 @@ class NegBackward0(Node):
 
 class ReciprocalBackward0(Node):
     """out = 1 / self;  d out / d self = -out**2"""
+    __slots__ = ()
     silenced = True
     saved_names = ("result",)
     forward = staticmethod(lambda a: np.reciprocal(_float(a)))     # 1 / 2 is 0.5, not 0
@@ -184,6 +188,7 @@ class ReciprocalBackward0(Node):
 
 class ExpBackward0(Node):
     """out = e ** self;  d out / d self = out"""
+    __slots__ = ()
     saved_names = ("result",)
     forward = staticmethod(np.exp)
 
@@ -194,6 +199,7 @@ class ExpBackward0(Node):
 
 class LogBackward0(Node):
     """out = ln(self);  d out / d self = 1 / self"""
+    __slots__ = ()
     silenced = True
     saved_names = ("self",)
     forward = staticmethod(np.log)
@@ -205,6 +211,7 @@ class LogBackward0(Node):
 
 class SinBackward0(Node):
     """out = sin(self);  d out / d self = cos(self)"""
+    __slots__ = ()
     saved_names = ("self",)
     forward = staticmethod(np.sin)
 
@@ -215,6 +222,7 @@ class SinBackward0(Node):
 
 class CosBackward0(Node):
     """out = cos(self);  d out / d self = -sin(self)"""
+    __slots__ = ()
     saved_names = ("self",)
     forward = staticmethod(np.cos)
 
@@ -225,6 +233,7 @@ class CosBackward0(Node):
 
 class TanhBackward0(Node):
     """out = tanh(self);  d out / d self = 1 - out**2"""
+    __slots__ = ()
     saved_names = ("result",)
     forward = staticmethod(np.tanh)
 
@@ -241,6 +250,7 @@ def _sigmoid(a):
 
 class SigmoidBackward0(Node):
     """out = 1 / (1 + e**-self);  d out / d self = out * (1 - out)"""
+    __slots__ = ()
     saved_names = ("result",)
     forward = staticmethod(_sigmoid)
 
@@ -251,6 +261,7 @@ class SigmoidBackward0(Node):
 
 class ReluBackward0(Node):
     """out = max(self, 0);  the gradient passes where out > 0"""
+    __slots__ = ()
     saved_names = ("result",)
     forward = staticmethod(lambda a: np.maximum(a, 0))
 
@@ -261,6 +272,7 @@ class ReluBackward0(Node):
 
 class SqrtBackward0(Node):
     """out = sqrt(self);  d out / d self = 1 / (2 out)"""
+    __slots__ = ()
     silenced = True
     saved_names = ("result",)
     forward = staticmethod(np.sqrt)
@@ -272,6 +284,7 @@ class SqrtBackward0(Node):
 
 class AbsBackward0(Node):
     """out = |self|;  d out / d self = sign(self)"""
+    __slots__ = ()
     saved_names = ("self",)
     forward = staticmethod(np.abs)
 
@@ -282,6 +295,7 @@ class AbsBackward0(Node):
 
 class SignBackward0(Node):
     """out = sign(self): flat almost everywhere, so its gradient is zero"""
+    __slots__ = ()
     forward = staticmethod(lambda a: a.copy() if a.dtype.kind == "b" else np.sign(a))
 
     def backward(self, g):
@@ -316,6 +330,7 @@ class PowBackward0(Node):
 
 class PowBackward1(Node):
     """out = self ** exponent, both tensors"""
+    __slots__ = ()
     saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
@@ -373,6 +388,7 @@ def rpow(x, base):
 
 class MaximumBackward0(Node):
     """out = max(self, other) elementwise; a tie splits the gradient in half"""
+    __slots__ = ()
     saved_names = ("self", "other")
 
     def backward(self, g):
@@ -390,6 +406,7 @@ def maximum(a, b):
 
 class WhereBackward0(Node):
     """out = self where condition, else other"""
+    __slots__ = ()
     saved_names = ("condition",)
 
     def backward(self, g):

@@ -131,6 +131,7 @@ def _slice(x, dim, key):
 
 class AliasBackward0(Node):
     """out = self, a new view of all of it (``x[...]``)"""
+    __slots__ = ()
 
     def backward(self, g):
         return (g,)

@@ -97,6 +97,9 @@ def inplace_fill(x, value):
 
 
 class FillBackward0(Node):
+    """x.fill_(v) on a tensor in a graph: the filled values depend on nothing"""
+    __slots__ = ()
+
     def backward(self, g):
         return (_f.zeros_like(g),)
 
@@ -138,6 +141,7 @@ def setitem(x, key, value):
 
 class CopyBackwards(Node):
     """A leaf's .grad that is itself part of a graph (``backward(create_graph=True)``)"""
+    __slots__ = ()
 
     def backward(self, g):
         return (g,)

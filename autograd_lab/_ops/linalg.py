@@ -33,6 +33,7 @@ class BmmBackward0(MmBackward0):
 
 class MvBackward0(Node):
     """out = self @ vec (matrix times vector)"""
+    __slots__ = ()
     saved_names = ("self", "vec")
     needed_by = {"self": 1, "vec": 0}
 
@@ -44,6 +45,7 @@ class MvBackward0(Node):
 
 class DotBackward0(Node):
     """out = self . tensor (two vectors)"""
+    __slots__ = ()
     saved_names = ("self", "tensor")
     needed_by = {"self": 1, "tensor": 0}
 

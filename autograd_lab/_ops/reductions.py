@@ -96,6 +96,7 @@ def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
 
 class MaxBackward1(Node):
     """out = the largest element; ties share the gradient equally"""
+    __slots__ = ()
     saved_names = ("self", "result")
 
     def backward(self, g):
@@ -184,6 +185,7 @@ def min(x, dim=None, keepdim=False):        # noqa: A001 -- torch.min
 
 class ProdBackward0(Node):
     """out = product of all elements: d out / d x_i = product of all the other elements"""
+    __slots__ = ()
     saved_names = ("self", "result")
 
     def backward(self, g):
@@ -203,6 +205,7 @@ def prod(x):
 
 class LinalgVectorNormBackward0(Node):
     """out = sqrt(sum of squares);  d out / d self = self / out"""
+    __slots__ = ()
     saved_names = ("self", "result")
 
     def backward(self, g):

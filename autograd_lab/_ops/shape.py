@@ -22,6 +22,7 @@ class UnsafeViewBackward0(ViewBackward0):
 
 class CloneBackward0(Node):
     """out = a copy of self"""
+    __slots__ = ()
 
     def backward(self, g):
         return (g,)
@@ -115,6 +116,7 @@ def transpose(x, dim0, dim1):
 
 class TBackward0(Node):
     """out = self^T (a matrix)"""
+    __slots__ = ()
 
     def backward(self, g):
         return (g.t() if isinstance(g, Tensor) else g.T,)

@@ -19,6 +19,7 @@ import itertools
 import os
 import re
 import traceback
+import weakref
 
 import numpy as _np
 
@@ -44,10 +45,13 @@ class Node:
     """Base class of every backward node. Subclasses carry PyTorch's names (``MulBackward0``)."""
 
     # _pending: during a backward pass, the sum of the gradients that reached this node so far
-    __slots__ = ("_next", "_saved", "_checks", "_seq", "_pending", "__weakref__", "__dict__")
-    # Set on few nodes, so kept in the instance's __dict__ when set, these defaults otherwise:
-    _shapes = None      # the inputs' shapes, when the forward broadcast them (unbroadcast)
-    _hooks = None       # hooks registered on the node or on its output tensor
+    # _shapes: the inputs' shapes, when the forward broadcast them (for unbroadcast); or None
+    # _hooks: hooks registered on the node or on its output tensor; or None
+    # Slots only, and in every subclass too (``__slots__ = ()`` where a node keeps nothing
+    # else): a per-node __dict__ would cost every recorded operation memory and time, in
+    # allocation and in the cyclic collector.
+    __slots__ = ("_next", "_saved", "_checks", "_seq", "_pending", "_shapes", "_hooks",
+                 "__weakref__")
     saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
     silenced = False    # forward may make inf or nan from finite values (log, sqrt, 1/x)
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
@@ -200,7 +204,7 @@ def new_node(cls, next_functions):
     node = _new(cls)
     node._next = next_functions
     node._saved = ()
-    node._checks = node._pending = None
+    node._checks = node._pending = node._shapes = node._hooks = None
     # Creation order. A node is always created after the nodes that produced its inputs,
     # so "newest first" is a valid order for the backward pass (the engine sorts by it).
     node._seq = next(_sequence)
@@ -212,18 +216,21 @@ def new_node(cls, next_functions):
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+_forward_stacks = weakref.WeakKeyDictionary()     # anomaly mode: node -> where it was made
+
+
 def remember_forward(node):
     """Anomaly mode: keep the user's stack of the forward call that made ``node`` (the frames
     outside autograd_lab, as PyTorch shows only Python frames)."""
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]
-    node.__dict__["forward_stack"] = "".join(traceback.format_list(frames))
+    _forward_stacks[node] = "".join(traceback.format_list(frames))
 
 
 def forward_stack_warning(node):
     """The warning PyTorch gives in anomaly mode when ``node`` fails in backward."""
     import warnings
     warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                  f"error:\n{node.__dict__.get('forward_stack', '')} (Triggered internally at "
+                  f"error:\n{_forward_stacks.get(node, '')} (Triggered internally at "
                   "/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)", UserWarning,
                   stacklevel=2)
 
