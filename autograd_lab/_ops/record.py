@@ -122,13 +122,10 @@ def _binary(cls, fn, a, b):
         node._seq = next(_sequence)
         if _State.anomaly:
             remember_forward(node)
-        # An input was broadcast iff its size or rank differs from the result's (stretching a
-        # dimension of size 1 changes the size -- unless the result is empty, so then always
-        # keep the shapes); cheaper than comparing shape tuples. A number never stretches a.
-        if tb is Tensor:
-            n, nd = out.size, out.ndim
-            if not n or ad.size != n or ad.ndim != nd or bd.size != n or bd.ndim != nd:
-                node._shapes = (ad.shape, bd.shape)
+        # Two tensors of different shapes were broadcast: backward sums each gradient back
+        # to its input's shape. (A number never stretches a.)
+        if tb is Tensor and ad.shape != bd.shape:
+            node._shapes = (ad.shape, bd.shape)
         t = _new(Tensor)
         t._data, t.grad_fn, t._rg = out, node, True
         t._vc = None
