@@ -106,7 +106,7 @@ def _binary(cls, fn, a, b):
         b = _operand(b)
         tb, bd = type(b), _data(b)
     ad = a._data
-    if tb is float:
+    if tb is float and type(ad) is _ndarray:
         last = _last_number         # _number's quick case, written out
         bd = last[2] if last[0] is bd and last[1] is ad.dtype else _number(bd, ad)
     out = fn(ad, bd)
