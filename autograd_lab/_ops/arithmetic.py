@@ -243,7 +243,7 @@ class TanhBackward0(Node):
 
 
 def _sigmoid(a):
-    a = _float(a)
+    a = _float(a)       # first, not after as for other integer inputs: -True is an error
     with np.errstate(over="ignore"):            # exp(-a) overflows to inf for a << 0: fine
         return np.reciprocal(np.exp(-a) + a.dtype.type(1))
 
