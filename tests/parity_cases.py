@@ -252,6 +252,20 @@ x.detach().zero_()
 print(x._version)
 y.backward()
 """,
+    "each_saved_tensor_unpacks_alone": """
+a = torch.tensor([1., 2.], requires_grad=True)
+b = torch.tensor([3., 4.], requires_grad=True)
+p, q = a * 1, b * 1
+z = p * q
+with torch.no_grad():
+    q.mul_(2)
+print(z.grad_fn._saved_self)
+try:
+    print(z.grad_fn._saved_other)
+except RuntimeError as e:
+    print(e)
+z.sum().backward()
+""",
     "data_is_not_tracked": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = (x * x).sum()

@@ -142,7 +142,7 @@ def _elementwise(cls):
         if node is not None:
             if saves_result:                # save_one(node, result), written out: a fresh
                 counter = result._vc = [0]  # output's version counter starts here, at 0
-                node._saved, node._checks = (out,), ((0, None, counter, 0),)
+                node._saved, node._checks = (out,), (0, None, counter, 0)
             elif saves:
                 save_one(node, x)
         return result

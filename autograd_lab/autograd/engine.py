@@ -15,7 +15,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from .graph import (FREED, AccumulateGrad, check_hook_result, forward_stack_warning,
+from .graph import (FREED, AccumulateGrad, check_hook_result, forward_stack_warning, intact,
                     unbroadcast)
 from .grad_mode import _State
 
@@ -74,18 +74,16 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                     continue
                 node._pending = None
                 # What the node saved must be unchanged: each saved tensor still at the version
-                # it was saved at. (A freed node's check always fails.)
-                intact = True
+                # it was saved at. (A freed node's check always fails.) The first check is
+                # written out, since nearly every node saves one tensor or none.
                 checks = node._checks
-                if checks is not None:
-                    for _, _, counter, version in checks:
-                        if counter[0] != version:
-                            intact = False
-                if plain and intact and node._hooks is None and node._shapes is None:
+                if plain and node._hooks is None and node._shapes is None and (
+                        checks is None or checks[2][0] == checks[3]
+                        and (len(checks) == 4 or intact(checks))):
                     outs = node.backward(g)
                 else:
-                    outs = _careful_step(node, g, intact, create_graph, capture, captured,
-                                         accumulate, nan_check, on_step)
+                    outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
+                                         nan_check, on_step)
                 nexts = node._next
                 n = len(nexts)
                 if n == 1:                 # most nodes: one input, no zip needed
@@ -126,8 +124,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     return captured
 
 
-def _careful_step(node, g, intact, create_graph, capture, captured, accumulate, nan_check,
-                  on_step):
+def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_check, on_step):
     """One node's step with everything a plain backward() does not need: hooks, capture,
     broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
     Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
@@ -140,7 +137,8 @@ def _careful_step(node, g, intact, create_graph, capture, captured, accumulate, 
         return ()
     # Saved values freed, changed in place or to be read as Tensors: _checked_backward
     # raises PyTorch's error or converts.
-    if intact and node._saved is not None and not create_graph:
+    checks = node._checks
+    if node._saved is not None and not create_graph and (checks is None or intact(checks)):
         outs = node.backward(g)
     else:
         outs = node._checked_backward(g, create_graph)

@@ -6,7 +6,11 @@ A node knows:
   (the input's ``grad_fn``, the leaf's ``AccumulateGrad``, or ``None`` when that input needs
   no gradient). ``next_functions`` shows it the way PyTorch does: ``((node, 0), ...)``.
 * ``_saved``: the values the backward formula needs (``save_for_backward``), as arrays, and
-  in ``_checks`` each saved tensor's version then, so that a later in-place change is caught.
+  in ``_checks`` each saved tensor's version then, so that a later in-place change is caught:
+  four entries per saved tensor, in one flat tuple (its position in ``_saved``, the tensor or
+  None for the node's own output, its version counter, its version then). Flat, because
+  nearly every node saves one tensor, and one tuple per node is one object fewer per
+  operation for the allocator and the cyclic collector to handle.
   Backward frees them unless ``retain_graph=True``; a node that saved nothing can run any
   number of times.
 * ``backward(grad)``: the vector-Jacobian product, written next to its forward in ``_ops/``.
@@ -35,7 +39,7 @@ SECOND_BACKWARD = (
 # What a node's ``_checks`` become when backward frees its saved values: a check that always
 # fails, so that the engine's quick test of saved versions sends the node to the careful path,
 # which raises the second-backward error.
-FREED = ((0, None, [1], 0),)
+FREED = (0, None, [1], 0)
 
 _Tensor = None      # autograd_lab.Tensor, filled in by _tensor.py (it imports this module)
 _sequence = itertools.count()
@@ -95,25 +99,24 @@ class Node:
         else:
             self._saved = items             # numbers only (``x * 2`` saves the 2)
             return
-        values, checks = list(items), []
+        values, checks = list(items), ()
         for i, t in enumerate(items):
             if type(t) is _Tensor:
                 values[i] = t._data
                 vc = t._vc or t._counter()
-                checks.append((i, None if t.grad_fn is self else t, vc, vc[0]))
+                checks += (i, None if t.grad_fn is self else t, vc, vc[0])
         self._saved, self._checks = tuple(values), checks
 
-    def _unpack(self, as_tensors=False):
+    def _unpack(self, as_tensors=False, only=None):
         """The saved values: arrays, or Tensors when the backward itself is being recorded.
 
         Raises PyTorch's errors if an earlier backward freed them, or if a saved tensor was
-        changed in place after it was saved."""
+        changed in place after it was saved. With ``only`` (a position), that value alone is
+        checked and converted: ``grad_fn._saved_self`` reads fine while ``other`` was changed."""
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
-        checks = self._checks
-        if checks is None:
-            return saved
+        checks = [c for c in _each_check(self._checks) if only is None or c[0] == only]
         for i, t, vc, v in checks:
             if vc[0] != v:
                 raise RuntimeError(_modified_text(self, t, saved[i], vc[0], v))
@@ -149,7 +152,8 @@ class Node:
                 needed_by = type(self).needed_by.get(key)
                 if needed_by is not None and self._next[needed_by] is None:
                     return None             # never saved, so not freed either
-                value = self._unpack(as_tensors=True)[names.index(key)]
+                i = names.index(key)
+                value = self._unpack(as_tensors=True, only=i)[i]
                 if value is None or type(value) is _Tensor:
                     return value
                 return _Tensor._make(_np.asarray(value))    # a saved number shows as a tensor
@@ -192,6 +196,16 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
         return RemovableHandle(self._hook_table().setdefault("post", []), fn)
+
+
+def _each_check(checks):
+    """A node's ``_checks`` as one (position, tensor, counter, version) tuple per saved tensor."""
+    return [] if checks is None else [checks[k:k + 4] for k in range(0, len(checks), 4)]
+
+
+def intact(checks):
+    """Whether every saved tensor is still at the version it was saved at (``_checks``)."""
+    return all(checks[k][0] == checks[k + 1] for k in range(2, len(checks), 4))
 
 
 def _slot_names(cls):
@@ -246,7 +260,7 @@ def save_one(node, t):
     if counter is None:
         counter = t._vc = [0]
     node._saved = (t._data,)
-    node._checks = ((0, None if t.grad_fn is node else t, counter, counter[0]),)
+    node._checks = (0, None if t.grad_fn is node else t, counter, counter[0])
 
 
 def _unbroadcast_all(grads, shapes):
