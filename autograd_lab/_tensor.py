@@ -122,7 +122,7 @@ class Tensor:
     @property
     def retains_grad(self):
         # retain_grad() keeps its hook on grad_fn (see _tensor_hooks); the hook knows its tensor
-        hooks = self.grad_fn is not None and self.grad_fn._hooks
+        hooks = self.grad_fn is not None and self.grad_fn._extras
         retain = hooks and hooks.get("tensor", {}).get("retain")
         return bool(retain) and retain.tensor() is self
 
@@ -163,7 +163,7 @@ class Tensor:
         # A non-leaf's hooks run when its grad_fn receives the gradient, so they live on the
         # node (PyTorch's "tensor pre-hooks"); a leaf's run in its AccumulateGrad.
         if self.grad_fn is not None:
-            return self.grad_fn._hook_table().setdefault("tensor", {})
+            return self.grad_fn._extras_table().setdefault("tensor", {})
         if self._hooks is None:
             self._hooks = {}
         return self._hooks

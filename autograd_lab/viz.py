@@ -114,7 +114,7 @@ class _Graph:
                 if nxt is not None and self._add_node(nxt):
                     queue.append(nxt)
         for node in self.nodes:
-            retain = (node._hooks or {}).get("tensor", {}).get("retain")
+            retain = (node._extras or {}).get("tensor", {}).get("retain")
             if retain is not None and retain.tensor() is not None:
                 self._add_tensor(retain.tensor(), node)
         for t in names or ():

@@ -38,7 +38,7 @@ def _record1(cls, out, x):
         node = _new(cls)
         node._next = (x.grad_fn or x._grad_accumulator(),)
         node._saved = ()
-        node._checks = node._pending = node._shapes = node._hooks = None
+        node._checks = node._pending = node._extras = None
         node._seq = next(_sequence)
         if _State.anomaly:
             remember_forward(node)
@@ -118,7 +118,7 @@ def _binary(cls, fn, a, b):
         node._next = ((a.grad_fn or a._grad_accumulator()) if a._rg else None,
                       (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None)
         node._saved = ()
-        node._checks = node._pending = node._shapes = node._hooks = None
+        node._checks = node._pending = node._extras = None
         node._seq = next(_sequence)
         if _State.anomaly:
             remember_forward(node)

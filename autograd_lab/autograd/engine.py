@@ -20,6 +20,7 @@ from .graph import (FREED, AccumulateGrad, check_hook_result, forward_stack_warn
 from .grad_mode import _State
 
 _creation_order = attrgetter("_seq")
+_NOTHING = {}       # the extras of a node that has none (read only)
 
 
 def toposort(roots):
@@ -77,7 +78,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                 # it was saved at. (A freed node's check always fails.) The first check is
                 # written out, since nearly every node saves one tensor or none.
                 checks = node._checks
-                if plain and node._hooks is None and node._shapes is None and (
+                if plain and node._extras is None and (
                         checks is None or checks[2][0] == checks[3]
                         and (len(checks) == 4 or intact(checks))):
                     outs = node.backward(g)
@@ -128,9 +129,9 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
     """One node's step with everything a plain backward() does not need: hooks, capture,
     broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
     Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
-    hooks = node._hooks
-    if hooks:
-        g = _pre_hooks(hooks, g)
+    extras = node._extras or _NOTHING
+    if "pre" in extras or "tensor" in extras:
+        g = _pre_hooks(extras, g)
     if capture is not None and node in capture:
         captured[node] = g
     if not accumulate and type(node) is AccumulateGrad:
@@ -142,10 +143,11 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
         outs = node.backward(g)
     else:
         outs = node._checked_backward(g, create_graph)
-    if node._shapes is not None:        # the forward broadcast an input
-        outs = [None if gi is None else unbroadcast(gi, s) for gi, s in zip(outs, node._shapes)]
-    if hooks and "post" in hooks:
-        outs = _post_hooks(hooks["post"], outs, g)
+    shapes = extras.get("shapes")
+    if shapes is not None:              # the forward broadcast an input
+        outs = [None if gi is None else unbroadcast(gi, s) for gi, s in zip(outs, shapes)]
+    if "post" in extras:
+        outs = _post_hooks(extras["post"], outs, g)
     if nan_check:
         _check_nan(node, outs)
     if on_step is not None:

@@ -49,13 +49,13 @@ class Node:
     """Base class of every backward node. Subclasses carry PyTorch's names (``MulBackward0``)."""
 
     # _pending: during a backward pass, the sum of the gradients that reached this node so far
-    # _shapes: the inputs' shapes, when the forward broadcast them (for unbroadcast); or None
-    # _hooks: hooks registered on the node or on its output tensor; or None
+    # _extras: None, or a dict of what few nodes have: "shapes" (see _shapes), hooks ("pre",
+    #   "post", and "tensor" for the output tensor's) and "metadata". One slot, so that the
+    #   backward sweep tells a plain node by one test and a new node has one slot less to set.
     # Slots only, and in every subclass too (``__slots__ = ()`` where a node keeps nothing
     # else): a per-node __dict__ would cost every recorded operation memory and time, in
     # allocation and in the cyclic collector.
-    __slots__ = ("_next", "_saved", "_checks", "_seq", "_pending", "_shapes", "_hooks",
-                 "__weakref__")
+    __slots__ = ("_next", "_saved", "_checks", "_seq", "_pending", "_extras", "__weakref__")
     saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
     silenced = False    # forward may make inf or nan from finite values (log, sqrt, 1/x)
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
@@ -81,7 +81,20 @@ class Node:
 
     @property
     def metadata(self):
-        return self._hook_table().setdefault("metadata", {})
+        return self._extras_table().setdefault("metadata", {})
+
+    @property
+    def _shapes(self):
+        """The inputs' shapes when the forward broadcast them (backward sums each gradient back
+        to its input's shape), else None."""
+        return None if self._extras is None else self._extras.get("shapes")
+
+    @_shapes.setter
+    def _shapes(self, shapes):
+        if shapes is not None:
+            self._extras_table()["shapes"] = shapes
+        elif self._extras is not None:
+            self._extras.pop("shapes", None)
 
     # -- saved tensors -------------------------------------------------------------------
     def save_for_backward(self, *items):
@@ -184,18 +197,18 @@ class Node:
                      for g in out)
 
     # -- hooks ---------------------------------------------------------------------------
-    def _hook_table(self):
-        if self._hooks is None:
-            self._hooks = {}
-        return self._hooks
+    def _extras_table(self):
+        if self._extras is None:
+            self._extras = {}
+        return self._extras
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; it may return replacement gradients."""
-        return RemovableHandle(self._hook_table().setdefault("pre", []), fn)
+        return RemovableHandle(self._extras_table().setdefault("pre", []), fn)
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
-        return RemovableHandle(self._hook_table().setdefault("post", []), fn)
+        return RemovableHandle(self._extras_table().setdefault("post", []), fn)
 
 
 def _each_check(checks):
@@ -218,7 +231,7 @@ def new_node(cls, next_functions):
     node = _new(cls)
     node._next = next_functions
     node._saved = ()
-    node._checks = node._pending = node._shapes = node._hooks = None
+    node._checks = node._pending = node._extras = None
     # Creation order. A node is always created after the nodes that produced its inputs,
     # so "newest first" is a valid order for the backward pass (the engine sorts by it).
     node._seq = next(_sequence)
