@@ -1,0 +1,48 @@
+"""The benchmark scripts still run against this engine. These are not tests of speed (timed
+tests are flaky here): a script that has rotted is found here rather than by whoever needs it
+next. Each runs in its shortest mode."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_bench_quick_runs_every_engine_and_agrees_with_torch(torch):
+    out = run(BENCH / "bench.py", "--quick", "--only", "2,5")
+    assert out.returncode == 0, out.stderr + out.stdout
+    lines = out.stdout.splitlines()
+    rows = [line for line in lines if line.startswith(("2 tiny ops ", "5 fan-in "))]
+    assert len(rows) == 2, out.stdout
+    assert all(row.split()[-1] in ("PASS", "FAIL") for row in rows), rows   # not ERROR
+    assert "GRAD FAIL" not in out.stdout
+    checks = [line.split() for line in lines if line.lstrip().startswith("grad max|Δ| vs torch")]
+    # one line per workload: torch is the reference, autograd_lab and numpy agree with it
+    assert [(c[-5], c[-3], c[-1]) for c in checks] == [("ref", "ok", "ok")] * 2, checks
+
+
+def worktrees():
+    return subprocess.run(["git", "-C", ROOT, "worktree", "list"], capture_output=True,
+                          text=True).stdout
+
+
+@pytest.mark.parametrize("old", ["a directory", "a git revision"])
+def test_ab_compares_two_trees(old):
+    if old == "a git revision" and not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    before = worktrees()
+    out = run(BENCH / "ab.py", ROOT if old == "a directory" else "HEAD", ROOT, "--quick",
+              "--rounds", "1")
+    assert out.returncode == 0, out.stderr + out.stdout
+    lines = out.stdout.splitlines()
+    assert "2 tiny ops, µs/op; median of 1 processes, 3 samples each" in lines, out.stdout
+    assert any(line.startswith("  new - old, per round: median ") for line in lines)
+    assert worktrees() == before            # a revision's temporary worktree is gone again
