@@ -5,9 +5,10 @@
 
 OLD and NEW are checkouts (directories holding ``autograd_lab/``) or git revisions of this
 repository (checked out into a temporary worktree), e.g. ``ab.py HEAD .``. Each round runs
-OLD then NEW, each in a fresh process with bench.py's set-up (one thread, the same GC
-isolation), so both see the same heap and the same machine weather. No PyTorch here: a change
-of 1-2% is invisible in a ratio against an engine whose own time moves by 10% between runs.
+both, each in a fresh process with bench.py's set-up (one thread, the same GC isolation), so
+both see the same heap and the same machine weather; which one goes first alternates. No
+PyTorch here: a change of 1-2% is invisible in a ratio against an engine whose own time moves
+by 10% between runs.
 """
 import argparse
 import json
@@ -19,11 +20,12 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-SAMPLES, SAMPLE_S = 9, 0.2          # per child; each sample after gc.collect()
+SAMPLES, SAMPLE_S = 9, 0.2          # per process: samples of >= 0.2 s, as bench.py takes
 QUICK = 3, 0.02                     # --quick: a smoke run
 
 
-def child(root, w, samples, sample_s):
+def child(root, w, rounds, sample_s):
+    """Time workload ``w`` with the autograd_lab in ``root``, as bench.py times an engine."""
     sys.path.insert(0, HERE)
     import bench                     # sets the thread variables before numpy loads
     sys.path.insert(0, root)         # ahead of the repository root bench.py put first
@@ -37,32 +39,28 @@ def child(root, w, samples, sample_s):
     bench.isolate_gc(len(gc.get_objects()))
     gc.callbacks.append(bench.gc_timer)
     wl = bench.WORKLOADS[w]
-    step, _ = bench.autograd_case(lib, wl)
-    step()
-    k, spent = 0, 0.0
-    while spent < sample_s / 4:
-        spent += step()["total"]
-        k += 1
-    k = max(1, round(k * sample_s / spent))
-    totals, gcs = [], []
-    for _ in range(samples):
-        gc.collect()
-        gc0, t = bench.GC_SECONDS[0], 0.0
-        for _ in range(k):
-            t += step()["total"]
-        totals.append(t / k * wl.scale)
-        gcs.append((bench.GC_SECONDS[0] - gc0) / k * wl.scale)
-    print(json.dumps({"total": statistics.median(totals), "gc": statistics.median(gcs),
-                      "unit": wl.unit, "title": wl.title}))
+    errors = {}
+    samples, _ = bench.interleaved({"al": bench.autograd_case(lib, wl)[0]}, rounds, sample_s,
+                                   errors)
+    if errors:
+        sys.exit(errors["al"])
+    print(json.dumps({"where": where, "unit": wl.unit, "title": wl.title,
+                      **{ph: statistics.median(s[ph] * wl.scale for s in samples["al"])
+                         for ph in ("total", "gc")}}))
 
 
 def tree(spec, tmp):
     """A directory holding autograd_lab/: ``spec`` itself, or a worktree of git revision spec."""
     if os.path.isdir(os.path.join(spec, "autograd_lab")):
         return os.path.abspath(spec)
-    path = os.path.join(tmp, spec.replace("/", "_"))
-    subprocess.run(["git", "-C", REPO, "worktree", "add", "--detach", "-q", path, spec],
-                   check=True)
+    rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--verify", "-q", spec + "^{commit}"],
+                         capture_output=True, text=True).stdout.strip()
+    if not rev:
+        sys.exit(f"{spec}: neither a directory holding autograd_lab/ nor a git revision")
+    path = os.path.join(tmp, rev)
+    if not os.path.isdir(path):                 # ab.py HEAD main: one worktree serves both
+        subprocess.run(["git", "-C", REPO, "worktree", "add", "--detach", "-q", path, rev],
+                       check=True)
     return path
 
 
@@ -87,25 +85,26 @@ def main():
     args = ap.parse_args()
     samples, sample_s = QUICK if args.quick else (SAMPLES, SAMPLE_S)
     with tempfile.TemporaryDirectory() as tmp:
-        roots = [tree(args.old, tmp), tree(args.new, tmp)]
         try:
+            roots = [tree(args.old, tmp), tree(args.new, tmp)]
             runs = [[], []]
             for r in range(args.rounds):
-                for i, root in enumerate(roots):
-                    runs[i].append(measure(root, args.only, samples, sample_s))
+                for i in (0, 1) if r % 2 == 0 else (1, 0):  # who goes first alternates
+                    runs[i].append(measure(roots[i], args.only, samples, sample_s))
                 print(f"round {r + 1}/{args.rounds}: "
                       + "  ".join(f"{runs[i][-1]['total']:.4g}" for i in (0, 1)), flush=True)
         finally:
-            for root in roots:
-                if root.startswith(tmp):
-                    subprocess.run(["git", "-C", REPO, "worktree", "remove", "--force", root])
+            for path in os.listdir(tmp):
+                subprocess.run(["git", "-C", REPO, "worktree", "remove", "--force",
+                                os.path.join(tmp, path)])
     unit, title = runs[0][0]["unit"], runs[0][0]["title"]
     print(f"\n{args.only} {title}, {unit}; median of {args.rounds} processes, "
           f"{samples} samples each")
-    for name, rs in zip((args.old, args.new), runs):
-        print(f"  {name:24s} {statistics.median(r['total'] for r in rs):8.4g}"
+    for label, name, rs in zip(("old", "new"), (args.old, args.new), runs):
+        print(f"  {label} {name:20s} {statistics.median(r['total'] for r in rs):8.4g}"
               f"   (range {min(r['total'] for r in rs):.4g}-{max(r['total'] for r in rs):.4g};"
               f" in cyclic GC {statistics.median(r['gc'] for r in rs):.3g})")
+        print(f"      autograd_lab from {rs[0]['where']}")
     diffs = [b["total"] - a["total"] for a, b in zip(*runs)]
     print(f"  new - old, per round: median {statistics.median(diffs):+.3g} {unit}"
           f" (range {min(diffs):+.3g} to {max(diffs):+.3g})")

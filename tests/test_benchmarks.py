@@ -34,15 +34,36 @@ def worktrees():
                           text=True).stdout
 
 
+def head():
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+
+
 @pytest.mark.parametrize("old", ["a directory", "a git revision"])
-def test_ab_compares_two_trees(old):
+def test_ab_measures_each_tree_it_is_given(old):
     if old == "a git revision" and not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
     before = worktrees()
     out = run(BENCH / "ab.py", ROOT if old == "a directory" else "HEAD", ROOT, "--quick",
-              "--rounds", "1")
+              "--rounds", "2")
     assert out.returncode == 0, out.stderr + out.stdout
     lines = out.stdout.splitlines()
-    assert "2 tiny ops, µs/op; median of 1 processes, 3 samples each" in lines, out.stdout
+    assert "2 tiny ops, µs/op; median of 2 processes, 3 samples each" in lines, out.stdout
+    where = [line.split(" from ", 1)[1] for line in lines
+             if line.startswith("      autograd_lab from ")]
+    if old == "a directory":
+        assert where == [str(ROOT), str(ROOT)], out.stdout
+    else:                                   # HEAD checked out on its own, beside this tree
+        assert Path(where[0]).name == head() and where[1] == str(ROOT), out.stdout
+    medians = [float(line.split()[2]) for line in lines
+               if line.startswith(("  old ", "  new ")) and " - " not in line]
+    assert len(medians) == 2 and all(m > 0 for m in medians), out.stdout
     assert any(line.startswith("  new - old, per round: median ") for line in lines)
     assert worktrees() == before            # a revision's temporary worktree is gone again
+
+
+def test_ab_names_a_tree_it_cannot_find():
+    out = run(BENCH / "ab.py", "no-such-revision", ROOT, "--quick", "--rounds", "1")
+    assert out.returncode == 1
+    assert "no-such-revision: neither a directory holding autograd_lab/ nor a git revision" \
+        in out.stderr
