@@ -1370,3 +1370,47 @@ PROMOTE_EXPRESSIONS = [
     "i.clone().add_(0.5)", "torch.tensor([1, 2], dtype=torch.int32).add_(f[:2])",
     "torch.tensor([1, 2], dtype=torch.int8).mean()", "b.clone().add_(1)"]
 _add("promote", {e: _PROMOTE.format(expr=e) for e in PROMOTE_EXPRESSIONS})
+
+# ----------------------------------------------------------------------------------------
+# PyTorch's exception and text where numpy would raise its own (broadcasting, indexing)
+# ----------------------------------------------------------------------------------------
+_RAISES = """
+a = torch.ones(2, 3, requires_grad=True)
+v = torch.arange(3.)
+m = torch.arange(24.).reshape(2, 3, 4).requires_grad_()
+t = {expr}
+print(t, t.shape)
+fn = t.grad_fn
+while fn is not None and fn.next_functions:     # the nodes recorded, newest first
+    print(fn.name())
+    fn = fn.next_functions[0][0]
+if t.requires_grad:
+    t.backward(torch.ones_like(t))
+    print(m.grad)
+"""
+RAISES_EXPRESSIONS = [
+    # shapes that do not broadcast: the first mismatch from the right, in PyTorch's words
+    "a + torch.ones(2, 2)", "a + torch.ones(3, 2)", "v * torch.ones(2)", "m - torch.ones(5, 1)",
+    "a / torch.ones(2, 2)", "v ** torch.ones(2)", "torch.ones(2, 1, 3) + torch.ones(4, 2)",
+    "v + torch.ones(2, 4)", "v.clone().add_(torch.ones(2))", "torch.maximum(v, torch.ones(2))",
+    "torch.where(v > 0, v, torch.ones(2))", "torch.where(torch.ones(2) > 0, v, v)", "v == v[:2]",
+    "v < torch.ones(2)",
+    # an index out of range: the dimension of the tensor indexed, counted as PyTorch counts
+    "v[3]", "v[-4]", "a[0, 3]", "a[:, 5]", "a[2]", "a[None, 0, 5]", "a[..., 5]", "m[0, :, 9]",
+    "m[..., 0, 9]", "m[None, ..., 9, 0]", "v[[0, 3]]", "v[[1, -5]]", "v[torch.tensor([0, 3])]",
+    "a[[0, 1], [0, 3]]", "a[0, [0, 3]]", "a[:, [0, 3]]", "a[[0, 3], :]", "a[[0, 1], 3]",
+    "a[1:, [5]]", "m[[[0, 1], [1, 0]], [0, 5]]", "v[0, 0]", "torch.tensor(1.)[0]",
+    "torch.tensor(1.)[[0]]", "torch.tensor(1.)[0:1]", "torch.tensor(1.)[0, 0]",
+    "a[torch.ones(3) > 0]", "a[torch.ones(2, 2) > 0]", "a[1:2, torch.ones(2) > 0]",
+    "a[[0, 1], [0, 1, 2]]", "a[torch.tensor([0.])]",
+    # the views first, then the index arrays: PyTorch's shape, nodes and gradient
+    "m[0, :, [0, 1]]", "m[1:, [0]]", "m[:, [0, 1], 0]", "m[[1], None]", "m[torch.tensor(1)]",
+    "m[[0, 1], 1:, [2, 3]]", "m[0, [True, False, True]]", "m[[0, 0, 1]]", "m[m[:, :, 0] > 5]",
+]
+_add("raises", {e: _RAISES.format(expr=e) for e in RAISES_EXPRESSIONS})
+_add("raises_setitem", {
+    "out_of_range": "x = torch.ones(2, 3)\nx[0, 5] = 1.\n",
+    "out_of_range_list": "x = torch.ones(3)\nx[[0, 3]] = 1.\n",
+    "out_of_range_before_the_leaf_error": "x = torch.ones(3, requires_grad=True)\nx[3] = 1.\n",
+    "zero_dim": "x = torch.tensor(1.)\nx[0] = 2.\n",
+})

@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap, tensor
 from ..autograd.graph import Node, save_one
 from .record import (_binary, _data, _f, _float, _number, _operand, _promote, _record,
-                     _record1)
+                     _record1, broadcasting)
 
 
 class AddBackward0(Node):
@@ -419,7 +419,7 @@ def where(condition, x, y):
     condition = condition if isinstance(condition, Tensor) else tensor(condition)
     x, y = _operand(x), _operand(y)
     cond = condition._data.astype(bool)
-    out = _promote(np.asarray(np.where(cond, _data(x), _data(y))), x, y)
+    out = _promote(np.asarray(broadcasting(np.where, cond, _data(x), _data(y))), x, y)
     result, node = _record(WhereBackward0, out, x, y)
     if node:
         node._shapes = (np.shape(_data(x)), np.shape(_data(y)))

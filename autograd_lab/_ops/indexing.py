@@ -67,11 +67,121 @@ def _index_key(key):
     return key
 
 
+def _items(key):
+    """The items of an index, each an int, a slice, None, Ellipsis or an index array (integer
+    or boolean). A 0-d integer tensor counts as an int, as in PyTorch."""
+    keys = key if type(key) is tuple else (key,)
+    items = []
+    for k in keys:
+        if isinstance(k, Tensor):
+            k = k._data
+        if isinstance(k, list):
+            k = np.asarray(k)
+        if isinstance(k, (_ndarray, np.generic)) and k.ndim == 0 and k.dtype.kind in "iu":
+            k = int(k)
+        if isinstance(k, (_ndarray, np.generic)) and k.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        items.append(k)
+    return items
+
+
+def _is_array(k):
+    return isinstance(k, (_ndarray, np.generic, bool))
+
+
 def getitem(x, key):
-    key = _index_key(key)
-    if _is_basic(key):
-        return _basic_index(x, key)
+    """``x[key]`` as PyTorch does it: first the ints, slices, ``None`` and ``...`` as views,
+    left to right (Select, Slice, Unsqueeze nodes); then, if the key holds index arrays, one
+    advanced index of that view (IndexBackward0). Doing the views first is what PyTorch
+    does, and it decides the shape: ``x[0, :, [0, 1]]`` of a (2, 3, 4) tensor is (3, 2),
+    where numpy would say (2, 3)."""
+    if type(key) is not tuple and not _is_array(key) and not isinstance(key, (list, Tensor)):
+        return _basic_index(x, [key], alone=True)
+    items = _items(key)
+    if not builtins.any(_is_array(k) for k in items):
+        return _basic_index(x, items, alone=type(key) is not tuple)
+    out, index = _basic_index(x, items, alone=False, advanced=True)
+    return _advanced_index(out, index)
+
+
+def _basic_index(x, items, alone, advanced=False):
+    """Apply the ints, slices, ``None`` and ``...`` of an index as views, one node per item,
+    left to right as PyTorch records them. Inside a tuple a full ``:`` records nothing; an
+    index that records nothing at all gives an Alias. With ``advanced``, index arrays are
+    passed over, and the view is returned with the index that is left for it: per dimension
+    an array, or a full slice."""
+    ndim = x._data.ndim
+    used = builtins.sum(k.ndim if _is_array(k) and k.dtype.kind == "b" else
+                        k is not None and k is not Ellipsis for k in items)
+    if used > ndim and not (alone and ndim == 0):
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    ellipsis_dims = ndim - used
+    out, dim, real_dim, index = x, 0, 0, []     # real_dim: what PyTorch's errors count
+    for k in items:
+        if k is None:
+            out = unsqueeze(out, dim)
+            index.append(slice(None))
+            dim += 1
+            real_dim += 1
+        elif k is Ellipsis:
+            index += [slice(None)] * ellipsis_dims
+            dim += ellipsis_dims
+            real_dim += ellipsis_dims
+        elif isinstance(k, slice):
+            if alone or k != slice(None):
+                out = _slice(out, dim, k)
+            index.append(slice(None))
+            dim += 1
+            real_dim += 1
+        elif _is_array(k):
+            index.append(k)
+            n = k.ndim if k.dtype.kind == "b" else 1
+            dim += n
+            real_dim += n
+        else:
+            out = _select(out, dim, int(k), real_dim)
+            real_dim += 1
+    if advanced:
+        return out, index
+    if out is x:
+        out = _view(AliasBackward0, x._storage()[...], x)[0]
+    return out
+
+
+def _advanced_index(x, index):
+    """``x[index]``, ``index`` holding index arrays (and full slices): PyTorch's checks and
+    texts first, then one IndexBackward0."""
     a = x._data
+    while index and not _is_array(index[-1]):
+        index.pop()
+    shapes, k, dim = [], 0, 0          # k: the index tensor's position, as PyTorch counts them
+    for item in index:
+        if not _is_array(item):
+            dim += 1
+            continue
+        item = np.asarray(item)
+        if item.dtype.kind == "b":
+            for j, n in enumerate(item.shape):
+                if n != a.shape[dim + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(item.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(a.shape)} at index {dim + j}")
+            shapes.append([int(item.sum())])
+            k, dim = k + item.ndim, dim + item.ndim
+            continue
+        n = a.shape[dim]
+        bad = (item < -n) | (item >= n)
+        if bad.any():
+            raise IndexError(f"index {item[bad].flat[0]} is out of bounds for dimension {k} "
+                             f"with size {n}")
+        shapes.append(list(item.shape))
+        k, dim = k + 1, dim + 1
+    try:
+        np.broadcast_shapes(*[tuple(s) for s in shapes])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         f"shapes {', '.join(str(s) for s in shapes)}") from None
+    key = tuple(index)
     out_data = a[key]
     if type(out_data) is not _ndarray:
         out_data = np.asarray(out_data)
@@ -87,33 +197,15 @@ def _is_basic(key):
                         (isinstance(k, (int, np.integer)) and not isinstance(k, bool)) for k in keys)
 
 
-def _basic_index(x, key):
-    """``x[key]`` for ints, slices, ``None`` and ``...``: one view node per item, applied left
-    to right as PyTorch records them (Select, Slice, Unsqueeze). Inside a tuple a full ``:``
-    records nothing; an index that records nothing at all gives an Alias."""
-    alone = type(key) is not tuple
-    keys = (key,) if alone else key
-    ellipsis_dims = x._data.ndim - builtins.sum(k is not None and k is not Ellipsis for k in keys)
-    out, dim = x, 0
-    for k in keys:
-        if k is None:
-            out = unsqueeze(out, dim)
-            dim += 1
-        elif k is Ellipsis:
-            dim += ellipsis_dims
-        elif isinstance(k, slice):
-            if alone or k != slice(None):
-                out = _slice(out, dim, k)
-            dim += 1
-        else:
-            out = _select(out, dim, int(k))
-    if out is x:
-        out = _view(AliasBackward0, x._storage()[...], x)[0]
-    return out
-
-
-def _select(x, dim, index):
+def _select(x, dim, index, real_dim=None):
     a = x._storage()
+    if a.ndim == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    n = a.shape[dim]
+    if not -n <= index < n:
+        raise IndexError(f"index {index} is out of bounds for dimension "
+                         f"{dim if real_dim is None else real_dim} with size {n}")
     out, node = _view(SelectBackward0, a[(slice(None),) * dim + (index, Ellipsis)], x)
     if node:
         node.dim, node.index, node.self_sym_sizes = dim, index, a.shape
@@ -122,6 +214,8 @@ def _select(x, dim, index):
 
 def _slice(x, dim, key):
     a = x._storage()
+    if a.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     out, node = _view(SliceBackward0, a[(slice(None),) * dim + (key,)], x)
     if node:
         node.start, node.end, node.step = key.indices(a.shape[dim])

@@ -9,7 +9,7 @@ from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
-from .indexing import _index_key, _is_basic
+from .indexing import _index_key, _is_basic, getitem
 from .record import _data, _f, _operand, _record, _record1
 
 
@@ -120,6 +120,8 @@ class CopySlices(Node):
 
 
 def setitem(x, key, value):
+    # PyTorch's index errors, from the same place as for x[key] (on a stand-in without data)
+    getitem(_wrap(np.broadcast_to(np.zeros((), bool), x._data.shape)), key)
     key = _index_key(key)
     value = _operand(value)
     recording = _State.enabled and (x._rg or (type(value) is Tensor and value._rg))

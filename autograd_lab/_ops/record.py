@@ -3,6 +3,8 @@ input requires grad, attach a node that knows where each input's gradient goes n
 
 Also the few helpers backward formulas share (``_f``), so that the same formula runs on numpy
 arrays and, for ``create_graph=True``, on Tensors."""
+import builtins
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
@@ -93,6 +95,35 @@ def _promote(out, a, b):
     return out if out.dtype == want else out.astype(want)
 
 
+def broadcast_error(*shapes):
+    """PyTorch's error for shapes that do not broadcast together (numpy's is a ValueError), or
+    None if they do. Shapes are combined left to right, each compared from its last dimension,
+    as PyTorch's TensorIterator does; "tensor a" is what the shapes before combine to."""
+    shape = tuple(shapes[0])
+    for other in shapes[1:]:
+        n = builtins.max(len(shape), len(other))
+        a = (1,) * (n - len(shape)) + shape
+        b = (1,) * (n - len(other)) + tuple(other)
+        for i in reversed(range(n)):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
+                                    f"tensor b ({b[i]}) at non-singleton dimension {i}")
+        shape = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return None
+
+
+def broadcasting(fn, *args):
+    """``fn(*args)`` on arrays and numbers, with PyTorch's error if their shapes do not
+    broadcast together."""
+    try:
+        return fn(*args)
+    except ValueError:
+        error = broadcast_error(*[np.shape(a) for a in args])
+        if error is None:
+            raise
+        raise error from None
+
+
 def _binary(cls, fn, a, b):
     """The forward of a two-input operation (``a`` a Tensor, ``b`` a Tensor or a number):
     compute, fix the dtype where PyTorch promotes differently, and record. This runs for
@@ -109,7 +140,10 @@ def _binary(cls, fn, a, b):
     if tb is float and type(ad) is _ndarray:
         last = _last_number         # _number's quick case, written out
         bd = last[2] if last[0] is bd and last[1] is ad.dtype else _number(bd, ad)
-    out = fn(ad, bd)
+    try:
+        out = fn(ad, bd)
+    except ValueError:
+        out = broadcasting(fn, ad, bd)      # raises PyTorch's error for a shape mismatch
     if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
         out = _promote(out, a, b)
     if _State.enabled and (a._rg or tb is Tensor and b._rg):

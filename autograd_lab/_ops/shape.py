@@ -5,7 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .record import _data, _operand, _record, _record1, _view
+from .record import _data, _operand, _record, _record1, _view, broadcasting
 
 
 class ViewBackward0(Node):
@@ -272,7 +272,7 @@ def to(x, dtype=None, *args, **kwargs):
 # -- comparisons (never differentiable) --------------------------------------------------
 def _compare(fn):
     def compare(a, b):
-        return _wrap(np.asarray(fn(_data(a), _data(_operand(b)))))
+        return _wrap(np.asarray(broadcasting(fn, _data(a), _data(_operand(b)))))
     return compare
 
 
