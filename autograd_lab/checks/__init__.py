@@ -1,0 +1,181 @@
+"""The course's checks: what a test cell calls to judge a learner's answer.
+
+A check returns nothing when the answer is right and raises :class:`CheckFailed` when it is not,
+with a message in the lesson's words: what was checked, what was expected, what was found, and,
+for the mistakes learners really make, which misconception it is::
+
+    x.grad after your backward call is not dL/dx.
+      expected: tensor([0.2000, 4.0000, 0.0060])
+      found:    tensor([2., 8., 18.])
+    Misconception [gradient-is-input]: `gradient` is not the input ...
+
+The ``Misconception [id]:`` line is read by the grading tools, which count learners per id.
+
+Checks live here, not in the notebooks, so an answer cell cannot pass a test by rebinding a name
+the test uses (``abs``, ``isinstance``, ``np``, ``torch``): a test cell imports what it calls,
+and a check only uses names of its own module. An answer of the wrong kind (None, a list, a numpy
+array, a tensor of the wrong shape) gets a plain message, never a traceback from in here.
+
+The engine never imports this package; ``lessonNN`` modules hold each lesson's checks.
+"""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+
+__all__ = ["CheckFailed", "MISCONCEPTIONS", "fail", "tensor_answer", "number_answer",
+           "same_values", "show"]
+
+
+class CheckFailed(AssertionError):
+    """A learner's answer is not right yet; the message says why."""
+
+
+#: Every misconception a check can name, with what the learner sees. The id is stable: the
+#: grading report counts learners per id, across lessons.
+MISCONCEPTIONS = {
+    "gradient-is-input": (
+        "`gradient` is not the input x. It is dL/dy: one weight per element of the OUTPUT y "
+        "(how much the final loss changes with each y[i]). backward(x) weights each y[i] by x[i], "
+        "so x.grad becomes x * dy/dx, not dy/dx."),
+    "gradient-shape": (
+        "`gradient` must have the OUTPUT's shape (y.shape), not the input's: it holds dL/dy, "
+        "one number per element of y."),
+    "vjp-is-jacobian": (
+        "backward(v) does not store the Jacobian in x.grad. It stores ONE vector, v^T J: "
+        "the rows of J weighted by v and added up. x.grad always has x's shape."),
+    "jacobian-transposed": (
+        "The rows and columns are swapped. Row i of the Jacobian J is dy[i]/dx: what "
+        "backward(one_hot(i)) leaves in x.grad. Stacking those as columns gives J^T."),
+    "implicit-scalar-only": (
+        "Only a one-element output can call backward() without `gradient` (PyTorch then uses 1). "
+        "For a vector output, choose v = dL/dy for the loss you mean: ones for L = y.sum(), "
+        "ones/n for L = y.mean()."),
+    "forgot-zero-grad": (
+        ".grad accumulates: each backward ADDS to it. Without zeroing between passes "
+        "(x.grad.zero_() or x.grad = None) the answer after k passes is k times too large."),
+    "zeroed-too-often": (
+        "Zeroing .grad between micro-batches throws away the earlier batches' gradients. "
+        "To accumulate, zero once before the first batch and only after the update."),
+    "nonleaf-grad": (
+        "PyTorch fills .grad only on leaves (tensors you created with requires_grad=True). "
+        "An intermediate result's .grad stays None unless you call .retain_grad() on it "
+        "before backward."),
+    "not-a-leaf": (
+        "torch.tensor(5.0, requires_grad=True) * 0.1 is not a leaf: the multiplication made it "
+        "an intermediate result (it has a grad_fn), so its .grad stays None. Create the tensor "
+        "with its final value, then set requires_grad."),
+    "retain-graph-missing": (
+        "backward frees the values the graph saved for the backward pass. A second backward "
+        "through the same graph needs retain_graph=True on every call but the last."),
+    "retain-graph-instead-of-zero": (
+        "retain_graph=True keeps the graph's saved values alive; it does not reset .grad. "
+        "The repeated passes still add up: zeroing .grad (or building a new graph each time) "
+        "is the fix here."),
+    "requires-grad-on-loss": (
+        "Setting loss.requires_grad = True hides the error but cuts the loss off from the "
+        "parameters: nothing reaches their .grad and the model never learns. The real fix is "
+        "upstream: the parameters must require grad, and the loss must be computed from them "
+        "outside no_grad."),
+    "inplace-leaf-update": (
+        "An update of a parameter must not be recorded: do it in place inside "
+        "`with torch.no_grad():` (w -= lr * w.grad). Outside no_grad the in-place update raises, "
+        "and w = w - lr * w.grad makes w a non-leaf whose .grad stays None."),
+    "recursive-backward": (
+        "A node's gradient is complete only after every path into it has delivered its part. "
+        "Visiting nodes depth-first sends a gradient on too early; process nodes in topological "
+        "order (every consumer before its producer) and sum what arrives."),
+    "saved-tensor-modified": (
+        "A tensor that the graph saved for backward was changed in place afterwards, so the "
+        "backward pass would use the wrong value: PyTorch refuses. Change a copy, or do the "
+        "in-place change before the tensor is used."),
+}
+
+
+def fail(what, expected=None, found=None, misconception=None, hint=None):
+    """Raise CheckFailed with the course's message layout."""
+    __tracebackhide__ = True
+    lines = [what]
+    if expected is not None:
+        lines.append(f"  expected: {_indent(expected)}")
+    if found is not None:
+        lines.append(f"  found:    {_indent(found)}")
+    if misconception is not None:
+        lines.append(f"Misconception [{misconception}]: {MISCONCEPTIONS[misconception]}")
+    if hint is not None:
+        lines.append(f"Hint: {hint}")
+    raise CheckFailed("\n".join(lines)) from None
+
+
+def _indent(value):
+    return str(value).replace("\n", "\n            ")
+
+
+def show(value):
+    """A short description of any answer, for 'found:' lines."""
+    if value is None:
+        return "None"
+    if isinstance(value, Tensor):
+        extra = [f"shape {list(value.shape)}"]
+        if value.dtype.is_floating_point and str(value.dtype) != "torch.float32":
+            extra.append(str(value.dtype))
+        return f"{value!r} ({', '.join(extra)})"
+    if isinstance(value, np.ndarray):
+        return f"a numpy array {np.array2string(value, precision=4)} (a Tensor was asked for)"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} {value!r} (a Tensor was asked for)"
+    if type(value).__module__.startswith("torch"):
+        return f"{value!r} (a real PyTorch object: use autograd_lab, `import autograd_lab as torch`)"
+    return f"{value!r} ({type(value).__name__})"
+
+
+def tensor_answer(name, value, shape=None, requires_grad=None, floating=True):
+    """Check an answer is a Tensor of the right kind; return its values as a float64 array.
+
+    ``requires_grad=False`` also accepts a tensor that requires grad only if it is detached
+    first, and says so: a number checked against a graph still attached is a learner's slip.
+    """
+    __tracebackhide__ = True
+    if not isinstance(value, Tensor):
+        fail(f"`{name}` should be a Tensor.", found=show(value),
+             hint="build it with torch.tensor(...), or from tensors you already have")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"`{name}` has the wrong shape.", expected=f"shape {list(shape)}",
+             found=f"shape {list(value.shape)}: {value!r}")
+    if floating and not value.dtype.is_floating_point:
+        fail(f"`{name}` should hold floating-point numbers.", found=show(value),
+             hint="write the numbers with a decimal point (1.0, not 1), or pass dtype=torch.float32")
+    if requires_grad is not None and value.requires_grad != requires_grad:
+        if requires_grad:
+            fail(f"`{name}` should require grad.", found=show(value),
+                 hint="create it with requires_grad=True")
+        fail(f"`{name}` should be a plain tensor of numbers, not part of a graph.",
+             found=show(value), hint="use .detach() (or take it from .grad) before answering")
+    return np.asarray(value.detach()._data, dtype=np.float64)
+
+
+def number_answer(name, value):
+    """Check an answer is a real number (a Python number or a one-element tensor)."""
+    __tracebackhide__ = True
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            fail(f"`{name}` should be a single number.", found=show(value))
+        return float(value.detach().item())
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        fail(f"`{name}` should be a number.", found=show(value))
+    if not math.isfinite(float(value)):
+        fail(f"`{name}` should be a finite number.", found=show(value))
+    return float(value)
+
+
+def same_values(found, expected, rtol=1e-4, atol=1e-6):
+    """Whether two arrays (or numbers) agree to float32 precision, shapes included."""
+    found, expected = np.asarray(found, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    return found.shape == expected.shape and bool(np.allclose(found, expected, rtol, atol))
+
+
+def as_tensor_text(values):
+    """How PyTorch would print these float32 values (for 'expected:' lines)."""
+    from .._tensor import tensor
+    return repr(tensor(np.asarray(values, dtype=np.float32)))

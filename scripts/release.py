@@ -1,0 +1,54 @@
+"""Release the lessons: what learners open in notebooks/ is made from solutions/ by this.
+
+    .venv/bin/python scripts/release.py [LESSON ...]      (default: every lesson)
+
+For each lesson, the text twin solutions/<L>/<L>.py (jupytext py:percent: the file a maintainer
+edits and reviews) is turned into solutions/<L>/<L>.ipynb, and nbgrader's generate_assignment
+writes notebooks/<L>/<L>.ipynb from it: solutions replaced by stubs, hidden tests removed,
+outputs cleared, graded cells locked. Running it twice gives the same bytes, so a test can check
+that the committed notebooks/ is what solutions/ makes.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def lessons(root=ROOT):
+    return sorted(p.name for p in (root / "solutions").iterdir() if (p / f"{p.name}.py").exists())
+
+
+def to_notebook(lesson, root=ROOT):
+    """solutions/<L>/<L>.py -> solutions/<L>/<L>.ipynb (no outputs: they are made by running)."""
+    folder = root / "solutions" / lesson
+    nb = jupytext.read(folder / f"{lesson}.py")
+    for number, cell in enumerate(nb.cells):      # stable ids: the same text, the same bytes
+        cell.id = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell-{number:03d}"
+    jupytext.write(nb, folder / f"{lesson}.ipynb")
+
+
+def generate(lesson, root=ROOT, db_url=None):
+    """nbgrader generate_assignment, run as nbgrader's own command in the course root."""
+    bin_dir = Path(sys.executable).parent       # nbgrader calls `alembic` from PATH
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    cmd = [str(bin_dir / "nbgrader"), "generate_assignment", lesson, "--force"]
+    if db_url:
+        cmd.append(f"--CourseDirectory.db_url={db_url}")
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    if proc.returncode or "[ERROR]" in proc.stderr:
+        raise RuntimeError(f"nbgrader generate_assignment {lesson} failed:\n{proc.stderr}")
+
+
+def release(names=None, root=ROOT, db_url=None):
+    for lesson in names or lessons(root):
+        to_notebook(lesson, root)
+        generate(lesson, root, db_url)
+        print(f"released notebooks/{lesson}/{lesson}.ipynb")
+
+
+if __name__ == "__main__":
+    release(sys.argv[1:] or None)

@@ -1,0 +1,174 @@
+"""Helpers for the course's tests: learner submissions made from the released notebooks, graded
+by real nbgrader in a throwaway course directory.
+
+A *submission* is the released notebook with its answer cells filled in: by the solution's own
+answers, except for the cells a test names (``answers={grade_id: code}``), which hold what a
+learner wrote. ``grade_class`` runs nbgrader's own commands (generate_assignment, autograde,
+generate_feedback) over a whole class of them and returns, per learner, the autograded score and
+the feedback page's text.
+"""
+import ast
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.py").exists())
+MISCONCEPTION = re.compile(r"Misconception \[([a-z0-9-]+)\]")
+
+
+def solution_path(lesson):
+    return ROOT / "solutions" / lesson / f"{lesson}.ipynb"
+
+
+def release_path(lesson):
+    return ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
+
+
+def grade_id(cell):
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def is_answer(cell):
+    meta = cell.metadata.get("nbgrader", {})
+    return cell.cell_type == "code" and meta.get("solution") and not meta.get("grade")
+
+
+def solution_answers(lesson):
+    """{grade_id: the solution's code} for every autograded answer cell of a lesson."""
+    nb = nbformat.read(solution_path(lesson), as_version=4)
+    keep = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
+    return {grade_id(c): "\n".join(line for line in c.source.splitlines() if not keep.match(line))
+            for c in nb.cells if is_answer(c)}
+
+
+def rebinding_answers(lesson):
+    """Answer cells that rebind every name a test might lean on and answer with objects that
+    equal everything: a test that trusts any of those names would pass them."""
+    prelude = ("import builtins\n"
+               "class Anything:\n"
+               "    __eq__ = lambda self, other: True\n"
+               "    __ne__ = lambda self, other: False\n"
+               "    __bool__ = lambda self: True\n"
+               "    __call__ = lambda self, *a, **k: self\n"
+               "    __getattr__ = lambda self, name: self\n"
+               "abs = len = isinstance = float = lambda *a, **k: Anything()\n"
+               "torch = np = check = checks = Anything()\n")
+    answers = {}
+    for gid, code in solution_answers(lesson).items():
+        names = sorted({t.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Assign)
+                        for t in node.targets if isinstance(t, ast.Name)})
+        answers[gid] = prelude + "".join(f"{n} = Anything()\n" for n in names)
+    return answers
+
+
+def submission(lesson, answers=None):
+    """The released notebook, answered with the solution except where ``answers`` says."""
+    nb = nbformat.read(release_path(lesson), as_version=4)
+    filled = dict(solution_answers(lesson), **(answers or {}))
+    unknown = set(answers or {}) - set(filled) | set(answers or {}) - set(solution_answers(lesson))
+    if unknown:
+        raise KeyError(f"{lesson} has no answer cell {sorted(unknown)}")
+    for cell in nb.cells:
+        if is_answer(cell):
+            cell.source = filled[grade_id(cell)]
+    return nb
+
+
+@dataclass
+class Graded:
+    score: float
+    max_score: float
+    feedback: str           # the feedback page as text
+
+    @property
+    def misconceptions(self):
+        return set(MISCONCEPTION.findall(self.feedback))
+
+
+def _nbgrader(args, cwd):
+    bin_dir = Path(sys.executable).parent       # nbgrader runs `alembic` from PATH
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    proc = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def grade_class(lesson, notebooks, workdir):
+    """Autograde ``{student: notebook}`` for one lesson with real nbgrader; ``{student: Graded}``."""
+    course = Path(workdir)
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    shutil.copytree(ROOT / "solutions" / lesson, course / "solutions" / lesson)
+    _nbgrader(["generate_assignment", lesson, "--force"], course)
+    for student, nb in notebooks.items():
+        folder = course / "submitted" / student / lesson
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{lesson}.ipynb")
+    _nbgrader(["autograde", lesson], course)
+    _nbgrader(["generate_feedback", lesson], course)
+
+    from nbgrader.api import Gradebook
+    results = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in notebooks:
+            sub = gb.find_submission(lesson, student)
+            page = course / "feedback" / student / lesson / f"{lesson}.html"
+            text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text())) if page.exists() else ""
+            results[student] = Graded(sub.code_score, sub.max_code_score, text)
+    return results
+
+
+@dataclass
+class Wrong:
+    """A wrong answer learners really give: the answer cells it changes, and what the feedback
+    must then say (a misconception id, or a phrase for an answer of the wrong kind)."""
+    name: str
+    answers: dict
+    misconception: str = None
+    says: str = None
+
+
+PARITY_TAG = "torch-parity"
+_AS_TORCH = ("import sys, torch, torch.autograd\n"
+             "sys.modules['autograd_lab'] = torch\n"
+             "sys.modules['autograd_lab.autograd'] = torch.autograd\n")
+_ADDRESS = re.compile(r"0x[0-9a-f]+")
+_CELL_FILE = re.compile(r"\S*ipykernel_\d+/\d+\.py")      # a cell's code, as warnings name it
+_TRIGGERED = re.compile(r"\(Triggered internally at [^)]*\)")
+
+
+def tagged_outputs(lesson, as_torch):
+    """Run the lesson's cells tagged torch-parity in a fresh kernel, with ``autograd_lab`` being
+    the engine or (``as_torch``) real PyTorch; each cell's outputs as text."""
+    from nbclient import NotebookClient
+    nb = nbformat.read(solution_path(lesson), as_version=4)
+    cells = [c for c in nb.cells if PARITY_TAG in c.metadata.get("tags", [])]
+    run = nbformat.v4.new_notebook(metadata=nb.metadata)
+    setup = (_AS_TORCH if as_torch else "") + "import autograd_lab as torch\n"
+    run.cells = [nbformat.v4.new_code_cell(setup)] + [
+        nbformat.v4.new_code_cell(c.source) for c in cells]
+    NotebookClient(run, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(solution_path(lesson).parent)}}).execute()
+    return [(cell.source, _texts(cell.outputs)) for cell in run.cells[1:]]
+
+
+def _texts(outputs):
+    texts = []
+    for out in outputs:
+        if out.output_type == "stream":
+            texts.append(f"{out.name}: {out.text}")
+        elif out.output_type == "error":
+            texts.append(f"{out.ename}: {out.evalue}")
+        elif "text/plain" in out.get("data", {}):
+            texts.append(out.data["text/plain"])
+    text = _TRIGGERED.sub("(Triggered internally at …)", _ADDRESS.sub("0x…", "".join(texts)))
+    return _CELL_FILE.sub("<cell>", text)

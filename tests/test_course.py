@@ -1,0 +1,119 @@
+"""The course: every lesson released from its solution, graded by real nbgrader, and printing
+PyTorch's numbers.
+
+- the committed notebooks/ is exactly what `scripts/release.py` makes from solutions/, and
+  holds no solution and no hidden test; each solution's jupytext twin is in sync;
+- real nbgrader gives the solution full marks, the blank release zero, an answer that rebinds
+  the names tests use zero, and each wrong answer of tests/submissions/ less than full marks,
+  with feedback that names the misconception;
+- the cells tagged torch-parity print the same under autograd_lab and under PyTorch 2.13.
+(Executing every solution notebook top to bottom is nbval's job: pytest collects solutions/.)
+"""
+import filecmp
+import importlib
+import importlib.util
+import shutil
+
+import jupytext
+import nbformat
+import pytest
+
+import course
+from course import LESSONS, ROOT
+
+pytestmark = pytest.mark.skipif(not LESSONS, reason="no lessons yet")
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_solution_notebook_is_its_jupytext_twin(lesson):
+    folder = ROOT / "solutions" / lesson
+    text = jupytext.read(folder / f"{lesson}.py")
+    stored = nbformat.read(folder / f"{lesson}.ipynb", as_version=4)
+    assert [(c.cell_type, c.source, c.metadata) for c in text.cells] == \
+           [(c.cell_type, c.source, c.metadata) for c in stored.cells], \
+        f"solutions/{lesson}: the .py and .ipynb differ: run scripts/release.py"
+    assert all(not c.get("outputs") for c in stored.cells), "solution notebooks are kept clean"
+
+
+def test_release_is_what_solutions_make(tmp_path):
+    shutil.copy(ROOT / "nbgrader_config.py", tmp_path)
+    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    release = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(release)
+    release.release(root=tmp_path)
+    made = sorted(p.relative_to(tmp_path / "notebooks") for p in (tmp_path / "notebooks").rglob("*")
+                  if p.is_file())
+    committed = sorted(p.relative_to(ROOT / "notebooks") for p in (ROOT / "notebooks").rglob("*")
+                       if p.is_file() and ".ipynb_checkpoints" not in p.parts)
+    assert made == committed
+    for path in made:
+        assert filecmp.cmp(tmp_path / "notebooks" / path, ROOT / "notebooks" / path,
+                           shallow=False), f"notebooks/{path} is not what solutions/ makes"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_release_holds_no_solution(lesson):
+    nb = nbformat.read(course.release_path(lesson), as_version=4)
+    text = "\n".join(c.source for c in nb.cells)
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text
+    for gid, code in course.solution_answers(lesson).items():
+        released = next(c for c in nb.cells if course.grade_id(c) == gid)
+        assert "raise NotImplementedError()" in released.source
+        assert code.strip() not in released.source
+    assert not list((ROOT / "notebooks" / lesson).glob("*.py")), "a solution twin was released"
+
+
+def _submissions(lesson):
+    module = importlib.import_module(f"submissions.{lesson}")
+    return module.WRONG
+
+
+_graded = {}
+
+
+def graded(lesson, tmp_path_factory):
+    """The whole test class of one lesson, graded once by real nbgrader."""
+    if lesson not in _graded:
+        notebooks = {"solution": course.submission(lesson),
+                     "blank": nbformat.read(course.release_path(lesson), as_version=4),
+                     "rebinding": course.submission(lesson, course.rebinding_answers(lesson))}
+        for wrong in _submissions(lesson):
+            notebooks[wrong.name] = course.submission(lesson, wrong.answers)
+        _graded[lesson] = course.grade_class(lesson, notebooks, tmp_path_factory.mktemp(lesson))
+    return _graded[lesson]
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_solution_full_marks_blank_zero(lesson, tmp_path_factory):
+    results = graded(lesson, tmp_path_factory)
+    full = results["solution"].max_score
+    assert full > 0
+    assert results["solution"].score == full, results["solution"].feedback
+    assert results["blank"].score == 0
+    assert results["rebinding"].score == 0, "an answer cell that rebinds names scored"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, tmp_path_factory):
+    wrongs = _submissions(lesson)
+    assert len(wrongs) >= 4, "every lesson has at least four realistic wrong answers"
+    results = graded(lesson, tmp_path_factory)
+    for wrong in wrongs:
+        got = results[wrong.name]
+        assert got.score < got.max_score, f"{wrong.name} scored full marks"
+        if wrong.misconception:
+            assert wrong.misconception in got.misconceptions, \
+                f"{wrong.name}: feedback names {got.misconceptions or 'no misconception'}"
+        if wrong.says:
+            assert wrong.says in got.feedback, f"{wrong.name}: feedback lacks {wrong.says!r}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_tagged_cells_print_what_pytorch_prints(lesson, torch):
+    ours = course.tagged_outputs(lesson, as_torch=False)
+    theirs = course.tagged_outputs(lesson, as_torch=True)
+    assert ours, f"{lesson} has no cell tagged {course.PARITY_TAG}"
+    for (source, mine), (_, real) in zip(ours, theirs):
+        assert mine == real, f"this cell prints differently under PyTorch:\n{source}"
