@@ -76,10 +76,20 @@ def submission(lesson, answers=None):
     unknown = set(answers or {}) - set(filled) | set(answers or {}) - set(solution_answers(lesson))
     if unknown:
         raise KeyError(f"{lesson} has no answer cell {sorted(unknown)}")
+    written = _written_answers(lesson)
     for cell in nb.cells:
         if is_answer(cell):
             cell.source = filled[grade_id(cell)]
+        elif grade_id(cell) in written:
+            cell.source = written[grade_id(cell)]
     return nb
+
+
+def _written_answers(lesson):
+    """{grade_id: model answer} of the manually graded (markdown) answers."""
+    nb = nbformat.read(solution_path(lesson), as_version=4)
+    return {grade_id(c): c.source for c in nb.cells
+            if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution")}
 
 
 @dataclass
@@ -93,12 +103,12 @@ class Graded:
         return set(MISCONCEPTION.findall(self.feedback))
 
 
-def _nbgrader(args, cwd):
+def nbgrader(args, cwd, check=True):
     bin_dir = Path(sys.executable).parent       # nbgrader runs `alembic` from PATH
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     proc = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=cwd, env=env,
                           capture_output=True, text=True)
-    if proc.returncode:
+    if check and proc.returncode:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
 
@@ -108,13 +118,13 @@ def grade_class(lesson, notebooks, workdir):
     course = Path(workdir)
     shutil.copy(ROOT / "nbgrader_config.py", course)
     shutil.copytree(ROOT / "solutions" / lesson, course / "solutions" / lesson)
-    _nbgrader(["generate_assignment", lesson, "--force"], course)
+    nbgrader(["generate_assignment", lesson, "--force"], course)
     for student, nb in notebooks.items():
         folder = course / "submitted" / student / lesson
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{lesson}.ipynb")
-    _nbgrader(["autograde", lesson], course)
-    _nbgrader(["generate_feedback", lesson], course)
+    nbgrader(["autograde", lesson], course)
+    nbgrader(["generate_feedback", lesson], course)
 
     from nbgrader.api import Gradebook
     results = {}

@@ -117,3 +117,21 @@ def test_tagged_cells_print_what_pytorch_prints(lesson, torch):
     assert ours, f"{lesson} has no cell tagged {course.PARITY_TAG}"
     for (source, mine), (_, real) in zip(ours, theirs):
         assert mine == real, f"this cell prints differently under PyTorch:\n{source}"
+
+
+def _validate(nb, tmp_path):
+    """What the Validate button runs: nbgrader's validator, configured from the course root."""
+    path = tmp_path / "answered.ipynb"
+    nbformat.write(nb, path)
+    return course.nbgrader(["validate", str(path)], ROOT, check=False).stdout
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_validate_passes_the_solution_and_explains_a_wrong_answer(lesson, tmp_path):
+    assert "Success! Your notebook passes all the tests." in _validate(
+        course.submission(lesson), tmp_path)
+    wrong = next((w for w in _submissions(lesson) if w.misconception), None)
+    if wrong is not None:
+        said = _validate(course.submission(lesson, wrong.answers), tmp_path)
+        assert "Success!" not in said
+        assert f"Misconception [{wrong.misconception}]" in said

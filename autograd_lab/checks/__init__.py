@@ -19,6 +19,7 @@ array, a tensor of the wrong shape) gets a plain message, never a traceback from
 The engine never imports this package; ``lessonNN`` modules hold each lesson's checks.
 """
 import math
+import textwrap
 
 import numpy as np
 
@@ -96,16 +97,21 @@ MISCONCEPTIONS = {
 def fail(what, expected=None, found=None, misconception=None, hint=None):
     """Raise CheckFailed with the course's message layout."""
     __tracebackhide__ = True
-    lines = [what]
+    lines = [_wrap(what)]
     if expected is not None:
         lines.append(f"  expected: {_indent(expected)}")
     if found is not None:
         lines.append(f"  found:    {_indent(found)}")
     if misconception is not None:
-        lines.append(f"Misconception [{misconception}]: {MISCONCEPTIONS[misconception]}")
+        lines.append(_wrap(f"Misconception [{misconception}]: {MISCONCEPTIONS[misconception]}"))
     if hint is not None:
-        lines.append(f"Hint: {hint}")
+        lines.append(_wrap(f"Hint: {hint}"))
     raise CheckFailed("\n".join(lines)) from None
+
+
+def _wrap(text):
+    # nbgrader's Validate cuts every line of a failure at 90 characters: keep ours shorter
+    return textwrap.fill(text, width=80, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _indent(value):
