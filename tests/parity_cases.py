@@ -1414,3 +1414,293 @@ _add("raises_setitem", {
     "out_of_range_before_the_leaf_error": "x = torch.ones(3, requires_grad=True)\nx[3] = 1.\n",
     "zero_dim": "x = torch.tensor(1.)\nx[0] = 2.\n",
 })
+
+# ----------------------------------------------------------------------------------------
+# custom autograd.Function: several outputs, materialised gradients, marks, node names
+# ----------------------------------------------------------------------------------------
+_TWO = """
+class Two(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, x * 3
+    @staticmethod
+    def backward(ctx, g1, g2):
+        print("backward got", g1, g2)
+        return g1 * 2 + g2 * 3
+x = torch.tensor([1., 2.], requires_grad=True)
+"""
+_SINH = """
+class Sinh(torch.autograd.Function):       # "Double Backward with Custom Functions"
+    @staticmethod
+    def forward(ctx, x):
+        expx = torch.exp(x)
+        expnegx = torch.exp(-x)
+        ctx.save_for_backward(expx, expnegx)
+        return (expx - expnegx) / 2, expx, expnegx
+    @staticmethod
+    def backward(ctx, grad_out, _grad_out_exp, _grad_out_negexp):
+        expx, expnegx = ctx.saved_tensors
+        grad_input = grad_out * (expx + expnegx) / 2
+        grad_input += _grad_out_exp * expx
+        grad_input -= _grad_out_negexp * expnegx
+        return grad_input
+x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.double, requires_grad=True)
+"""
+_SQUARE = """
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        print("needs_input_grad", ctx.needs_input_grad)
+        return grad_out * 2 * x
+x = torch.tensor([1., 2.], requires_grad=True)
+"""
+_add("function", {
+    "unused_output_gets_zeros": _TWO + """
+Two.apply(x)[0].sum().backward()
+print(x.grad)
+""",
+    "second_output_only": _TWO + """
+a, b = Two.apply(x)
+b.sum().backward()
+print(x.grad)
+""",
+    "both_outputs": _TWO + """
+a, b = Two.apply(x)
+(a * b).sum().backward()
+print(x.grad)
+""",
+    "outputs_node_names": _TWO + """
+a, b = Two.apply(x)
+print(a, b)
+print(a.grad_fn, type(a.grad_fn), a.grad_fn.name())
+print((a + b).grad_fn.next_functions)
+print(a.grad_fn.next_functions)
+""",
+    "node_repr_and_saved_tensors": _SQUARE + """
+y = Square.apply(x)
+print(y.grad_fn, type(y.grad_fn), y.grad_fn.name())
+print(y.grad_fn.saved_tensors, y.grad_fn.needs_input_grad)
+y.sum().backward()
+print(x.grad)
+y.grad_fn.saved_tensors
+""",
+    "needs_input_grad": """
+class Mul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, k, b):
+        ctx.save_for_backward(a, b)
+        ctx.k = k
+        return a * b * k
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        print(ctx.needs_input_grad, ctx.k)
+        return g * b * ctx.k if ctx.needs_input_grad[0] else None, None, g * a * ctx.k
+a = torch.tensor([1., 2.], requires_grad=True)
+b = torch.tensor([3., 4.])
+Mul.apply(a, 2., b).sum().backward()
+print(a.grad, b.grad)
+Mul.apply(b, 2., a).sum().backward()
+print(a.grad)
+""",
+    "set_materialize_grads_false": """
+class Two(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+    @staticmethod
+    def backward(ctx, g1, g2):
+        print("backward got", g1, g2)
+        grad = 0
+        if g1 is not None:
+            grad = grad + g1 * 2
+        if g2 is not None:
+            grad = grad + g2 * 3
+        return grad
+x = torch.tensor([1., 2.], requires_grad=True)
+Two.apply(x)[1].sum().backward()
+print(x.grad)
+""",
+    "mark_non_differentiable": """
+class Sort(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        idx = torch.tensor([1, 0])
+        flags = x > 1
+        doubled = x * 2
+        ctx.mark_non_differentiable(doubled)
+        return x * 3, doubled, idx, flags, "label"
+    @staticmethod
+    def backward(ctx, g, g_doubled, g_idx, g_flags, g_label):
+        print("backward got", g, g_doubled, g_idx, g_flags, g_label)
+        return g * 3
+x = torch.tensor([1., 2.], requires_grad=True)
+y, doubled, idx, flags, label = Sort.apply(x)
+print(y, doubled, idx, flags, label)
+print(doubled.requires_grad, doubled.grad_fn, idx.requires_grad, flags.requires_grad)
+y.sum().backward()
+print(x.grad)
+""",
+    "mark_dirty": """
+class AddOne(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = torch.tensor([1., 2.], requires_grad=True)
+a = x.clone()
+b = a * a
+print(a._version, a.grad_fn)
+r = AddOne.apply(a)
+print(r is a, a._version, a, a.grad_fn, a.grad_fn.next_functions)
+(a * 2).sum().backward()
+print(x.grad)
+b.sum().backward()
+""",
+    "mark_dirty_on_a_leaf": """
+class AddOne(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = torch.tensor([1., 2.], requires_grad=True)
+AddOne.apply(x)
+""",
+    "input_returned_unchanged": """
+class Same(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 5
+x = torch.tensor([1., 2.], requires_grad=True)
+y = Same.apply(x)
+print(y is x, y, x.grad_fn)
+y.sum().backward()
+print(x.grad)
+""",
+    "double_backward_square": _SQUARE + """
+g, = torch.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+print(g)
+g.sum().backward()
+print(x.grad)
+""",
+    "double_backward_saved_output": """
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.exp(x)
+        ctx.save_for_backward(result)
+        return result
+    @staticmethod
+    def backward(ctx, grad_out):
+        result, = ctx.saved_tensors
+        return result * grad_out
+x = torch.tensor([0.5, 1.0], dtype=torch.double, requires_grad=True)
+y = Exp.apply(x)
+print(y.grad_fn.saved_tensors)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+print(g, torch.autograd.grad(g.sum(), x))
+""",
+    "double_backward_several_outputs": _SINH + """
+y = Sinh.apply(x)[0]
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+print(y, g)
+print(torch.autograd.grad(g.sum(), x))
+a, b, c = Sinh.apply(x)
+g, = torch.autograd.grad((a * b * c).sum(), x, create_graph=True)
+print(g, torch.autograd.grad(g.sum(), x))
+""",
+    "several_outputs_hooks_and_retain_grad": _SINH + """
+a, b, c = Sinh.apply(x)
+b.retain_grad()
+a.register_hook(lambda g: print("hook on a", g))
+(a + 2 * b).sum().backward()
+print(b.grad, x.grad)
+print(torch.autograd.grad(Sinh.apply(x)[2].sum(), x))
+""",
+    "several_outputs_anomaly_and_node_hooks": _TWO.replace('print("backward got", g1, g2)', "pass") + """
+with torch.autograd.detect_anomaly():
+    a, b = Two.apply(x)
+    (a * b).sum().backward()
+print(x.grad)
+a, b = Two.apply(x)
+a.grad_fn.register_hook(lambda gi, go: print("post", gi, go))
+a.grad_fn.register_prehook(lambda go: print("pre", go))
+(a * b).sum().backward()
+""",
+    "wrong_number_of_gradients": _SQUARE + """
+class Extra(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+    @staticmethod
+    def backward(ctx, g):
+        return g, None      # extra Nones are fine
+Extra.apply(x).sum().backward()
+print(x.grad)
+class TooMany(Extra):
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+TooMany.apply(x).sum().backward()
+""",
+    "gradient_of_the_wrong_shape": """
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+    @staticmethod
+    def backward(ctx, g):
+        return torch.ones(3)
+x = torch.tensor([1., 2.], requires_grad=True)
+Bad.apply(x).sum().backward()
+""",
+    "gradient_summed_and_cast": """
+class Wide(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+    @staticmethod
+    def backward(ctx, g):
+        return torch.ones(3, 2, dtype=torch.float64)
+x = torch.tensor([1., 2.], requires_grad=True)
+Wide.apply(x).sum().backward()
+print(x.grad)
+""",
+    "gradient_for_a_number": """
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        return x * k
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+x = torch.tensor([1., 2.], requires_grad=True)
+Scale.apply(x, 2.).sum().backward()
+""",
+    "once_differentiable": _SQUARE.replace("    def backward", "    @torch.autograd.function.once_differentiable\n    def backward") + """
+g, = torch.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+print(g, g.requires_grad)
+""",
+    "no_grad_apply": _SQUARE + """
+with torch.no_grad():
+    y = Square.apply(x)
+print(y, y.grad_fn)
+""",
+})

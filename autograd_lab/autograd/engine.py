@@ -157,7 +157,7 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
 
 def _check_nan(node, outs):
     for i, gi in enumerate(outs):
-        if gi is not None and np.isnan(gi._data if hasattr(gi, "_data") else gi).any():
+        if gi is not None and not isinstance(gi, list) and np.isnan(gi._data if hasattr(gi, "_data") else gi).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
@@ -165,6 +165,12 @@ def _user(g):
     """Hooks see Tensors, whichever form the gradient travels in."""
     from .._tensor import _wrap
     return g if g is None or hasattr(g, "_data") else _wrap(np.asarray(g))
+
+
+def _users(g):
+    """A node's incoming gradients as hooks see them: a tuple, one per output of the node
+    (a custom Function with several outputs gathers them in a list, see function.py)."""
+    return tuple(map(_user, g)) if isinstance(g, list) else (_user(g),)
 
 
 def _back(new, old):
@@ -181,15 +187,16 @@ def _pre_hooks(hooks, g):
     if "retain" in tensor_hooks:                        # retain_grad() sees the final gradient
         tensor_hooks["retain"](_user(g))
     for fn in list(hooks.get("pre", ())):               # Node.register_prehook
-        out = fn((_user(g),))
+        out = fn(_users(g))
         if out is not None:
-            g = _back(out[0], g)
+            g = (type(g)(map(_back, out, g)) if isinstance(g, list)  # several outputs' (function.py)
+                 else _back(out[0], g))
     return g
 
 
 def _post_hooks(fns, outs, g):
     for fn in list(fns):                                # Node.register_hook
-        res = fn(tuple(_user(o) for o in outs), (_user(g),))
+        res = fn(tuple(_user(o) for o in outs), _users(g))
         if res is not None:
             outs = [None if r is None else _back(r, g) for r in res]
     return outs

@@ -4,10 +4,22 @@
 ``MyExpBackward``. That node *is* the ``ctx`` both methods receive, so whatever forward stores
 on it (``ctx.save_for_backward(...)``, ``ctx.k = 3``) is there in backward -- the same contract
 as ``torch.autograd.Function``, and the one every built-in operation in ``_ops/`` follows.
+
+``backward`` receives one gradient per output of ``forward``. An output that got no gradient
+(unused, or marked non-differentiable) arrives as zeros of its shape, unless forward called
+``ctx.set_materialize_grads(False)``: then it arrives as ``None``. Outputs that are not
+tensors always arrive as ``None``.
+
+A Function with several outputs: the engine's nodes take one gradient each, so each output
+hangs on a small ``_Output`` node that labels its gradient with the output's number and
+passes it on to the Function's node, where the labelled gradients are gathered (``_Grads``).
 """
+import functools
+
 import numpy as np
 
-from .graph import Node, new_node
+from .._dtype import from_numpy_dtype
+from .graph import Node, new_node, unbroadcast
 from .grad_mode import _State, no_grad
 
 
@@ -15,30 +27,153 @@ class FunctionCtx(Node):
     """The node of a custom Function, handed to its forward and backward as ``ctx``."""
 
     _function = None        # the Function subclass this node belongs to
+    _materialize = True
+    _dirty = _non_diff = ()
+
+    # PyTorch's Python nodes are Python classes: ``<torch.autograd.function.SquareBackward
+    # object at 0x...>``, not the bare ``<MulBackward0 object ...>`` of its C++ nodes.
+    __repr__ = object.__repr__
 
     @property
     def saved_tensors(self):
         return tuple(self._unpack(as_tensors=True))
 
+    saved_variables = saved_tensors
+
     def save_for_backward(self, *tensors):
         self._to_save = tensors         # kept until forward returns: outputs are swapped then
-
-    def _checked_backward(self, grad, as_tensors=False):
-        return self.backward(grad)      # ctx.saved_tensors checks and converts by itself
 
     def mark_non_differentiable(self, *tensors):
         self._non_diff = tensors
 
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+    def _output_node(self, i):
+        # Output nr's node, new (holding it would be a cycle): what gradients flowing into
+        # this saved output, in a double backward, must reach.
+        nr = self._saved_outputs.get(i)
+        return self if nr is None else _output(self, nr)
+
+    def _checked_backward(self, grad, as_tensors=False):
+        return self.backward(grad)      # ctx.saved_tensors checks and converts by itself
+
     def backward(self, grad):
-        from .._tensor import Tensor, _wrap
-        plain = not isinstance(grad, Tensor)
-        grads = self._function.backward(self, _wrap(np.asarray(grad)) if plain else grad)
-        grads = grads if isinstance(grads, tuple) else (grads,)
-        if len(grads) != len(self._arg_is_tensor):
-            raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of "
-                               f"gradients (expected {len(self._arg_is_tensor)}, got {len(grads)})")
-        tensor_grads = [g for g, is_t in zip(grads, self._arg_is_tensor) if is_t]
-        return [None if g is None else (g._data if plain else g) for g in tensor_grads]
+        from .._tensor import _wrap
+        recording = _State.enabled      # create_graph: gradients travel as Tensors
+        grads = list(grad) if type(grad) is _Grads else [grad]
+        user = []
+        for g, meta in zip(grads, self._outputs):
+            if g is None and meta is not None and self._materialize:
+                g = np.zeros(*meta)
+            user.append(g if g is None or recording else _wrap(np.asarray(g)))
+        if recording:
+            user = [g if g is None or hasattr(g, "_data") else _wrap(np.asarray(g)) for g in user]
+        result = self._function.backward(self, *user)
+        return self._input_grads(result if isinstance(result, tuple) else (result,), recording)
+
+    def _input_grads(self, grads, recording):
+        """What backward returned, one gradient per tensor input, checked as PyTorch checks
+        it and summed or cast to each input's shape and dtype."""
+        from .._tensor import Tensor
+        name, expected = type(self).__name__, len(self._inputs)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]        # extra Nones are allowed
+        if len(grads) != expected:
+            raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(grads)})")
+        out = []
+        for i, (g, meta) in enumerate(zip(grads, self._inputs)):
+            if meta is None:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {name} returned a gradient different than None at position "
+                        f"{i + 1}, but the corresponding forward input was not a Variable")
+                continue
+            if g is None:
+                out.append(None)
+                continue
+            shape, dtype = meta
+            if tuple(g.shape) != shape and not _expands(shape, tuple(g.shape)):
+                raise RuntimeError(
+                    f"Function {name} returned an invalid gradient at index {i} - got "
+                    f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+            if recording:
+                g = g if type(g) is Tensor else Tensor._make(np.asarray(g))
+                if g._data.dtype != dtype:
+                    g = g.to(from_numpy_dtype(dtype))
+            else:
+                g = np.asarray(g._data if isinstance(g, Tensor) else g, dtype)
+            out.append(unbroadcast(g, shape) if tuple(g.shape) != shape else g)
+        return out
+
+
+def _expands(shape, to):
+    """Whether an input of ``shape`` broadcasts to a gradient of shape ``to`` (which is then
+    summed back to the input's shape, as PyTorch does)."""
+    try:
+        return np.broadcast_shapes(shape, to) == to
+    except ValueError:
+        return False
+
+
+class _Output(Node):
+    """Output ``nr`` of a Function with several outputs: the node that output hangs on.
+
+    It shows itself as the Function's node (``grad_fn`` prints, names and reads as it) and
+    passes its gradient on to it, labelled with the output's number."""
+
+    __slots__ = ("ctx", "nr")
+
+    def backward(self, grad):
+        grads = _Grads([None] * len(self.ctx._outputs))
+        grads[self.nr] = grad
+        return [grads]
+
+    def __repr__(self):
+        return repr(self.ctx)
+
+    def name(self):
+        return self.ctx.name()
+
+    @property
+    def next_functions(self):
+        return self.ctx.next_functions
+
+    @property
+    def metadata(self):
+        return self.ctx.metadata
+
+    def register_hook(self, fn):
+        return self.ctx.register_hook(fn)
+
+    def register_prehook(self, fn):
+        return self.ctx.register_prehook(fn)
+
+    def _edge(self):
+        return self.ctx, self.nr
+
+    def __getattr__(self, attr):
+        if attr == "ctx":
+            raise AttributeError(attr)
+        return getattr(self.ctx, attr)
+
+
+def _output(ctx, nr):
+    node = new_node(ctx._function._node_class(output=True), (ctx,))
+    node.ctx, node.nr = ctx, nr
+    return node
+
+
+class _Grads(list):
+    """The gradients of a Function's outputs, one per output (None: none arrived yet).
+    ``+`` adds two such lists output by output, as the engine adds any two gradients."""
+
+    def __add__(self, other):
+        return _Grads(a if b is None else b if a is None else a + b for a, b in zip(self, other))
 
 
 class Function:
@@ -55,11 +190,16 @@ class Function:
                                   "custom autograd.Function to use it with backward mode AD.")
 
     @classmethod
-    def _node_class(cls):
-        if "_node_cls" not in cls.__dict__:
-            cls._node_cls = type(cls.__name__ + "Backward", (FunctionCtx,),
-                                 {"_function": cls, "__module__": cls.__module__})
-        return cls._node_cls
+    def _node_class(cls, output=False):
+        """``<Name>Backward``, the class of this Function's nodes; with ``output``, the class
+        of its outputs' nodes when it has several (named alike: they show as the node)."""
+        key = "_output_cls" if output else "_node_cls"
+        if key not in cls.__dict__:
+            base, extra = (_Output, {"__slots__": ()}) if output else (FunctionCtx, {})
+            setattr(cls, key, type(cls.__name__ + "Backward", (base,),
+                                   dict(extra, _function=cls,
+                                        __module__="torch.autograd.function")))
+        return cls.__dict__[key]
 
     @classmethod
     def apply(cls, *args):
@@ -68,22 +208,52 @@ class Function:
         tensors = [a for a in args if isinstance(a, Tensor)]
         record = _State.enabled and any(t.requires_grad for t in tensors)
         ctx = new_node(cls._node_class(), tuple(_edge(t) for t in tensors))
-        ctx._arg_is_tensor = [isinstance(a, Tensor) for a in args]
+        ctx._inputs = [(a.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        ctx._to_save, ctx._non_diff = (), ()
+        ctx._to_save = ()
         with no_grad():
             out = cls.forward(ctx, *args)
         if not record:
             return out
         outs = out if isinstance(out, tuple) else (out,)
-        result = []
-        for o in outs:
-            if isinstance(o, Tensor) and not any(o is n for n in ctx._non_diff):
-                if any(o is t for t in tensors):     # an input handed back: a new tensor
-                    o = o._alias()
-                o.grad_fn, o._rg = ctx, True
-            result.append(o)
-        ctx.saved_names = ("",) * len(ctx._to_save)
-        Node.save_for_backward(ctx, *ctx._to_save)    # outputs now have grad_fn=ctx: kept bare
-        ctx._to_save = ()       # it may hold an output, whose grad_fn is ctx: a reference cycle
+        ctx._outputs = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                        for o in outs]
+        result = [_attach(ctx, o, tensors) for o in outs]
+        saved, ctx._to_save = ctx._to_save, ()      # holding an output would be a cycle
+        ctx.saved_names = ("",) * len(saved)
+        Node.save_for_backward(ctx, *saved)     # outputs now have grad_fn=ctx: kept bare
+        ctx._saved_outputs = {}
+        if len(outs) > 1:
+            for nr, o in enumerate(result):
+                if isinstance(o, Tensor) and o.grad_fn is ctx:
+                    o.grad_fn = _output(ctx, nr)
+                    ctx._saved_outputs.update((i, nr) for i, s in enumerate(saved) if s is o)
         return tuple(result) if isinstance(out, tuple) else result[0]
+
+
+def _attach(ctx, o, inputs):
+    """Make forward's output ``o`` an output of ``ctx`` in the graph (if it is differentiable)."""
+    from .._tensor import Tensor
+    if not isinstance(o, Tensor):
+        return o
+    if any(o is d for d in ctx._dirty):     # changed in place: its history now ends in ctx
+        if o.grad_fn is None and o._rg:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                               "operation.")
+        o._bump_version()
+    elif any(o is t for t in inputs):       # an input handed back: a new tensor
+        o = o._alias()
+    if o._data.dtype.kind != "f" or any(o is n for n in ctx._non_diff):
+        return o
+    o.grad_fn, o._rg = ctx, True
+    return o
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that is not itself differentiable: it runs without recording,
+    and differentiating its result raises PyTorch's error."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+    return wrapper

@@ -77,7 +77,15 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((fn, 0) for fn in self._next)
+        return tuple((None, 0) if fn is None else fn._edge() for fn in self._next)
+
+    def _output_node(self, i):
+        """The node that saved value ``i``, one of this node's own outputs, hangs on."""
+        return self
+
+    def _edge(self):
+        """How an edge to this node shows in ``next_functions``: (node, which output)."""
+        return self, 0
 
     @property
     def metadata(self):
@@ -138,7 +146,7 @@ class Node:
         out = list(saved)
         for i, t, vc, _ in checks:
             if t is None:   # our own output: a fresh tensor whose grad_fn is this node
-                t = _Tensor._make(saved[i], self, vc)
+                t = _Tensor._make(saved[i], self._output_node(i), vc)
             out[i] = t
         return out
 
