@@ -4,6 +4,9 @@
 printed, the exception it ended with (class name and text) and the warnings it raised. Memory
 addresses are blanked, since they differ from run to run anyway.
 
+A snippet's own import lines (``import torch.nn.functional as F``, ``from torch.autograd
+import gradcheck``) import from ``lib`` too, so that tutorial code runs as it is written.
+
 ``run(code, lib, sites=True)`` also says where each warning points: ``"<snippet>:<line>"`` for
 the snippet's own line, ``"library"`` for a file inside ``lib`` itself.
 
@@ -11,6 +14,7 @@ the snippet's own line, ``"library"`` for a file inside ``lib`` itself.
 only once per process (``float()`` of a tensor that requires grad, ``backward(create_graph=True)``),
 so a snippet about those must start from a process that has not warned yet.
 """
+import builtins
 import contextlib
 import io
 import json
@@ -27,7 +31,8 @@ SNIPPET = "<snippet>"
 def run(code, lib, sites=False):
     out = io.StringIO()
     error = None
-    env = {"torch": lib, "__name__": "__snippet__"}
+    env = {"torch": lib, "__name__": "__snippet__",
+           "__builtins__": dict(vars(builtins), __import__=_importer(lib.__name__))}
     if lib.__name__ == "torch":
         from torch.autograd import Variable
     else:
@@ -58,6 +63,15 @@ def run_fresh(code, lib_name, sites=False):
         raise RuntimeError(f"the fresh {lib_name} process failed:\n{proc.stderr}")
     out, error, warned = json.loads(proc.stdout)
     return out, error and tuple(error), [tuple(w) for w in warned]
+
+
+def _importer(lib_name):
+    """``__import__`` for a snippet: the module ``torch`` and its submodules are ``lib_name``'s."""
+    def import_(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and (name == "torch" or name.startswith("torch.")):
+            name = lib_name + name[len("torch"):]
+        return builtins.__import__(name, globals, locals, fromlist, level)
+    return import_
 
 
 def _site(w, lib):

@@ -1704,3 +1704,195 @@ with torch.no_grad():
 print(y, y.grad_fn)
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# gradcheck and gradgradcheck: passing, failing with PyTorch's message, warnings
+# ----------------------------------------------------------------------------------------
+_CHECKED = """
+from torch.autograd import gradcheck, gradgradcheck
+from torch.autograd.gradcheck import GradcheckError
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 2 * x
+class OffByAFactor(Square):
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 3 * x
+class NotTwiceDifferentiable(Square):
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 2 * x.detach()       # right values, but blind to x's change
+torch.manual_seed(0)
+x = torch.rand(3, 2, dtype=torch.double, requires_grad=True)
+"""
+_add("gradcheck", {
+    "passes": _CHECKED + """
+print(gradcheck(Square.apply, x), gradgradcheck(Square.apply, x))
+print(gradcheck(Square.apply, (x,), eps=1e-6, atol=1e-4))
+print(torch.autograd.gradcheck(lambda a, b: (a * b).sin(), (x, x.detach() * 2)))
+""",
+    "off_by_a_factor": _CHECKED + """
+print(gradcheck(OffByAFactor.apply, x, raise_exception=False))
+try:
+    gradcheck(OffByAFactor.apply, x)
+except GradcheckError as e:
+    print(type(e).__name__, isinstance(e, RuntimeError))
+    print(e)
+""",
+    "off_by_a_factor_uncaught": _CHECKED + """
+gradcheck(OffByAFactor.apply, (x,))
+""",
+    "wrong_double_backward": _CHECKED + """
+print(gradcheck(NotTwiceDifferentiable.apply, x))
+print(gradgradcheck(NotTwiceDifferentiable.apply, x, raise_exception=False))
+gradgradcheck(NotTwiceDifferentiable.apply, x)
+""",
+    "second_input_and_second_output": """
+from torch.autograd import gradcheck
+class MulAdd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b, a + b
+    @staticmethod
+    def backward(ctx, g_mul, g_add):
+        a, b = ctx.saved_tensors
+        return g_mul * b + g_add, g_mul * a       # forgets g_add for b
+a = torch.tensor([1., 2.], dtype=torch.double, requires_grad=True)
+b = torch.tensor([3., 4., 5.], dtype=torch.double).reshape(3, 1).requires_grad_()
+print(gradcheck(MulAdd.apply, (a, b), raise_exception=False))
+gradcheck(MulAdd.apply, (a, b))
+""",
+    "float32_inputs_warn": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print(torch.autograd.gradcheck(lambda t: t * 2, x, eps=1e-3, atol=1e-2))
+print(torch.autograd.gradcheck(lambda t: t ** 3, x, raise_exception=False))
+torch.autograd.gradcheck(lambda t: t ** 3, x)
+""",
+    "gradgradcheck_with_grad_outputs": """
+x = torch.tensor([0.5, 1.5], dtype=torch.double, requires_grad=True)
+v = torch.tensor([1., -2.], dtype=torch.double, requires_grad=True)
+print(torch.autograd.gradgradcheck(lambda t: (t * t).exp(), (x,), (v,)))
+print(torch.autograd.gradgradcheck(lambda t: t.tanh(), x, v))
+""",
+    "nothing_requires_grad": """
+torch.autograd.gradcheck(lambda t: t * 2, (torch.tensor([1.], dtype=torch.double),))
+""",
+    "not_multiplied_by_grad_output": """
+class Ignores(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return torch.ones_like(g) * 2
+x = torch.tensor([1., 2.], dtype=torch.double, requires_grad=True)
+torch.autograd.gradcheck(Ignores.apply, x)
+""",
+    "linear_function_from_extending_pytorch": """
+from torch.autograd import Function, gradcheck
+class LinearFunction(Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias=None):
+        ctx.save_for_backward(input, weight, bias)
+        output = input.mm(weight.t())
+        if bias is not None:
+            output += bias.unsqueeze(0).expand_as(output)
+        return output
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight, bias = ctx.saved_tensors
+        grad_input = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad_output.mm(weight)
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_output.t().mm(input)
+        if bias is not None and ctx.needs_input_grad[2]:
+            grad_bias = grad_output.sum(0)
+        return grad_input, grad_weight, grad_bias
+torch.manual_seed(0)
+input = (torch.randn(6, 5, dtype=torch.double, requires_grad=True),
+         torch.randn(4, 5, dtype=torch.double, requires_grad=True))
+test = gradcheck(LinearFunction.apply, input, eps=1e-6, atol=1e-4)
+print(test)
+bias = torch.randn(4, dtype=torch.double, requires_grad=True)
+print(gradcheck(LinearFunction.apply, input + (bias,)))
+""",
+})
+_add("double_backward_tutorial", {
+    "save_input": """
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 2 * x
+x = torch.rand(3, 3, requires_grad=True, dtype=torch.double)
+print(torch.autograd.gradcheck(Square.apply, x), torch.autograd.gradgradcheck(Square.apply, x))
+""",
+    "save_output": """
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.exp(x)
+        ctx.save_for_backward(result)
+        return result
+    @staticmethod
+    def backward(ctx, grad_out):
+        result, = ctx.saved_tensors
+        return result * grad_out
+x = torch.tensor(1., requires_grad=True, dtype=torch.double).clone()
+print(torch.autograd.gradcheck(Exp.apply, x), torch.autograd.gradgradcheck(Exp.apply, x))
+""",
+    "save_intermediate_results": _SINH + """
+def sinh(x):
+    return Sinh.apply(x)[0]
+x = torch.rand(3, 3, requires_grad=True, dtype=torch.double)
+print(torch.autograd.gradcheck(sinh, x), torch.autograd.gradgradcheck(sinh, x))
+""",
+    "backward_is_a_function": """
+def cube_forward(x):
+    return x**3
+def cube_backward(grad_out, x):
+    return grad_out * 3 * x**2
+def cube_backward_backward(grad_out, sav_grad_out, x):
+    return grad_out * sav_grad_out * 6 * x
+def cube_backward_backward_grad_out(grad_out, x):
+    return grad_out * 3 * x**2
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return cube_forward(x)
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return CubeBackward.apply(grad_out, x)
+class CubeBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, grad_out, x):
+        ctx.save_for_backward(x, grad_out)
+        return cube_backward(grad_out, x)
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, sav_grad_out = ctx.saved_tensors
+        dx = cube_backward_backward(grad_out, sav_grad_out, x)
+        dgrad_out = cube_backward_backward_grad_out(grad_out, x)
+        return dgrad_out, dx
+x = torch.tensor(2., requires_grad=True, dtype=torch.double)
+print(torch.autograd.gradcheck(Cube.apply, x), torch.autograd.gradgradcheck(Cube.apply, x))
+g, = torch.autograd.grad(Cube.apply(x), x, create_graph=True)
+print(g, g.grad_fn)
+""",
+})

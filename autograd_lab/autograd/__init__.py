@@ -2,11 +2,12 @@
 from . import functional, graph
 from .engine import run_backward
 from .function import Function
+from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_detect_anomaly,
                         set_grad_enabled)
 
 __all__ = ["backward", "grad", "Function", "Variable", "functional", "graph", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck"]
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
