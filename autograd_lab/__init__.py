@@ -14,7 +14,8 @@ import builtins
 
 import numpy as np
 
-from . import _ops, autograd
+from . import _device, _ops, accelerator, autograd, backends, cuda
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
 from ._ops import (abs, add, cat, clone, cos, div, exp, flatten, log, matmul, max, maximum,
@@ -110,37 +111,59 @@ def _leaf(array, requires_grad):
     return t
 
 
-def zeros(*size, dtype=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    _device.check(device)
     return _leaf(np.zeros(_factory_shape(size), _np_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    _device.check(device)
     return _leaf(np.ones(_factory_shape(size), _np_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype=None, requires_grad=False):
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def zeros_like(x, dtype=None, requires_grad=False):
-    return _leaf(np.zeros(x._data.shape, _np_dtype(dtype, x._data.dtype)), requires_grad)
-
-
-def ones_like(x, dtype=None, requires_grad=False):
-    return _leaf(np.ones(x._data.shape, _np_dtype(dtype, x._data.dtype)), requires_grad)
-
-
-def full(size, fill_value, dtype=None, requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    _device.check(device)
     if dtype is None:
         dtype = tensor(fill_value).dtype
     return _leaf(np.full(tuple(size), fill_value, dtype.np), requires_grad)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
+def zeros_like(x, dtype=None, device=None, requires_grad=False):
+    return zeros(x.shape, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def ones_like(x, dtype=None, device=None, requires_grad=False):
+    return ones(x.shape, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_like(x, dtype=None, device=None, requires_grad=False):
+    return zeros_like(x, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(x.shape, fill_value, dtype=dtype or x.dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def rand_like(x, dtype=None, device=None, requires_grad=False):
+    return rand(x.shape, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, device=None, requires_grad=False):
+    return randn(x.shape, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    _device.check(device)
     return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    _device.check(device)
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -149,8 +172,22 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     return _leaf(np.arange(start, end, step).astype(dtype.np), requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    _device.check(device)
     return _leaf(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+
+
+def _new_factory(factory):
+    """``x.new_zeros(2, 3)``: the factory, with x's dtype unless another one is given."""
+    def method(self, *args, dtype=None, device=None, requires_grad=False):
+        return factory(*args, dtype=dtype or self.dtype, device=device,
+                       requires_grad=requires_grad)
+    method.__name__ = "new_" + factory.__name__
+    return method
+
+
+Tensor.new_zeros, Tensor.new_ones, Tensor.new_empty, Tensor.new_full, Tensor.new_tensor = map(
+    _new_factory, (zeros, ones, empty, full, tensor))
 
 
 def from_numpy(array):

@@ -23,6 +23,7 @@ import os
 
 import numpy as np
 
+from . import _device
 from ._tensor import _wrap
 
 _TORCH_DEFAULT_SEED = 67280421310721    # the seed of a new torch.Generator()
@@ -211,8 +212,9 @@ def _size(size):
     return tuple(int(s) for s in size)
 
 
-def _factory(kernel, size, generator, dtype, requires_grad, make):
-    """Check the dtype, draw ``make(generator, numel, numpy dtype)`` and wrap it as a leaf."""
+def _factory(kernel, size, generator, dtype, device, requires_grad, make):
+    """Check the device and the dtype, draw ``make(generator, numel, numpy dtype)`` and wrap it as a leaf."""
+    _device.check(device)
     np_dtype = np.dtype(_f) if dtype is None else dtype.np
     if np_dtype.kind != "f":
         raise NotImplementedError(
@@ -225,17 +227,18 @@ def _factory(kernel, size, generator, dtype, requires_grad, make):
     return t
 
 
-def randn(*size, generator=None, dtype=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     def make(gen, n, np_dtype):
         if n >= 16:                 # PyTorch's vectorised path (its tensor is contiguous)
             return _normal_fill(gen, n, np_dtype)
         return np.array([gen._normal() for _ in range(n)])
-    return _factory("normal_kernel_cpu", size, generator, dtype, requires_grad, make)
+    return _factory("normal_kernel_cpu", size, generator, dtype, device, requires_grad, make)
 
 
-def rand(*size, generator=None, dtype=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     def make(gen, n, np_dtype):
         u = gen._uniform(n, np_dtype == np.float64).astype(np_dtype)
         u[u == 1] = 0       # a float16 can round up to 1; PyTorch then gives 0, staying in [0, 1)
         return u
-    return _factory("check_uniform_bounds", size, generator, dtype, requires_grad, make)
+    return _factory("check_uniform_bounds", size, generator, dtype, device, requires_grad,
+                    make)

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from ._dtype import Size
 from .autograd import graph
 from .autograd.graph import AccumulateGrad
@@ -203,9 +203,21 @@ class Tensor:
     def is_contiguous(self):
         return self._data.flags.c_contiguous
 
+    # -- the device: always the CPU (see _device.py) ------------------------------------
     @property
     def device(self):
-        return "cpu"
+        return _device.CPU
+
+    is_cuda, is_cpu = False, True
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        raise AssertionError(_device.NO_CUDA)
+
+    def get_device(self):
+        return -1
 
     @property
     def _version(self):
@@ -384,6 +396,7 @@ def _as_array(x):
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf tensor holding a copy of ``data`` (a number, nested lists, or an array)."""
+    _device.check(device)
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT, UserWarning, stacklevel=2)
         data = data._data

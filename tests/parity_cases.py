@@ -1896,3 +1896,119 @@ g, = torch.autograd.grad(Cube.apply(x), x, create_graph=True)
 print(g, g.grad_fn)
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# devices, as a PyTorch built without CUDA has them
+# ----------------------------------------------------------------------------------------
+_add("device", {
+    "tutorial_lines": """
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(device, repr(device), device.type, device.index)
+device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
+print(f"Using {device} device")
+mps = "mps" if torch.backends.mps.is_available() else "cpu"
+x = torch.ones(2, 3, device=device, dtype=torch.float)
+w = torch.randn(3, 2, device=device, requires_grad=True)
+b = torch.zeros(2, device=torch.device(device), requires_grad=True)
+y = (x @ w + b).sum()
+y.backward()
+print(x.device, w.grad.device, x.to(device) is x, x.cpu() is x, x.is_cuda, x.is_cpu)
+print(torch.get_default_device(), torch.cuda.device_count(), torch.accelerator.device_count())
+""",
+    "factories_take_device": """
+d = torch.device("cpu")
+for t in (torch.tensor([1., 2.], device=d), torch.zeros(2, device="cpu"), torch.ones(2, device=d),
+          torch.empty(2, device=d).zero_(), torch.full((2,), 3., device=d), torch.eye(2, device=d),
+          torch.arange(3, device=d), torch.linspace(0, 1, 3, device=d), torch.rand(2, device=d).shape,
+          torch.randn(2, device="cpu:0").shape, torch.zeros_like(torch.ones(2), device=d),
+          torch.ones_like(torch.ones(2), device=d), torch.full_like(torch.ones(2), 7, device=d),
+          torch.rand_like(torch.ones(2), device=d).shape, torch.ones(2).new_zeros(3),
+          torch.ones(2, dtype=torch.float64).new_ones((2, 2)), torch.ones(2).new_full((2,), 5.)):
+    print(t)
+""",
+    "to_device_and_dtype": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print(x.to("cpu") is x, x.to(torch.device("cpu")) is x, x.to("cpu", torch.float64))
+print(x.to(device="cpu", dtype=torch.float64), x.to(torch.ones(1, dtype=torch.float64)))
+print(x.to("cpu", non_blocking=True) is x, x.to("cpu:0") is x, x.get_device())
+for y in (x.to("cpu:0"), x.to(torch.device("cpu", 0)), x.to("cpu", copy=True), x.to(copy=True)):
+    print(y, y is x, y.grad_fn.next_functions)
+torch.set_default_device("cpu:0")
+print(torch.get_default_device())
+torch.set_default_device(None)
+y = x.to("cpu", torch.float64) * 2
+y.sum().backward()
+print(x.grad)
+""",
+    "device_objects": """
+for d in (torch.device("cpu"), torch.device("cuda"), torch.device("cuda:1"), torch.device("cuda", 0),
+          torch.device("cpu", 0), torch.device("mps"), torch.device(torch.device("cpu")),
+          torch.device(type="cpu")):
+    print(repr(d), str(d), d.type, d.index)
+print(torch.device("cpu") == torch.device("cpu"), torch.device("cpu") == "cpu",
+      torch.device("cpu") == torch.device("cpu", 0), len({torch.device("cpu"), torch.device("cpu")}))
+print(torch.ones(1).device == torch.device("cpu"))
+""",
+    "cuda_factory": """
+torch.zeros(2, device="cuda")
+""",
+    "cuda_tensor": """
+torch.tensor([1., 2.], device=torch.device("cuda:0"))
+""",
+    "cuda_randn": """
+torch.randn(2, 3, device="cuda")
+""",
+    "cuda_to": """
+x = torch.ones(2)
+x.to("cuda")
+""",
+    "cuda_to_with_dtype": """
+torch.ones(2).to(dtype=torch.float64, device="cuda")
+""",
+    "cuda_method": """
+torch.ones(2).cuda()
+""",
+    "cuda_current_device": """
+print(torch.cuda.is_available(), torch.cuda.device_count(), torch.cuda.manual_seed(0))
+torch.cuda.current_device()
+""",
+    "unknown_device": """
+torch.zeros(2, device="gpu")
+""",
+    "unknown_device_object": """
+torch.device("GPU")
+""",
+    "invalid_device_string": """
+torch.device("cuda:x")
+""",
+    "device_index_twice": """
+torch.device("cuda:0", 1)
+""",
+    "negative_index": """
+torch.device("cpu", -1)
+""",
+    "device_from_an_int": """
+torch.device(0)
+""",
+    "to_unknown_device": """
+torch.ones(2).to("gpu")
+""",
+    "default_device": """
+print(torch.get_default_device())
+torch.set_default_device("cpu")
+print(torch.get_default_device(), torch.zeros(1))
+torch.set_default_device(None)
+print(torch.get_default_device())
+""",
+    "default_device_cuda": """
+try:
+    torch.set_default_device("cuda")
+    print("set")
+    torch.zeros(2)
+finally:
+    torch.set_default_device(None)
+""",
+    "default_device_unknown": """
+torch.set_default_device("gpu")
+""",
+})

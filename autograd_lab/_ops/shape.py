@@ -3,6 +3,8 @@ squeeze, expand), joining (cat, stack), dtype changes (to), comparisons. A view 
 base's data and version counter; its backward only moves the gradient back into shape."""
 import numpy as np
 
+from .. import _device
+from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
 from .record import _data, _operand, _record, _record1, _view, broadcasting
@@ -256,14 +258,22 @@ class ToCopyBackward0(Node):
         return (g.to(self.dtype) if type(g) is Tensor else g.astype(self.dtype.np),)
 
 
-def to(x, dtype=None, *args, **kwargs):
-    if isinstance(dtype, str) or dtype is None:     # .to("cpu"): nothing to move
-        dtype = kwargs.get("dtype")
-        if dtype is None:
-            return x
-    if dtype.np == x._data.dtype:
+def to(x, *args, dtype=None, device=None, non_blocking=False, copy=False):
+    """``x.to(dtype)``, ``x.to(device)``, ``x.to(device, dtype)``, ``x.to(other_tensor)``:
+    ``x`` itself when nothing changes (and not ``copy``), else a recorded copy."""
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, _dtype_cls):
+            dtype = a
+        else:
+            device = a
+    # A device with an index (``"cpu:0"``) is, to PyTorch, another place: it copies.
+    moved = device is not None and _device.check(device).index is not None
+    target = x._data.dtype if dtype is None else dtype.np
+    if target == x._data.dtype and not (copy or moved):
         return x
-    out, node = _record1(ToCopyBackward0, x._data.astype(dtype.np), x)
+    out, node = _record1(ToCopyBackward0, x._data.astype(target), x)
     if node:
         node.dtype = x.dtype
     return out
