@@ -8,6 +8,7 @@ generate_feedback) over a whole class of them and returns, per learner, the auto
 the feedback page's text.
 """
 import ast
+import functools
 import html
 import os
 import re
@@ -156,6 +157,7 @@ _CELL_FILE = re.compile(r"\S*ipykernel_\d+/\d+\.py")      # a cell's code, as wa
 _TRIGGERED = re.compile(r"\(Triggered internally at [^)]*\)")
 
 
+@functools.lru_cache(maxsize=None)
 def tagged_outputs(lesson, as_torch):
     """Run the lesson's cells tagged torch-parity in a fresh kernel, with ``autograd_lab`` being
     the engine or (``as_torch``) real PyTorch; each cell's outputs as text."""
