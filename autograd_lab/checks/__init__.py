@@ -59,6 +59,10 @@ MISCONCEPTIONS = {
     "zeroed-too-often": (
         "Zeroing .grad between micro-batches throws away the earlier batches' gradients. "
         "To accumulate, zero once before the first batch and only after the update."),
+    "microbatch-unscaled": (
+        "Each micro-batch's loss is a mean over its own points, so adding k of their gradients "
+        "gives k times the full batch's gradient. Scale each micro-batch loss by its share of "
+        "the batch (batch_size / n, that is 1/k for k equal micro-batches)."),
     "nonleaf-grad": (
         "PyTorch fills .grad only on leaves (tensors you created with requires_grad=True). "
         "An intermediate result's .grad stays None unless you call .retain_grad() on it "
