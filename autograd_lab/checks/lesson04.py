@@ -7,17 +7,12 @@ called on fresh data of the check's own, so an answer cannot be tuned to one exa
 import numpy as np
 
 from .. import no_grad, ones, tensor
-from . import fail, number_answer, same_values, show, tensor_answer
+from . import as_tensor_text as _text, fail, number_answer, same_values, show, tensor_answer
 
 
 def _grad(t):
     """t.grad as float64 values (None stays None), read without PyTorch's non-leaf warning."""
     return None if t._grad is None else np.asarray(t._grad, dtype=np.float64)
-
-
-def _text(values):
-    from . import as_tensor_text
-    return as_tensor_text(values)
 
 
 # ----------------------------------------------------------------------------------------
