@@ -1,0 +1,44 @@
+"""Checks of lesson 00, start here: one tensor that requires grad, and one prediction.
+
+Expected values are computed with the engine from the lesson's own expressions.
+"""
+import numpy as np
+
+from .. import tensor
+from . import fail, number_answer, same_values, show, tensor_answer
+
+
+def _lesson_w():
+    return tensor([2.0, -1.0, 3.0], requires_grad=True)
+
+
+def first_tensor(w):
+    """w: the floats 2, -1, 3, a leaf that requires grad."""
+    __tracebackhide__ = True
+    expected = _lesson_w()
+    values = tensor_answer("w", w, shape=tuple(expected.shape), requires_grad=True)
+    if not w.is_leaf:
+        fail("`w` requires grad but is not a leaf, so w.grad would stay None.",
+             found=f"{w!r}, made by {type(w.grad_fn).__name__}", misconception="not-a-leaf")
+    if not same_values(values, expected.detach()._data):
+        fail("`w` should hold 2, -1 and 3, in that order.", expected=repr(expected),
+             found=show(w))
+
+
+def total_prediction(predicted_total):
+    """The lesson's (w * w).sum(): the sum of the squares."""
+    __tracebackhide__ = True
+    w = _lesson_w().detach()
+    truth = (w * w).sum().item()
+    found = number_answer("predicted_total", predicted_total)
+    if np.isclose(found, truth):
+        return
+    if np.isclose(found, w.sum().item() ** 2):
+        fail("Your prediction of (w * w).sum() is off: you squared the sum.", expected=truth,
+             found=found, hint="w * w multiplies element by element: square each number "
+             "first, then add the squares")
+    if np.isclose(found, w.sum().item()):
+        fail("Your prediction of (w * w).sum() is off: that is w.sum().", expected=truth,
+             found=found, hint="each element is multiplied by itself before the sum")
+    fail("Your prediction of (w * w).sum() is off.", expected=truth, found=found,
+         hint="square 2, -1 and 3, then add")

@@ -1,0 +1,24 @@
+"""Wrong answers learners give in lesson 00, start here."""
+from course import Wrong
+
+WRONG = [
+    Wrong("a-list", {"make_w": "w = [2.0, -1.0, 3.0]"}, says="`w` should be a Tensor."),
+    Wrong("a-numpy-array", {"make_w": "import numpy as np\nw = np.array([2.0, -1.0, 3.0])"},
+          says="a numpy array"),
+    Wrong("int-tensor", {"make_w": "w = torch.tensor([2, -1, 3])"},
+          says="`w` should hold floating-point numbers."),
+    Wrong("int-tensor-requires-grad", {"make_w": "w = torch.tensor([2, -1, 3], requires_grad=True)"},
+          says="Only Tensors of floating point and complex dtype can require gradients"),
+    Wrong("forgot-requires-grad", {"make_w": "w = torch.tensor([2.0, -1.0, 3.0])"},
+          says="`w` should require grad."),
+    Wrong("scaled-after-requires-grad", {"make_w": "w = torch.tensor([1.0, -0.5, 1.5], "
+                                                   "requires_grad=True) * 2"},
+          misconception="not-a-leaf"),
+    Wrong("real-pytorch", {"make_w": "import torch\n"
+                                     "w = torch.tensor([2.0, -1.0, 3.0], requires_grad=True)"},
+          says="a real PyTorch object"),
+    Wrong("a-row-not-a-vector", {"make_w": "w = torch.tensor([[2.0, -1.0, 3.0]], requires_grad=True)"},
+          says="`w` has the wrong shape."),
+    Wrong("squared-the-sum", {"predict_total": "predicted_total = 16.0"},
+          says="you squared the sum"),
+]
