@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# Installs what the course needs on a fresh machine: graphviz's `dot` (Debian package) and a
-# virtual environment in .venv with the project and its course and dev extras.
+# Installs what the course needs on a fresh machine: graphviz's `dot` and Chromium (Debian
+# packages) and a virtual environment in .venv with the project and its course and dev extras.
 # Safe to run again: it does only what is missing or out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v dot >/dev/null 2>&1; then
+# Debian packages: graphviz's `dot` draws the backward graphs; Chromium is the browser the
+# browser test drives (tests/test_browser.py) the way a learner's browser shows the course.
+missing=()
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "setup: installing graphviz (the 'dot' program draws the backward graphs)"
+        echo "setup: installing ${missing[*]}"
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     else
-        echo "setup: graphviz's 'dot' is missing; install it (sudo apt-get install graphviz," \
-             "or brew install graphviz) to see the graphs drawn" >&2
+        echo "setup: missing ${missing[*]}; install them (sudo apt-get install ${missing[*]}," \
+             "or brew install graphviz): graphviz's 'dot' draws the graphs, Chromium runs" \
+             "the browser test" >&2
     fi
 fi
 
