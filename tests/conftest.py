@@ -1,9 +1,11 @@
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
 # tests/ holds shared helpers (dual.py, seed_snippets.py) that test modules import directly
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -25,3 +27,30 @@ def learner_env(tmp_path_factory):
         return base / "venv", le.jupyter_environ(base / "venv", base / "home")
     base = tmp_path_factory.mktemp("learner")
     return base / "venv", le.build(base / "venv", base / "home")
+
+
+@pytest.fixture(scope="module")
+def jupyter_server(learner_env, tmp_path_factory):
+    """JupyterLab of the learner's environment on loopback (tests/lab_browser.py), serving a copy
+    of the course as a learner gets it: notebooks/ and nbgrader_config.py, so the test's edits
+    and the Validate button's saves never touch the repository."""
+    import lab_browser
+    venv, environ = learner_env
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    shutil.copy(ROOT / "nbgrader_config.py", root)
+    lab_browser.ARTIFACTS.mkdir(exist_ok=True)
+    with lab_browser.jupyter_lab(venv / "bin" / "python", environ, root,
+                                 lab_browser.ARTIFACTS / "jupyterlab.log") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium, headless, through Playwright (its own browser download is not used)."""
+    from playwright.sync_api import sync_playwright
+    import lab_browser
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=lab_browser.CHROMIUM)
+        yield browser
+        browser.close()

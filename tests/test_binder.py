@@ -1,0 +1,141 @@
+"""binder/, what a learner's Binder builds, checked without a Docker daemon:
+
+- repo2docker (--no-build) writes a Dockerfile that installs graphviz and binder/requirements.txt
+  on runtime.txt's Python, one nbgrader 0.9.6 accepts, and runs postBuild after them;
+- requirements.txt pins what pyproject.toml asks for, and leaves PyTorch out;
+- installed into a fresh virtual environment (tests/learner_env.py), it runs every released
+  notebook's cells other than the exercises, keeps nbgrader's Validate button and turns the
+  instructor's tools off. Its size is written to test-artifacts/learner-env.txt.
+"""
+import importlib.metadata
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+import course
+from learner_env import BINDER, ROOT, python_of, size_mb
+
+RUNTIME = re.fullmatch(r"python-(3\.\d+)\s*", (BINDER / "runtime.txt").read_text()).group(1)
+
+
+def requirements():
+    """binder/requirements.txt as {name: Requirement}, and its other lines (such as -e .)."""
+    reqs, other = {}, []
+    for line in (BINDER / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line.startswith("-"):
+            other.append(line)
+        elif line:
+            req = Requirement(line)
+            reqs[req.name.lower()] = req
+    return reqs, other
+
+
+def test_repo2docker_installs_graphviz_and_the_requirements_on_the_runtime_python():
+    done = subprocess.run([sys.executable, "-m", "repo2docker", "--no-build", "--no-run", str(ROOT)],
+                          capture_output=True, text=True, check=True)
+    dockerfile = done.stdout
+    assert f"environment for python={RUNTIME}\n" in done.stderr
+    assert re.search(r"apt-get install [^\n]*\bgraphviz\b", dockerfile)
+    install = re.search(r'pip install [^\n]*-r "?binder/requirements\.txt', dockerfile)
+    post_build = dockerfile.find("./binder/postBuild")
+    assert install and post_build > install.end()
+
+
+def test_the_runtime_python_is_one_nbgrader_accepts():
+    (nbgrader,) = [r for r in requirements()[0].values() if r.name == "nbgrader"]
+    assert nbgrader.specifier.contains(importlib.metadata.version("nbgrader"))    # the one tested
+    accepts = SpecifierSet(importlib.metadata.metadata("nbgrader")["Requires-Python"])
+    assert accepts.contains(RUNTIME)
+
+
+def test_requirements_pin_what_pyproject_asks_for_and_leave_pytorch_out():
+    reqs, other = requirements()
+    assert "-e ." in other                   # the engine itself (repo2docker ignores pyproject.toml)
+    assert "torch" not in reqs
+    for req in reqs.values():
+        (pin,) = req.specifier
+        assert pin.operator == "==", f"{req} is not pinned"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    asked = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["course"]]
+    for want in asked:
+        if want.name.lower() in reqs:
+            (pin,) = reqs[want.name.lower()].specifier
+            assert want.specifier.contains(Version(pin.version)), f"{pin} of {want.name} is not {want}"
+    for want in project["dependencies"]:
+        assert Requirement(want).name.lower() in reqs, f"{want} is not pinned"
+
+
+# -- the fresh environment ------------------------------------------------------------------
+
+def in_env(learner_env, code, *args):
+    """Run Python ``code`` in the learner's environment; what it printed."""
+    venv, environ = learner_env
+    done = subprocess.run([python_of(venv), "-c", code, *map(str, args)], env=environ, cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_environment_is_binders_python_with_the_course_and_without_pytorch(learner_env):
+    venv, _ = learner_env
+    found = json.loads(in_env(learner_env, """if True:
+        import importlib.util, json, platform, autograd_lab
+        print(json.dumps([platform.python_version(), autograd_lab.__file__,
+                          importlib.util.find_spec("torch") is not None]))"""))
+    version, engine, has_torch = found
+    assert version.rsplit(".", 1)[0] == RUNTIME
+    assert Path(engine) == ROOT / "autograd_lab" / "__init__.py"      # -e . of this checkout
+    assert not has_torch
+    (ROOT / "test-artifacts").mkdir(exist_ok=True)
+    (ROOT / "test-artifacts" / "learner-env.txt").write_text(
+        f"binder/requirements.txt in a fresh venv (pip --no-compile): {size_mb(venv):.0f} MB\n")
+
+
+def test_validate_button_on_and_instructor_tools_off(learner_env):
+    venv, environ = learner_env
+    lab = subprocess.run([venv / "bin" / "jupyter", "labextension", "list"], env=environ,
+                         capture_output=True, text=True, check=True)
+    disabled = set(re.findall(r"^\s+(@jupyter/nbgrader:\S+)\s*$",
+                              lab.stdout + lab.stderr, re.M))
+    assert disabled == {f"@jupyter/nbgrader:{p}" for p in
+                        ("formgrader", "create-assignment", "menu", "assignment-list", "course-list")}
+    server = subprocess.run([venv / "bin" / "jupyter", "server", "extension", "list"], env=environ,
+                            capture_output=True, text=True, check=True)
+    states = dict(re.findall(r"nbgrader\.server_extensions\.(\w+) \S*(enabled|disabled)",
+                             server.stdout + server.stderr))
+    assert states == {"validate_assignment": "enabled", "formgrader": "disabled",
+                      "assignment_list": "disabled", "course_list": "disabled"}
+
+
+RUN_BUT_EXERCISES = """if True:
+    import json, sys, nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    failed = {}
+    for path in sys.argv[1:]:
+        nb = nbformat.read(path, as_version=4)
+        exercise = lambda c: {"solution", "grade"} & {k for k, v in c.metadata.get("nbgrader", {}).items() if v is True}
+        nb.cells = [c for c in nb.cells if not exercise(c)]
+        try:
+            NotebookClient(nb, timeout=120, kernel_name="python3",
+                           resources={"metadata": {"path": path.rsplit("/", 1)[0]}}).execute()
+        except CellExecutionError as e:
+            failed[path] = str(e)
+    print(json.dumps(failed))"""
+
+
+def test_every_released_notebook_runs_there_but_its_exercises(learner_env):
+    """Cells tagged raises-exception may raise (nbclient allows them); nothing else may."""
+    notebooks = [course.release_path(lesson) for lesson in course.LESSONS]
+    assert notebooks
+    failed = json.loads(in_env(learner_env, RUN_BUT_EXERCISES, *notebooks).splitlines()[-1])
+    assert not failed, "\n\n".join(f"{p}:\n{e}" for p, e in failed.items())
