@@ -8,6 +8,7 @@ check's message naming the misconception. Lesson 03: moving the step-through sli
 viz.trace_backward changes the drawing. Screenshots go to test-artifacts/.
 """
 import importlib
+import json
 
 import nbformat
 import pytest
@@ -16,6 +17,7 @@ import course
 from lab_browser import Notebook
 
 LESSON_01 = "01_tensors_that_remember"
+INSTRUCTOR_PLUGINS = ("formgrader", "create-assignment", "menu", "assignment-list", "course-list")
 
 
 def notebook_path(lesson):
@@ -56,6 +58,22 @@ def answer(nb, lesson, answers=None):
 
 def first_answer_cell(lesson):
     return next(i for i, c in enumerate(released_cells(lesson)) if course.is_answer(c))
+
+
+def test_a_learner_has_the_validate_button_and_no_instructor_tools(lesson01, jupyter_server):
+    """What binder/postBuild leaves: nbgrader's Validate button, and neither the instructor's
+    plugins (the Nbgrader menu, formgrader, create assignment, assignment and course lists)
+    nor their server routes."""
+    assert lesson01.panel.locator(".validate-button").is_visible()
+    menus = lesson01.page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+    assert "Run" in menus and "Nbgrader" not in menus
+    config = lesson01.page.locator("#jupyter-config-data").text_content()
+    disabled = json.loads(config)["disabledExtensions"]
+    assert {f"@jupyter/nbgrader:{p}" for p in INSTRUCTOR_PLUGINS} <= set(disabled)
+    assert not any("validate-assignment" in d for d in disabled)
+    for route in ("formgrader", "assignments", "formgraders"):
+        assert jupyter_server.get(route)[0] == 404, route
+    assert jupyter_server.get("assignments/validate")[0] != 404
 
 
 def test_run_all_stops_at_the_first_unanswered_exercise(lesson01):
