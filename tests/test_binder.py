@@ -4,7 +4,7 @@
   on runtime.txt's Python, one nbgrader 0.9.6 accepts, and runs postBuild after them;
 - requirements.txt pins what pyproject.toml asks for, and leaves PyTorch out;
 - installed into a fresh virtual environment (tests/learner_env.py), it runs every released
-  notebook's cells other than the exercises. Its size is written to
+  notebook, its exercises answered. Its size is written to
   test-artifacts/learner-env.txt. (That postBuild leaves a learner the Validate button and none
   of the instructor's tools is seen where it shows, in JupyterLab: tests/test_browser.py.)
 """
@@ -16,7 +16,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-import pytest
+import nbformat
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -101,26 +101,39 @@ def test_the_environment_is_binders_python_with_the_course_and_without_pytorch(l
         f"binder/requirements.txt in a fresh venv (pip --no-compile): {size_mb(venv):.0f} MB\n")
 
 
-RUN_BUT_EXERCISES = """if True:
+RUN_NOTEBOOKS = """if True:
     import json, sys, nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
     failed = {}
-    for path in sys.argv[1:]:
+    for path, folder in zip(sys.argv[1::2], sys.argv[2::2]):
         nb = nbformat.read(path, as_version=4)
-        exercise = lambda c: {"solution", "grade"} & {k for k, v in c.metadata.get("nbgrader", {}).items() if v is True}
-        nb.cells = [c for c in nb.cells if not exercise(c)]
         try:
             NotebookClient(nb, timeout=120, kernel_name="python3",
-                           resources={"metadata": {"path": path.rsplit("/", 1)[0]}}).execute()
+                           resources={"metadata": {"path": folder}}).execute()
         except CellExecutionError as e:
             failed[path] = str(e)
     print(json.dumps(failed))"""
 
 
-def test_every_released_notebook_runs_there_but_its_exercises(learner_env):
-    """Cells tagged raises-exception may raise (nbclient allows them); nothing else may."""
-    notebooks = [course.release_path(lesson) for lesson in course.LESSONS]
-    assert notebooks
-    failed = json.loads(in_env(learner_env, RUN_BUT_EXERCISES, *notebooks).splitlines()[-1])
+def test_every_released_notebook_runs_there_answered(learner_env, tmp_path):
+    """Each released notebook with the solution's answers typed into its exercises (what a
+    learner who got them right has), top to bottom, in its own folder; cells tagged
+    raises-exception may raise (nbclient allows them), nothing else may."""
+    assert course.LESSONS
+    args = []
+    for lesson in course.LESSONS:
+        path = tmp_path / f"{lesson}.ipynb"
+        nbformat.write(course.submission(lesson), path)
+        args += [path, course.release_path(lesson).parent]
+    failed = json.loads(in_env(learner_env, RUN_NOTEBOOKS, *args).splitlines()[-1])
     assert not failed, "\n\n".join(f"{p}:\n{e}" for p, e in failed.items())
+
+
+def test_binder_and_run_lab_open_the_first_lesson():
+    first = course.release_path(course.LESSONS[0]).relative_to(ROOT).as_posix()
+    readme = (ROOT / "README.md").read_text()
+    badges = re.findall(r"\(https://mybinder\.org/v2/gh/[^)\s]*\?urlpath=lab/tree/([^)\s]+)\)", readme)
+    assert badges == [first]
+    run_lab = re.search(r"^\s*lab\)(.*?);;", (ROOT / "run").read_text(), re.M | re.S).group(1)
+    assert f"--LabApp.default_url=/lab/tree/{first} " in run_lab
