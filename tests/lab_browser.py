@@ -173,6 +173,27 @@ class Notebook:
             self.page.keyboard.press("Control+Enter")       # render it
         self.page.keyboard.press("Escape")
 
+    def move_slider(self, index, fraction, timeout=30):
+        """Drag the handle of the first slider in cell ``index``'s output with the mouse, to
+        ``fraction`` (0 to 1) of its track, and wait until the widget output under it changed
+        (the kernel redraws it); the slider's value after."""
+        cell = self.cell(index)
+        handle, shown = cell.locator(".noUi-handle").first, cell.locator(".widget-output").first
+        before = shown.inner_html()
+        track, box = cell.locator(".noUi-base").first.bounding_box(), handle.bounding_box()
+        y = box["y"] + box["height"] / 2
+        self.page.mouse.move(box["x"] + box["width"] / 2, y)
+        self.page.mouse.down()
+        self.page.mouse.move(track["x"] + fraction * track["width"], y, steps=10)
+        self.page.mouse.up()
+        deadline = time.monotonic() + timeout
+        while shown.inner_html() == before:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.path}: the slider's output did not change")
+            time.sleep(0.1)
+        self.wait_for_kernel()
+        return int(float(handle.get_attribute("aria-valuenow")))
+
     def validate(self, timeout=120):
         """Press nbgrader's Validate button; the text of the dialog it opens (closed after)."""
         self.panel.locator(".validate-button").click()
