@@ -148,15 +148,21 @@ class Notebook:
             exact = re.compile(rf"^{re.escape(label)}$")
             self.page.locator(css).filter(has_text=exact).first.click()
 
-    def run_all(self):
+    def run_all(self, timeout=60):
+        """Run → Run All Cells, and wait until the kernel has run what it will (Run All stops at
+        the first error: in a released lesson, the first unanswered exercise)."""
+        before = self._last_count()
         self.menu("Run", "Run All Cells")
+        deadline = time.monotonic() + timeout
+        while self._last_count() == before:     # started: a cell got a new execution count
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.path}: Run All ran nothing")
+            time.sleep(0.1)
         self.wait_for_kernel()
 
-    def run_from(self, index):
-        """Select cell ``index`` and run it and every cell below (Run All stops at an error)."""
-        self.cell(index).locator(".jp-InputPrompt").first.click()
-        self.menu("Run", "Run Selected Cell and All Below")
-        self.wait_for_kernel()
+    def _last_count(self):
+        prompts = self.panel.locator(".jp-InputPrompt").all_inner_texts()
+        return max((int(n) for p in prompts for n in re.findall(r"\[(\d+)\]", p)), default=0)
 
     def type_into(self, index, text):
         """Replace cell ``index``'s text with ``text``, as typed (inserted: typed key by key, code
