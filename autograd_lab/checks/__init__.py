@@ -91,6 +91,10 @@ MISCONCEPTIONS = {
         "A node's gradient is complete only after every path into it has delivered its part. "
         "Visiting nodes depth-first sends a gradient on too early; process nodes in topological "
         "order (every consumer before its producer) and sum what arrives."),
+    "backward-ignores-grad-output": (
+        "backward(ctx, grad_output) receives dL/d(output), not 1: it must return "
+        "grad_output times d(output)/d(input) (the chain rule, one vector-Jacobian product). "
+        "The derivative alone is right only when grad_output happens to be all ones."),
     "saved-tensor-modified": (
         "A tensor that the graph saved for backward was changed in place afterwards, so the "
         "backward pass would use the wrong value: PyTorch refuses. Change a copy, or do the "

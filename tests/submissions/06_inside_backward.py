@@ -1,0 +1,178 @@
+"""Wrong answers learners give in lesson 06, inside backward."""
+from course import Wrong
+
+# my_backward, the way a first attempt often goes: depth first, each node marked done the
+# first time a gradient reaches it (micrograd's walk without its topological sort)
+DEPTH_FIRST = '''
+def my_backward(root, gradient):
+    done = set()
+
+    def visit(node, grad):
+        if node is None or node in done:
+            return
+        done.add(node)
+        if hasattr(node, "variable"):
+            leaf = node.variable
+            leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+            return
+        for (nxt, _), g in zip(node.next_functions, node(grad)):
+            visit(nxt, g)
+
+    with torch.no_grad():
+        visit(root.grad_fn, gradient)
+'''
+
+# every path on its own: right numbers, but a node runs once per path into it
+EVERY_PATH = '''
+def my_backward(root, gradient):
+    queue = [(root.grad_fn, gradient)]
+    with torch.no_grad():
+        while queue:
+            node, grad = queue.pop(0)
+            if hasattr(node, "variable"):
+                leaf = node.variable
+                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+                continue
+            for (nxt, _), g in zip(node.next_functions, node(grad)):
+                if nxt is not None:
+                    queue.append((nxt, g))
+'''
+
+# the same, recursive and memo-free: right on small graphs, out of stack on a deep one
+RECURSIVE = '''
+def my_backward(root, gradient):
+    def visit(node, grad):
+        if hasattr(node, "variable"):
+            leaf = node.variable
+            leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+            return
+        for (nxt, _), g in zip(node.next_functions, node(grad)):
+            if nxt is not None:
+                visit(nxt, g)
+
+    with torch.no_grad():
+        visit(root.grad_fn, gradient)
+'''
+
+# micrograd's way: a recursive topological sort, then one sweep. Right, until the graph is
+# deeper than Python's recursion limit
+RECURSIVE_SORT = '''
+def my_backward(root, gradient):
+    order, seen = [], set()
+
+    def build(node):
+        if node is not None and node not in seen:
+            seen.add(node)
+            for nxt, _ in node.next_functions:
+                build(nxt)
+            order.append(node)
+
+    build(root.grad_fn)
+    arrived = {root.grad_fn: gradient}
+    with torch.no_grad():
+        for node in reversed(order):
+            grad = arrived.pop(node, None)
+            if grad is None:
+                continue
+            if hasattr(node, "variable"):
+                leaf = node.variable
+                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+                continue
+            for (nxt, _), g in zip(node.next_functions, node(grad)):
+                if nxt is not None and g is not None:
+                    arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
+'''
+
+# the topological sort right, with one slip each
+KAHN = '''
+def my_backward(root, gradient):
+    edges_in = {}
+    to_visit, seen = [root.grad_fn], {root.grad_fn}
+    while to_visit:
+        node = to_visit.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            edges_in[nxt] = edges_in.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                to_visit.append(nxt)
+    arrived = {root.grad_fn: gradient}
+    ready = [root.grad_fn]
+    with torch.no_grad():
+        while ready:
+            node = ready.pop()
+            grad = arrived.pop(node)
+            if hasattr(node, "variable"):
+                leaf = node.variable
+                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+                continue
+            for (nxt, _), g in zip(node.next_functions, node(grad)):
+                if nxt is None:
+                    continue
+                arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
+                edges_in[nxt] -= 1
+                if edges_in[nxt] == 0:
+                    ready.append(nxt)
+'''
+OVERWRITES_FAN_OUT = KAHN.replace("arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g",
+                                  "arrived[nxt] = g")
+OVERWRITES_GRAD = KAHN.replace("leaf.grad = grad if leaf.grad is None else leaf.grad + grad",
+                               "leaf.grad = grad")
+RECORDED = KAHN.replace("    with torch.no_grad():\n        while ready:", "    if True:\n"
+                        "        while ready:")
+NO_NONE_CHECK = KAHN.replace("            if nxt is None:\n                continue\n"
+                             "            edges_in", "            edges_in")
+CALLS_BACKWARD = "def my_backward(root, gradient):\n    root.backward(gradient)\n"
+
+SOFTPLUS = '''
+class Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.log(1 + torch.exp(x))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.sigmoid(x)
+'''
+
+WRONG = [
+    Wrong("depth-first-walk", {"my_backward": DEPTH_FIRST}, misconception="recursive-backward"),
+    Wrong("every-path-separately", {"my_backward": EVERY_PATH},
+          misconception="recursive-backward"),
+    Wrong("recursive-walk", {"my_backward": RECURSIVE}, misconception="recursive-backward"),
+    Wrong("recursive-sort", {"my_backward": RECURSIVE_SORT}, says="RecursionError"),
+    Wrong("fan-out-overwritten", {"my_backward": OVERWRITES_FAN_OUT},
+          misconception="recursive-backward"),
+    Wrong("grad-overwritten", {"my_backward": OVERWRITES_GRAD}, says="ADDS into .grad"),
+    Wrong("walk-recorded", {"my_backward": RECORDED}, says="carries a grad_fn"),
+    Wrong("none-edges-followed", {"my_backward": NO_NONE_CHECK}, says="(None, 0)"),
+    Wrong("calls-backward", {"my_backward": CALLS_BACKWARD}, says="called the engine"),
+    Wrong("softplus-derivative-alone",
+          {"softplus": SOFTPLUS.replace("return grad_output * torch.sigmoid(x)",
+                                        "return torch.sigmoid(x)")},
+          misconception="backward-ignores-grad-output"),
+    Wrong("softplus-no-inner-derivative",
+          {"softplus": SOFTPLUS.replace("return grad_output * torch.sigmoid(x)",
+                                        "return grad_output / (1 + torch.exp(x))")},
+          says="The gradient of log(1 + exp(x)) is off."),
+    Wrong("softplus-ctx-attribute",
+          {"softplus": SOFTPLUS.replace("ctx.save_for_backward(x)", "ctx.x = x")
+                               .replace("(x,) = ctx.saved_tensors", "x = ctx.x")},
+          says="saved nothing with ctx.save_for_backward"),
+    Wrong("accumulate-per-edge",
+          {"predict_order": 'order = ["AddBackward0", "AccumulateGrad", "MulBackward0", '
+                            '"AccumulateGrad"]\nx_grad = 7.0'},
+          misconception="recursive-backward"),
+    Wrong("one-path-only", {"predict_order": 'order = ["AddBackward0", "MulBackward0", '
+                                             '"AccumulateGrad"]\nx_grad = 6.0'},
+          misconception="recursive-backward"),
+    Wrong("next-reversed", {"predict_next": 'add_next = ["AccumulateGrad", "MulBackward0"]\n'
+                                            'same_accumulator = True'},
+          says="the order of the inputs"),
+    Wrong("accumulator-per-use", {"predict_next": 'add_next = ["MulBackward0", '
+                                                  '"AccumulateGrad"]\nsame_accumulator = False'},
+          says="exactly one AccumulateGrad"),
+]
