@@ -368,7 +368,15 @@ def softplus_hidden(Softplus):
             down = _apply(Softplus, tensor(xs - step, dtype=float64)).detach()._data
             numeric[i] = vs @ (up - down) / (2 * eps)
         _compare_grad(grad, tensor(numeric, dtype=float64), x, v)
-    y = _apply(Softplus, tensor(xs, dtype=float64, requires_grad=True))
+    x = tensor(xs, dtype=float64, requires_grad=True)
+    try:
+        passed = autograd.gradcheck(Softplus.apply, (x,), raise_exception=False)
+    except Exception as error:
+        fail(f"torch.autograd.gradcheck(Softplus.apply, (x,)) raised {type(error).__name__}: "
+             f"{error}")
+    if passed is not True:
+        fail("Softplus does not pass torch.autograd.gradcheck.", found=f"x = {x!r}")
+    y = _apply(Softplus, x)
     if not y.grad_fn.saved_tensors:
         fail("forward saved nothing with ctx.save_for_backward.",
              hint="ctx.save_for_backward(x) keeps x for backward and lets autograd check it "

@@ -362,6 +362,36 @@ print(x.grad)
 # reaches it. `grad_output` is 1 here because `z` is the root; deeper in a graph it is whatever
 # the nodes above sent down, which is why backward multiplies by it.
 #
+# Is a hand-written backward right? `torch.autograd.gradcheck` asks the finite differences: it
+# nudges each input element by a tiny $\epsilon$ both ways, measures how the output moves,
+# $\big(f(x + \epsilon) - f(x - \epsilon)\big) / 2\epsilon$, and compares that *numerical*
+# Jacobian with the *analytical* one your backward gives, row by row (one one-hot
+# `grad_output` per output element, as in lesson 03). It wants float64 inputs: in float32 the
+# difference of two nearby values loses too many digits.
+
+# %% tags=["torch-parity"]
+x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+print(torch.autograd.gradcheck(Cube.apply, (x,)))
+
+# %% [markdown]
+# Here is the same cube with a backward that forgets `grad_output`. With `grad_output` equal to
+# 1, as in `z.backward()` above, nobody would notice. `gradcheck` does:
+
+# %% tags=["raises-exception", "torch-parity"]
+class CubeForgetful(Cube):
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return 3 * x ** 2
+
+
+torch.autograd.gradcheck(CubeForgetful.apply, (x,))
+
+# %% [markdown]
+# Every row of the analytical Jacobian is the same: whichever output element the one-hot
+# `grad_output` picked, this backward returned all of $3x^2$. The numerical Jacobian is
+# diagonal, as it must be for an operation that acts element by element.
+#
 # ### Exercise: softplus
 # Write `Softplus`, a `torch.autograd.Function` for
 # $\operatorname{softplus}(x) = \log(1 + e^x)$, a smooth cousin of ReLU. Save what backward
@@ -393,20 +423,20 @@ check.softplus_hidden(Softplus)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The hidden test is a **gradient check**: it compares your backward with central differences
-# of your forward, $\big(f(x + \epsilon) - f(x - \epsilon)\big) / 2\epsilon$, in float64 (in
-# float32 the difference of two nearby values loses too many digits). Here is the same check in
-# a few lines; your node appears in the drawing under its own name.
+# The hidden test is a gradient check with random `grad_output`s. Run `gradcheck` on yours,
+# and compare with central differences done by hand; your node appears in the drawing under
+# its own name.
 
 # %%
 x = torch.tensor([-2.0, 0.5, 3.0], dtype=torch.float64, requires_grad=True)
+print("gradcheck:", torch.autograd.gradcheck(Softplus.apply, (x,)))
 y = Softplus.apply(x)
 y.sum().backward()
 eps = 1e-6
 with torch.no_grad():
     numeric = (Softplus.apply(x + eps) - Softplus.apply(x - eps)) / (2 * eps)
-print("backward:             ", x.grad)
-print("central differences:  ", numeric)
+print("backward:           ", x.grad)
+print("central differences:", numeric)
 viz.draw(y, names={x: "x", y: "y"})
 
 # %% [markdown]
@@ -422,7 +452,7 @@ viz.draw(y, names={x: "x", y: "y"})
 #   A walk that passes gradients on too early loses some.
 # - A new operation is a `torch.autograd.Function`: `forward` saves what it needs with
 #   `ctx.save_for_backward`, `backward` returns `grad_output` times the local derivative.
-#   A gradient check with central differences, in float64, tells you whether it is right.
+#   `torch.autograd.gradcheck` (central differences, in float64) tells you whether it is right.
 #
 # **Next:** [Lesson 07 · Training a small model](../07_training_loop/07_training_loop.ipynb),
 # where all of this runs inside the loop a PyTorch user writes every day.
