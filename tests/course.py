@@ -174,13 +174,20 @@ def tagged_outputs(lesson, as_torch):
 
 
 def _texts(outputs):
-    texts = []
+    texts, previous = [], None
     for out in outputs:
         if out.output_type == "stream":
-            texts.append(f"{out.name}: {out.text}")
+            # On a busy machine one print can arrive as two messages ("tensor(7.)", "\n"):
+            # consecutive pieces of one stream are one text, as the notebook shows them.
+            if previous is not None and previous.output_type == "stream" \
+                    and previous.name == out.name:
+                texts[-1] += out.text
+            else:
+                texts.append(f"{out.name}: {out.text}")
         elif out.output_type == "error":
             texts.append(f"{out.ename}: {out.evalue}")
         elif "text/plain" in out.get("data", {}):
             texts.append(out.data["text/plain"])
+        previous = out
     text = _TRIGGERED.sub("(Triggered internally at …)", _ADDRESS.sub("0x…", "".join(texts)))
     return _CELL_FILE.sub("<cell>", text)
