@@ -138,6 +138,16 @@ def grade_class(lesson, notebooks, workdir):
     return results
 
 
+def edited(code, *changes):
+    """``code`` with each ``(old, new)`` of ``changes`` made, for a wrong answer that is the
+    solution with one slip; an ``old`` the code no longer holds is an error, not a silent no-op."""
+    for old, new in changes:
+        if old not in code:
+            raise ValueError(f"the answer holds no {old!r}")
+        code = code.replace(old, new)
+    return code
+
+
 @dataclass
 class Wrong:
     """A wrong answer learners really give: the answer cells it changes, and what the feedback

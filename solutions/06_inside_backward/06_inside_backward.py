@@ -47,8 +47,8 @@ print(y.grad_fn(torch.ones(2)))
 # %% [markdown]
 # The multiplication had two inputs, `x` and the number `2`, so the node returns two things:
 # `tensor([2., 2.])` for `x` (each $y_i = 2x_i$, so a 1 arriving at $y_i$ becomes a 2 at $x_i$),
-# and `None` for the `2`, which needs no gradient. Calling a node does not touch `x.grad`:
-# it only computes. Where each result goes next is written in `next_functions`, one entry per
+# and `None` for the `2`, which needs no gradient. Calling `MulBackward0` does not touch
+# `x.grad`: it only computes. Where each result goes next is written in `next_functions`, one entry per
 # input, in the same order:
 
 # %% tags=["torch-parity"]

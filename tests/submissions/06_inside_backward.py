@@ -1,5 +1,7 @@
 """Wrong answers learners give in lesson 06, inside backward."""
-from course import Wrong
+from course import Wrong, edited, solution_answers
+
+SOLUTION = solution_answers("06_inside_backward")
 
 # my_backward, the way a first attempt often goes: depth first, each node marked done the
 # first time a gradient reaches it (micrograd's walk without its topological sort)
@@ -83,60 +85,20 @@ def my_backward(root, gradient):
                     arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
 '''
 
-# the topological sort right, with one slip each
-KAHN = '''
-def my_backward(root, gradient):
-    edges_in = {}
-    to_visit, seen = [root.grad_fn], {root.grad_fn}
-    while to_visit:
-        node = to_visit.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            edges_in[nxt] = edges_in.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                to_visit.append(nxt)
-    arrived = {root.grad_fn: gradient}
-    ready = [root.grad_fn]
-    with torch.no_grad():
-        while ready:
-            node = ready.pop()
-            grad = arrived.pop(node)
-            if hasattr(node, "variable"):
-                leaf = node.variable
-                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
-                continue
-            for (nxt, _), g in zip(node.next_functions, node(grad)):
-                if nxt is None:
-                    continue
-                arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
-                edges_in[nxt] -= 1
-                if edges_in[nxt] == 0:
-                    ready.append(nxt)
-'''
-OVERWRITES_FAN_OUT = KAHN.replace("arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g",
-                                  "arrived[nxt] = g")
-OVERWRITES_GRAD = KAHN.replace("leaf.grad = grad if leaf.grad is None else leaf.grad + grad",
-                               "leaf.grad = grad")
-RECORDED = KAHN.replace("    with torch.no_grad():\n        while ready:", "    if True:\n"
-                        "        while ready:")
-NO_NONE_CHECK = KAHN.replace("            if nxt is None:\n                continue\n"
-                             "            edges_in", "            edges_in")
+# the solution's topological sort, with one slip each
+KAHN = SOLUTION["my_backward"]
+OVERWRITES_FAN_OUT = edited(KAHN, ("arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g",
+                                   "arrived[nxt] = g"))
+OVERWRITES_GRAD = edited(KAHN, ("leaf.grad = grad if leaf.grad is None else leaf.grad + grad",
+                                "leaf.grad = grad"))
+RECORDED = edited(KAHN, ("    with torch.no_grad():\n        while ready:",
+                         "    if True:\n        while ready:"))
+NO_NONE_CHECK = edited(KAHN, ("            if nxt is None:\n                continue\n"
+                              "            edges_in", "            edges_in"))
 CALLS_BACKWARD = "def my_backward(root, gradient):\n    root.backward(gradient)\n"
 
-SOFTPLUS = '''
-class Softplus(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return torch.log(1 + torch.exp(x))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * torch.sigmoid(x)
-'''
+SOFTPLUS = SOLUTION["softplus"]
+RETURN = "return grad_output * torch.sigmoid(x)"
 
 WRONG = [
     Wrong("depth-first-walk", {"my_backward": DEPTH_FIRST}, misconception="recursive-backward"),
@@ -151,16 +113,14 @@ WRONG = [
     Wrong("none-edges-followed", {"my_backward": NO_NONE_CHECK}, says="(None, 0)"),
     Wrong("calls-backward", {"my_backward": CALLS_BACKWARD}, says="called the engine"),
     Wrong("softplus-derivative-alone",
-          {"softplus": SOFTPLUS.replace("return grad_output * torch.sigmoid(x)",
-                                        "return torch.sigmoid(x)")},
+          {"softplus": edited(SOFTPLUS, (RETURN, "return torch.sigmoid(x)"))},
           misconception="backward-ignores-grad-output"),
     Wrong("softplus-no-inner-derivative",
-          {"softplus": SOFTPLUS.replace("return grad_output * torch.sigmoid(x)",
-                                        "return grad_output / (1 + torch.exp(x))")},
+          {"softplus": edited(SOFTPLUS, (RETURN, "return grad_output / (1 + torch.exp(x))"))},
           says="The gradient of log(1 + exp(x)) is off."),
     Wrong("softplus-ctx-attribute",
-          {"softplus": SOFTPLUS.replace("ctx.save_for_backward(x)", "ctx.x = x")
-                               .replace("(x,) = ctx.saved_tensors", "x = ctx.x")},
+          {"softplus": edited(SOFTPLUS, ("ctx.save_for_backward(x)", "ctx.x = x"),
+                              ("(x,) = ctx.saved_tensors", "x = ctx.x"))},
           says="saved nothing with ctx.save_for_backward"),
     Wrong("accumulate-per-edge",
           {"predict_order": 'order = ["AddBackward0", "AccumulateGrad", "MulBackward0", '
