@@ -22,6 +22,7 @@ from ._ops import (abs, add, cat, clone, cos, div, exp, flatten, log, matmul, ma
                    mean, min, mm, mul, mv, neg, norm, relu, reshape, sigmoid, sin, sqrt, squeeze,
                    stack, sub, sum, t, tanh, to, transpose, unsqueeze, where)
 from ._ops import matmul as dot
+from .serialization import load, save
 from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
 from ._tensor import Tensor, _wrap, tensor
 from .autograd.grad_mode import (enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled,
@@ -211,7 +212,10 @@ def allclose(a, b, rtol=1e-05, atol=1e-08):
 
 
 def equal(a, b):
-    return a.shape == b.shape and np.array_equal(a._data, b._data)
+    return a.shape == b.shape and builtins.bool(np.array_equal(a._data, b._data))
+
+
+Tensor.equal = equal
 
 
 def get_default_dtype():

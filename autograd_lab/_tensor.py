@@ -322,6 +322,28 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    # -- copying and saving --------------------------------------------------------------
+    def __reduce_ex__(self, protocol):
+        # what torch.save keeps: values, dtype, shape, requires_grad (serialization.py)
+        from .serialization import _rebuild_tensor
+        d = np.asarray(self._data)
+        return _rebuild_tensor, (d.tobytes(), d.dtype.str, d.shape, self._rg)
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                "be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        import copy
+        new = _wrap(np.array(self._data))
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = new
+        return new
+
     # -- gradients -----------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves and add

@@ -2012,3 +2012,220 @@ finally:
 torch.set_default_device("gpu")
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# saved-tensor hooks ("Hooks for autograd saved tensors"), torch.save and torch.load
+# ----------------------------------------------------------------------------------------
+_PRINTING_HOOKS = """
+def pack_hook(x):
+    print("Packing", x)
+    return x
+def unpack_hook(x):
+    print("Unpacking", x)
+    return x
+"""
+_add("saved_tensors_hooks", {
+    "print_pack_and_unpack": _PRINTING_HOOKS + """
+a = torch.ones(5, requires_grad=True)
+b = torch.ones(5, requires_grad=True) * 2
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = a * b
+    print("grad enabled while packing:", torch.is_grad_enabled())
+y.sum().backward()
+print(a.grad)
+""",
+    "order_of_saved_tensors": _PRINTING_HOOKS + """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+M = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+N = torch.tensor([[5., 6.], [7., 8.]], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    for make in (lambda: x * w, lambda: x / w, lambda: x ** w, lambda: 2 ** x, lambda: x.exp(),
+                 lambda: x.sin(), lambda: torch.maximum(x, w), lambda: M @ N, lambda: M.mv(x),
+                 lambda: x.dot(w), lambda: x.max(), lambda: x.prod(), lambda: x.norm(),
+                 lambda: x * 2, lambda: x + w, lambda: x.tanh(), lambda: x ** 2):
+        out = make()
+        print(out.grad_fn.name())
+        out.sum().backward()
+""",
+    "scale_down_and_back": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 4, lambda t: t / 4):
+    y = torch.pow(x, 2)
+y.sum().backward()
+print(x.grad, x.grad.equal(2 * x))
+""",
+    "saved_attributes_see_unpack": _PRINTING_HOOKS + """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = x.pow(2)
+    z = x.exp()
+print(y.grad_fn._saved_self, z.grad_fn._saved_result)
+print(y.grad_fn._saved_self.requires_grad, y.grad_fn._saved_self.is_leaf)
+y.sum().backward()
+y.grad_fn._saved_self
+""",
+    "unpack_returns_other_values": """
+x = torch.tensor([1., 2.], requires_grad=True)
+def pack(t):
+    r = t * t
+    print("packed", r)
+    return r
+with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t.sqrt()):
+    y = x * x
+print(y.grad_fn._saved_self, y.grad_fn._saved_other)
+y.sum().backward()
+print(x.grad)
+""",
+    "storage_list": """
+storage = []
+def pack(x):
+    storage.append(x)
+    return len(storage) - 1
+def unpack(i):
+    print("unpack", i)
+    return storage[i]
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    y = x.sin() * x.cos()
+    print(len(storage))
+y.sum().backward()
+print(x.grad)
+""",
+    "no_version_check_with_hooks": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+    y = x * x
+with torch.no_grad():
+    x.add_(1)
+y.sum().backward()
+print(x.grad)
+""",
+    "unpack_must_return_a_tensor": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: 5, lambda t: t):
+    y = x.sin()
+y.sum().backward()
+""",
+    "nested_hooks": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: print("outer") or t, lambda t: t):
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: print("inner") or t,
+                                                   lambda t: print("inner unpack") or t):
+        y = x.sin()
+    y2 = x.cos()
+z = x.sin()
+(y + y2 + z).sum().backward()
+print(x.grad)
+""",
+    "double_backward_through_hooks": _PRINTING_HOOKS + """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = (x ** 3).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g)
+g.sum().backward()
+print(x.grad)
+""",
+    "custom_function_with_hooks": _PRINTING_HOOKS + """
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 2 * x
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = Square.apply(x)
+y.sum().backward()
+print(x.grad)
+""",
+    "save_on_cpu": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.autograd.graph.save_on_cpu():
+    y = x.exp() * x
+print(y.grad_fn._saved_self, y.grad_fn._saved_other)
+y.sum().backward()
+print(x.grad)
+with torch.autograd.graph.save_on_cpu(pin_memory=True):
+    y = x.sin()
+y.sum().backward()
+print(x.grad)
+""",
+    "disable_saved_tensors_hooks": """
+with torch.autograd.graph.disable_saved_tensors_hooks("saved tensors hooks are off here"):
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        pass
+""",
+    "save_to_disk": """
+import os, tempfile, uuid
+tmp_dir = tempfile.mkdtemp()
+class SelfDeletingTempFile():
+    def __init__(self):
+        self.name = os.path.join(tmp_dir, str(uuid.uuid4()))
+    def __del__(self):
+        os.remove(self.name)
+def pack_hook(tensor):
+    temp_file = SelfDeletingTempFile()
+    torch.save(tensor, temp_file.name)
+    return temp_file
+def unpack_hook(temp_file):
+    return torch.load(temp_file.name, weights_only=True)
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = x.pow(2).sin()
+print(len(os.listdir(tmp_dir)))
+y.sum().backward()
+print(x.grad)
+del y
+print(len(os.listdir(tmp_dir)))
+""",
+})
+_add("save_load", {
+    "tensors_and_containers": """
+import io, os, tempfile
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.retain_grad()
+y.sum().backward()
+path = os.path.join(tempfile.mkdtemp(), "t.pt")
+torch.save(x, path)
+a = torch.load(path)
+print(a, a.requires_grad, a.is_leaf, a.grad)
+torch.save(y, path)
+b = torch.load(path)
+print(b, b.requires_grad, b.is_leaf, b.grad_fn)
+buf = io.BytesIO()
+torch.save({"w": x, "list": [y.detach(), torch.arange(3)], "n": 3, "s": "hi",
+            "t": (1, torch.ones(1, dtype=torch.float64)), "scalar": torch.tensor(3.),
+            "view": torch.ones(2, 3)[:, 1]}, buf)
+buf.seek(0)
+print(torch.load(buf))
+buf.seek(0)
+print(torch.load(buf, weights_only=False, map_location="cpu"))
+with open(path, "wb") as f:
+    torch.save([torch.tensor(3.), torch.tensor([True, False])], f)
+with open(path, "rb") as f:
+    print(torch.load(f))
+""",
+    "weights_only_refuses_other_objects": """
+import io, fractions
+buf = io.BytesIO()
+torch.save({"f": fractions.Fraction(1, 2)}, buf)
+buf.seek(0)
+print(torch.load(buf, weights_only=False))
+buf.seek(0)
+torch.load(buf)
+""",
+    "deepcopy": """
+import copy
+x = torch.tensor([1., 2.], requires_grad=True)
+(x * x).sum().backward()
+c = copy.deepcopy(x)
+print(c, c.grad, c.grad is x.grad, c is x)
+copy.deepcopy(x * 2)
+""",
+})

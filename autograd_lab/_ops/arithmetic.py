@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import Node, save_one
+from ..autograd.graph import Node, _pack_hooks, save_one
 from .record import (_binary, _data, _f, _float, _number, _operand, _promote, _record,
                      _record1, broadcasting)
 
@@ -86,6 +86,7 @@ class MulBackward0(Node):
     """out = self * other"""
     __slots__ = ()
     saved_names = ("self", "other")
+    pack_order = (1, 0)
     needed_by = {"self": 1, "other": 0}     # each factor only for the other one's gradient
 
     def backward(self, g):
@@ -109,6 +110,7 @@ class DivBackward0(Node):
     """out = self / other"""
     __slots__ = ()
     saved_names = ("self", "other")
+    pack_order = (1, 0)
     needed_by = {"self": 1}
 
     def backward(self, g):
@@ -140,11 +142,11 @@ def _elementwise(cls):
             out = fn(a.astype(np.float32))      # integer input: computed in the default float
         result, node = _record1(cls, out, x)
         if node is not None:
-            if saves_result:                # save_one(node, result), written out: a fresh
-                counter = result._vc = [0]  # output's version counter starts here, at 0
+            if saves_result and not _pack_hooks:    # save_one(node, result), written out: a
+                counter = result._vc = [0]  # fresh output's version counter starts here, at 0
                 node._saved, node._checks = (out,), (0, None, counter, 0)
             elif saves:
-                save_one(node, x)
+                save_one(node, result if saves_result else x)
         return result
     forward.__doc__ = cls.__doc__
     return forward
@@ -332,6 +334,7 @@ class PowBackward1(Node):
     """out = self ** exponent, both tensors"""
     __slots__ = ()
     saved_names = ("self", "exponent", "result")
+    pack_order = (1, 0, 2)
 
     def backward(self, g):
         a, e, y = self._saved
@@ -390,6 +393,7 @@ class MaximumBackward0(Node):
     """out = max(self, other) elementwise; a tie splits the gradient in half"""
     __slots__ = ()
     saved_names = ("self", "other")
+    pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self._saved

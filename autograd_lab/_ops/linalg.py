@@ -10,6 +10,7 @@ from .shape import squeeze, unsqueeze
 class MmBackward0(Node):
     """out = self @ mat2 (matrices):  grad_self = g @ mat2^T,  grad_mat2 = self^T @ g"""
     saved_names = ("self", "mat2")
+    pack_order = (1, 0)
     needed_by = {"self": 1, "mat2": 0}
     __slots__ = ("self_sym_sizes", "self_sym_strides", "mat2_sym_sizes", "mat2_sym_strides")
 

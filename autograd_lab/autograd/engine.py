@@ -139,7 +139,8 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
     # Saved values freed, changed in place or to be read as Tensors: _checked_backward
     # raises PyTorch's error or converts.
     checks = node._checks
-    if node._saved is not None and not create_graph and (checks is None or intact(checks)):
+    if (node._saved is not None and not create_graph and (checks is None or intact(checks))
+            and "packed" not in extras):
         outs = node.backward(g)
     else:
         outs = node._checked_backward(g, create_graph)

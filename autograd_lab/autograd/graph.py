@@ -57,6 +57,7 @@ class Node:
     # allocation and in the cyclic collector.
     __slots__ = ("_next", "_saved", "_checks", "_seq", "_pending", "_extras", "__weakref__")
     saved_names = ()    # ``_saved_<name>`` for each saved value, in ``save_for_backward`` order
+    pack_order = None   # the order PyTorch saves them in, where it differs (pack hooks see it)
     silenced = False    # forward may make inf or nan from finite values (log, sqrt, 1/x)
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
     # gradient, and nothing of x): saved name -> that input's position.
@@ -112,6 +113,8 @@ class Node:
         an in-place change before backward is caught. The node's own output is kept only as
         its array and version counter -- holding the output tensor would be a reference cycle.
         """
+        if _pack_hooks:
+            return _save_packed(self, items)
         if len(items) == 1 and type(items[0]) is _Tensor:
             return save_one(self, items[0])
         for t in items:
@@ -141,13 +144,21 @@ class Node:
         for i, t, vc, v in checks:
             if vc[0] != v:
                 raise RuntimeError(_modified_text(self, t, saved[i], vc[0], v))
-        if not as_tensors:
+        packed = self._extras is not None and "packed" in self._extras
+        if not as_tensors and not packed:
             return saved
         out = list(saved)
-        for i, t, vc, _ in checks:
-            if t is None:   # our own output: a fresh tensor whose grad_fn is this node
-                t = _Tensor._make(saved[i], self._output_node(i), vc)
-            out[i] = t
+        if as_tensors:
+            for i, t, vc, _ in checks:
+                if t is None:   # our own output: a fresh tensor whose grad_fn is this node
+                    t = _Tensor._make(saved[i], self._output_node(i), vc)
+                out[i] = t
+        if packed:
+            for i in type(self).pack_order or range(len(saved)):
+                value = saved[i]
+                if type(value) is Packed and (only is None or i == only):
+                    t = value.unpack(self, i)
+                    out[i] = t if as_tensors else t._data
         return out
 
     def _checked_backward(self, grad, as_tensors=False):
@@ -155,7 +166,7 @@ class Node:
         earlier backward freed it or it was changed in place. With ``as_tensors`` (the
         backward is itself being recorded) the formula reads Tensors instead of arrays."""
         values = self._unpack(as_tensors)
-        if not as_tensors:
+        if not as_tensors and (self._extras is None or "packed" not in self._extras):
             return self.backward(grad)
         arrays, self._saved = self._saved, tuple(values)
         try:
@@ -277,6 +288,8 @@ def save_one(node, t):
     """``node.save_for_backward(t)`` for one tensor: what most operations save, kept quick.
     (The check entry: position, the tensor -- None for the node's own output --, its version
     counter and the version now.)"""
+    if _pack_hooks:
+        return _save_packed(node, (t,))
     counter = t._vc
     if counter is None:
         counter = t._vc = [0]
@@ -305,6 +318,97 @@ def unbroadcast(grad, shape):
     if lead:
         grad = grad.sum(tuple(range(lead)))
     return grad
+
+
+# -- saved-tensor hooks -----------------------------------------------------------------
+# ``saved_tensors_hooks(pack, unpack)``: while active, a node saves ``pack(tensor)`` instead of
+# the tensor, and backward (or ``grad_fn._saved_self``) reads ``unpack(packed)``. What the
+# hooks keep is up to them: a copy on disk, a compressed form, nothing at all.
+_pack_hooks = []        # (pack, unpack) pairs, innermost last
+_hooks_disabled = [None]    # disable_saved_tensors_hooks' message, while it is active
+
+
+class saved_tensors_hooks:      # noqa: N801 -- PyTorch's name
+    """Context manager: every tensor saved for backward inside it goes through ``pack_hook``
+    when saved and ``unpack_hook`` each time it is read back."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled[0] is not None:
+            raise RuntimeError(_hooks_disabled[0])
+        _pack_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _pack_hooks.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):     # noqa: N801
+    """Saved tensors go to CPU memory and come back to their device. All memory is CPU memory
+    here, so this is ``saved_tensors_hooks`` with hooks that copy."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda t: (t.device, t.cpu().clone()), lambda p: p[1].to(p[0]))
+
+
+class disable_saved_tensors_hooks:      # noqa: N801
+    """Context manager in which entering ``saved_tensors_hooks`` raises ``error_message``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self.previous, _hooks_disabled[0] = _hooks_disabled[0], self.error_message
+
+    def __exit__(self, *exc):
+        _hooks_disabled[0] = self.previous
+
+
+class Packed:
+    """A saved tensor as the pack hook returned it, and what a tensor unpacked from it must
+    be attached to: the saving node (an output of it), or the tensor's grad_fn or leaf."""
+
+    __slots__ = ("value", "unpack_hook", "edge", "requires_grad", "is_output")
+
+    def __init__(self, node, t, pack, unpack):
+        self.is_output = t.grad_fn is node
+        self.edge = None if self.is_output else t.grad_fn or (
+            t._grad_accumulator() if t._rg else None)
+        self.requires_grad = t._rg
+        self.unpack_hook = unpack
+        enabled, _State.enabled = _State.enabled, False     # PyTorch packs without recording
+        try:
+            self.value = pack(t)
+        finally:
+            _State.enabled = enabled
+
+    def unpack(self, node, i):
+        t = self.unpack_hook(self.value)
+        if not isinstance(t, _Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(t).__name__}")
+        # The values are the hook's; the place in the graph is the saved tensor's.
+        if self.is_output:
+            return _Tensor._make(t._data, node._output_node(i))
+        if type(self.edge) is AccumulateGrad:
+            leaf = _Tensor._make(t._data)
+            leaf._rg, leaf._acc = True, weakref.ref(self.edge)
+            return leaf
+        return _Tensor._make(t._data, self.edge) if self.requires_grad else _Tensor._make(t._data)
+
+
+def _save_packed(node, items):
+    """``save_for_backward`` while saved-tensor hooks are active: pack each tensor (no version
+    check on what the hooks keep, as in PyTorch), in the order PyTorch saves them."""
+    pack, unpack = _pack_hooks[-1]
+    values = list(items)
+    for i in type(node).pack_order or range(len(items)):
+        if type(items[i]) is _Tensor:
+            values[i] = Packed(node, items[i], pack, unpack)
+    node._saved, node._checks = tuple(values), None
+    node._extras_table()["packed"] = True
 
 
 class AccumulateGrad(Node):
