@@ -12,15 +12,17 @@ numbers, printed tensors, node names and errors. Where to look:
 """
 import builtins
 
-import numpy as np
+import numpy as _np
 
-from . import _device, _ops, accelerator, autograd, backends, cuda
+from . import _device, _ops, accelerator, autograd, backends, cuda, nn
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
-from ._ops import (abs, add, cat, clone, cos, div, exp, flatten, log, matmul, max, maximum,
-                   mean, min, mm, mul, mv, neg, norm, relu, reshape, sigmoid, sin, sqrt, squeeze,
-                   stack, sub, sum, t, tanh, to, transpose, unsqueeze, where)
+from ._ops import (abs, add, all, any, argmax, argmin, cat, clamp, clone, cos, div, exp,
+                   flatten, log, log_softmax, max, maximum, mean, min, mm, movedim, mul, mv, neg,
+                   norm, relu, reshape, sigmoid, sin, softmax, sqrt, squeeze, stack, sub, sum, t,
+                   tanh, transpose, unsqueeze, where)
+from ._ops import clamp as clip
 from ._ops import matmul as dot
 from .serialization import load, save
 from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
@@ -42,7 +44,7 @@ def _install():
     o = _ops
     methods = {
         "add": o.add, "sub": o.sub, "mul": o.mul, "div": o.div, "pow": o.pow, "neg": o.neg,
-        "matmul": o.matmul, "mm": o.mm, "mv": o.mv, "dot": o.matmul, "exp": o.exp, "log": o.log,
+        "matmul": lambda x, other: o.matmul(x, other), "mm": o.mm, "mv": o.mv, "dot": o.matmul, "exp": o.exp, "log": o.log,
         "sin": o.sin, "cos": o.cos, "tanh": o.tanh, "sigmoid": o.sigmoid, "relu": o.relu,
         "sqrt": o.sqrt, "abs": o.abs, "sign": o.sign, "reciprocal": o.reciprocal,
         "square": lambda x: o.pow(x, 2), "sum": o.sum, "mean": o.mean, "max": o.max,
@@ -50,6 +52,11 @@ def _install():
         "reshape": o.reshape, "view": o.view, "flatten": o.flatten, "permute": o.permute,
         "transpose": o.transpose, "unsqueeze": o.unsqueeze, "squeeze": o.squeeze,
         "expand": o.expand, "expand_as": lambda x, other: o.expand(x, other.shape),
+        "clamp": o.clamp, "clip": o.clamp, "softmax": _needs_dim(o.softmax),
+        "log_softmax": _needs_dim(o.log_softmax), "argmax": o.argmax, "argmin": o.argmin,
+        "all": o.all, "any": o.any, "movedim": o.movedim,
+        "clamp_": lambda x, min=None, max=None: o.inplace_unary(x, lambda b: o.clamp(b, min, max)),
+        "clip_": lambda x, min=None, max=None: o.inplace_unary(x, lambda b: o.clamp(b, min, max)),
         "clone": o.clone, "contiguous": o.contiguous, "to": o.to,
         "double": lambda x: o.to(x, float64), "float": lambda x: o.to(x, float32),
         "eq": o.eq, "ne": o.ne, "lt": o.lt, "le": o.le, "gt": o.gt, "ge": o.ge,
@@ -71,14 +78,27 @@ def _install():
         setattr(Tensor, dunder, getattr(Tensor, name))
 
 
+def _needs_dim(fn):
+    """``x.softmax(dim)``: the method has no default dimension, unlike F.softmax."""
+    def method(self, dim=None, dtype=None):
+        if dim is None:
+            raise TypeError(f'{fn.__name__}() missing 1 required positional arguments: "dim"')
+        return fn(self, dim, dtype)
+    return method
+
+
+def matmul(input, other):   # noqa: A002 -- torch.matmul(input=..., other=...)
+    return _ops.matmul(input, other)
+
+
 def _inplace_method(op):
     def method(self, other, **kwargs):
-        return o_inplace(self, op, other, **kwargs)
+        return _inplace(self, op, other, **kwargs)
     method.__name__ = op.__name__ + "_"
     return method
 
 
-o_inplace = _ops.inplace
+_inplace = _ops.inplace
 _install()
 
 Tensor.zero_ = lambda self: _ops.inplace_fill(self, 0)
@@ -92,16 +112,16 @@ def FloatTensor(*args):
 
 
 def DoubleTensor(*args):
-    return to(FloatTensor(*args), float64)
+    return _ops.to(FloatTensor(*args), float64)
 
 
 def _factory_shape(size):
-    if len(size) == 1 and not isinstance(size[0], (builtins.int, np.integer)):
+    if len(size) == 1 and not isinstance(size[0], (builtins.int, _np.integer)):
         return tuple(size[0])
     return tuple(size)
 
 
-def _np_dtype(dtype, default=np.float32):
+def _np_dtype(dtype, default=_np.float32):
     return default if dtype is None else dtype.np
 
 
@@ -114,12 +134,12 @@ def _leaf(array, requires_grad):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     _device.check(device)
-    return _leaf(np.zeros(_factory_shape(size), _np_dtype(dtype)), requires_grad)
+    return _leaf(_np.zeros(_factory_shape(size), _np_dtype(dtype)), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     _device.check(device)
-    return _leaf(np.ones(_factory_shape(size), _np_dtype(dtype)), requires_grad)
+    return _leaf(_np.ones(_factory_shape(size), _np_dtype(dtype)), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
@@ -130,7 +150,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     _device.check(device)
     if dtype is None:
         dtype = tensor(fill_value).dtype
-    return _leaf(np.full(tuple(size), fill_value, dtype.np), requires_grad)
+    return _leaf(_np.full(tuple(size), fill_value, dtype.np), requires_grad)
 
 
 def zeros_like(x, dtype=None, device=None, requires_grad=False):
@@ -160,7 +180,7 @@ def randn_like(x, dtype=None, device=None, requires_grad=False):
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     _device.check(device)
-    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+    return _leaf(_np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
@@ -168,14 +188,35 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if end is None:
         start, end = 0, start
     if dtype is None:
-        whole = all(isinstance(v, (builtins.int, np.integer)) for v in (start, end, step))
+        whole = builtins.all(isinstance(v, (builtins.int, _np.integer)) for v in (start, end, step))
         dtype = int64 if whole else float32
-    return _leaf(np.arange(start, end, step).astype(dtype.np), requires_grad)
+    return _leaf(_np.arange(start, end, step).astype(dtype.np), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    """``steps`` points from start to end, computed as PyTorch's CPU kernel does, so that
+    float32 grids are bit for bit PyTorch's: the first half counts up from ``start``, the
+    second half down from ``end``, each point one fused multiply-add (``start + step * i``
+    rounded once; float32 emulated exactly in float64, float64 in long double)."""
     _device.check(device)
-    return _leaf(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or float32
+    if steps <= 1:
+        return _leaf(_np.full(steps, start, dtype.np), requires_grad)
+    if dtype.is_floating_point:
+        kind = dtype.np
+        s, e = kind.type(start), kind.type(end)
+    else:       # integer grids: whole-number ends, a float64 step, each point truncated
+        kind = _np.dtype(_np.float64)
+        s, e = kind.type(builtins.int(start)), kind.type(builtins.int(end))
+    wide = _np.float64 if kind.itemsize < 8 else _np.longdouble
+    step = kind.type(kind.type(e - s) / kind.type(steps - 1))
+    i = _np.arange(steps)
+    up = wide(s) + wide(step) * i
+    down = wide(e) - wide(step) * (steps - 1 - i)
+    values = _np.where(i < steps // 2, up, down).astype(kind)
+    return _leaf(values.astype(dtype.np), requires_grad)
 
 
 def _new_factory(factory):
@@ -208,11 +249,11 @@ def pow(x, exponent):       # noqa: A001 -- torch.pow(2, x) has the number first
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08):
-    return np.allclose(a._data, b._data, rtol=rtol, atol=atol)
+    return _np.allclose(a._data, b._data, rtol=rtol, atol=atol)
 
 
 def equal(a, b):
-    return a.shape == b.shape and builtins.bool(np.array_equal(a._data, b._data))
+    return a.shape == b.shape and builtins.bool(_np.array_equal(a._data, b._data))
 
 
 Tensor.equal = equal

@@ -2229,3 +2229,134 @@ print(c, c.grad, c.grad is x.grad, c is x)
 copy.deepcopy(x * 2)
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# the small API of the tutorials: clamp, all/any, argmax, softmax, movedim, equal, ...
+# ----------------------------------------------------------------------------------------
+_SMALL = """
+x = torch.tensor([-1., 0., 0.5, 1., 2.], requires_grad=True)
+M = torch.tensor([[1., -2., 3.], [0.5, 0., -1.]], requires_grad=True)
+lo = torch.tensor([0., 0., 0., 0., 0.])
+t = {expr}
+print(t)
+if isinstance(t, torch.Tensor) and t.requires_grad:
+    fn = t.grad_fn
+    print(fn.name(), [f.name() if f is not None else None for f, _ in fn.next_functions])
+    t.backward(torch.ones_like(t) * torch.arange(1., t.numel() + 1).reshape(t.shape))
+    print(x.grad, M.grad)
+"""
+SMALL_EXPRESSIONS = [
+    "x.clamp(0, 1)", "x.clamp(min=0)", "x.clamp(max=1)", "torch.clamp(x, min=0.)",
+    "torch.clamp(x, -0.5, 0.5)", "x.clip(0, 1)", "torch.clip(x, max=1)", "x.clamp(1, 0)",
+    "x.clamp(min=lo)", "x.clamp(min=lo, max=lo + 1)", "x.clamp(max=lo)",
+    "x.detach().clamp_(0, 1)", "x.clone().clamp_(min=0)", "x.clone().clip_(max=0.5)",
+    "torch.tensor([1, 5]).clamp(0, 2)", "torch.tensor([1, 5]).clamp(0.5, 2)",
+    "x.clamp()", "torch.clamp(x)", "x.clamp_(0, 1)",
+    "torch.all(x > 0)", "torch.any(x > 0)", "(x > 0).all()", "(M > 0).any(dim=1)",
+    "M.all(dim=0)", "M.any()", "torch.all(M, 1)", "torch.tensor([]).all()", "M.all(dim=2)",
+    "M.any(1, keepdim=True)", "M.any(dim=-3)",
+    "torch.matmul(input=M, other=x[:3])", "M.matmul(other=x[:3])", "torch.matmul(M, x[:3])",
+    "M.movedim(0, 1)", "torch.movedim(M, 1, 0)", "torch.zeros(2, 3, 4).movedim((0, 1), (2, 0)).shape",
+    "M.movedim(0, 2)", "M.movedim(-1, 0)",
+    "x.argmax()", "M.argmax(dim=1)", "M.argmin(1, keepdim=True)", "torch.argmax(M)",
+    "torch.argmin(M, dim=0)", "M.argmax(dim=2)", "M.argmax(dim=-3)", "torch.tensor(3.).argmax()",
+    "torch.tensor([1., 3., 3.]).argmax()", "M.argmax(keepdim=True)",
+    "x.softmax(0)", "x.softmax(dim=0)", "torch.softmax(M, 1)", "torch.softmax(M, dim=-1)",
+    "M.log_softmax(1)", "torch.log_softmax(M, dim=0)", "x.softmax()", "x.softmax(1)",
+    "M.softmax(dim=0, dtype=torch.float64)", "torch.softmax(M * 100, 1)", "M.log_softmax(-3)",
+    "x.equal(x.detach())", "torch.equal(M, M * 1)", "x.equal(x[:2])", "M.equal(M.t())",
+    "x[:3].expand_as(M)", "x[:2].reshape(2, 1).expand_as(M)",
+    "torch.rand_like(M).shape", "torch.randn_like(x).dtype", "torch.zeros_like(M, dtype=torch.float64)",
+]
+_add("small_api", {e: _SMALL.format(expr=e) for e in SMALL_EXPRESSIONS})
+
+_FUNCTIONAL = """
+import torch.nn.functional as F
+x = torch.tensor([-1., 0.5, 2.], requires_grad=True)
+M = torch.tensor([[1., -2., 3.], [0.5, 0., -1.]], requires_grad=True)
+W = torch.tensor([[0.5, -1., 2.], [1., 1., 1.]], requires_grad=True)
+b = torch.tensor([0.1, -0.2], requires_grad=True)
+p = torch.tensor([0.2, 0.6, 0.9], requires_grad=True)
+y = torch.tensor([0., 1., 1.])
+labels = torch.tensor([0, 2])
+t = {expr}
+print(t)
+if isinstance(t, torch.Tensor) and t.requires_grad:
+    fn = t.grad_fn
+    print(fn.name(), [f.name() if f is not None else None for f, _ in fn.next_functions])
+    t.backward(torch.ones_like(t) * torch.arange(1., t.numel() + 1).reshape(t.shape))
+    for name, v in (("x", x), ("M", M), ("W", W), ("b", b), ("p", p)):
+        if v.grad is not None:
+            print(name, v.grad)
+"""
+FUNCTIONAL_EXPRESSIONS = [
+    "F.relu(x)", "F.sigmoid(x)", "F.tanh(x)", "F.softmax(M, dim=1)", "F.softmax(x)",
+    "F.log_softmax(M, 1)", "F.log_softmax(M)", "F.softmax(M, 1, dtype=torch.float64)",
+    "F.linear(M, W)", "F.linear(M, W, b)", "F.linear(M, torch.ones(4, 3))",
+    "F.linear(M, torch.ones(4, 3), torch.ones(4))",
+    "F.mse_loss(x, y)", "F.mse_loss(x, y, reduction='sum')", "F.mse_loss(x, y, reduction='none')",
+    "F.mse_loss(x, y, reduction='avg')", "F.mse_loss(x, torch.ones(2))", "F.mse_loss(x, torch.ones(1))",
+    "F.mse_loss(x, torch.tensor([1, 2, 3]))", "F.mse_loss(M, W)",
+    "F.cross_entropy(M, labels)", "F.cross_entropy(M, labels, reduction='sum')",
+    "F.cross_entropy(M, labels, reduction='none')", "F.cross_entropy(M, torch.tensor([0., 2.]))",
+    "F.cross_entropy(M, torch.tensor([0, 2], dtype=torch.int32))", "F.cross_entropy(M, torch.tensor([0, 3]))",
+    "F.cross_entropy(x, torch.tensor(1))", "F.cross_entropy(M, torch.tensor([0, 1, 2]))",
+    "F.cross_entropy(M, torch.tensor([0, -100]))", "F.cross_entropy(M, torch.tensor([0, -100]), reduction='none')",
+    "F.nll_loss(M.log_softmax(1), labels)",
+    "F.binary_cross_entropy(p, y)", "F.binary_cross_entropy(x.sigmoid(), y, reduction='none')",
+    "F.binary_cross_entropy(x.sigmoid(), y, reduction='sum')", "F.binary_cross_entropy(p, torch.tensor([0, 1, 1]))",
+    "F.binary_cross_entropy(p, torch.tensor([0., 1.]))", "F.binary_cross_entropy(torch.tensor([0., 1.], requires_grad=True), torch.tensor([1., 0.]))",
+    "F.binary_cross_entropy_with_logits(x, y)", "F.binary_cross_entropy_with_logits(x, y, reduction='sum')",
+    "F.binary_cross_entropy_with_logits(x, y, reduction='none')", "F.binary_cross_entropy_with_logits(x, torch.tensor([0, 1, 1]))",
+    "F.binary_cross_entropy_with_logits(x * 50, y)",
+]
+_add("functional", {e: _FUNCTIONAL.format(expr=e) for e in FUNCTIONAL_EXPRESSIONS})
+_add("functional_more", {
+    "nn_functional_as_attribute": """
+import torch.nn as nn
+print(nn.functional.relu(torch.tensor([-1., 1.])), torch.nn.functional.softmax(torch.ones(2), 0))
+""",
+    "cross_entropy_double_backward": """
+import torch.nn.functional as F
+M = torch.tensor([[1., -2., 3.], [0.5, 0., -1.]], dtype=torch.float64, requires_grad=True)
+print(torch.autograd.gradcheck(lambda m: F.cross_entropy(m, torch.tensor([0, 2])), M))
+print(torch.autograd.gradgradcheck(lambda m: F.cross_entropy(m, torch.tensor([0, 2])), M))
+print(torch.autograd.gradgradcheck(lambda m: F.mse_loss(m, torch.ones(2, 3, dtype=torch.float64)), M))
+print(torch.autograd.gradgradcheck(lambda m: m.softmax(1), M))
+print(torch.autograd.gradcheck(lambda m: F.binary_cross_entropy_with_logits(m, torch.ones(2, 3, dtype=torch.float64)), M))
+print(torch.autograd.gradcheck(lambda m: m.clamp(-1.5, 1.5), M))
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# digits: linspace bit for bit, integer powers rounded as PyTorch rounds them
+# ----------------------------------------------------------------------------------------
+_add("digits", {
+    "linspace_grids": """
+import math
+for args in [(-math.pi, math.pi, 2000), (0, 10, 1000), (-3.7, 12.1, 777), (-1, 1, 101),
+             (0.1, 0.9, 33), (5, -5, 1001), (0, 1, 5), (0, 1, 1), (2, 3, 0), (-2.5, 7.5, 10),
+             (-math.pi, math.pi, 20000)]:
+    for dt in (torch.float32, torch.float64, torch.int64):
+        print(args, dt, torch.linspace(*args, dtype=dt).tolist())   # repr: every bit shows
+print(torch.linspace(0, 1, 5, requires_grad=True), torch.linspace(-1, 1, steps=3, device="cpu"))
+""",
+    "linspace_negative_steps": """
+torch.linspace(0, 1, -1)
+""",
+    "polynomial_tutorial_inputs": """
+import math
+x = torch.linspace(-math.pi, math.pi, 2000)
+p = x.unsqueeze(-1).pow(torch.tensor([1, 2, 3]))
+print(x[::250].tolist(), (x ** 2)[::250].tolist(), (x ** 3)[::250].tolist(), p[::500].tolist())
+""",
+    "integer_powers": """
+x = torch.linspace(0.01, 3.14159, 2000)
+for e in (2, 3, 2.0, 3.0, -2, -2.0, -0.5, -1):
+    print(e, (x ** e).tolist()[::37], torch.pow(x, e).tolist()[::101], x.pow(e).tolist()[::113])
+d = torch.linspace(-3., 3., 500, dtype=torch.float64)
+print((d ** 3).tolist(), torch.pow(d, 3).tolist()[:5], d.pow(-2).tolist()[:5])
+i = torch.arange(5)
+print(i ** 3, i ** 2)
+""",
+})

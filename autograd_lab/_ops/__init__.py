@@ -21,14 +21,18 @@ The families, one file each:
 * ``linalg.py``      mm, mv, dot, matmul
 * ``shape.py``       view, reshape, permute, transpose, squeeze, expand, cat, stack, to
 * ``indexing.py``    x[0], x[1:3], x[[0, 2]], x[mask]
-* ``inplace.py``     add_, mul_, x[0] = v, fill_
+* ``inplace.py``     add_, mul_, x[0] = v, fill_, clamp_
+* ``nn.py``          clamp, softmax, argmax, all/any, movedim; linear and the losses of
+                     ``torch.nn.functional``
 """
 from .arithmetic import (abs, add, cos, div, exp, log, maximum, mul, neg, pow, rdiv,  # noqa: A004
                          reciprocal, relu, rpow, rsub, sigmoid, sign, sin, sqrt, sub, tanh,
                          where)
 from .indexing import getitem
-from .inplace import copy_grad, inplace, inplace_fill, setitem
+from .inplace import copy_grad, inplace, inplace_fill, inplace_unary, setitem
 from .linalg import matmul, mm, mv
+from .nn import (all, any, argmax, argmin, clamp, log_softmax, movedim,  # noqa: A004
+                 softmax)
 from .record import _edge
 from .reductions import max, mean, min, norm, prod, sum  # noqa: A004
 from .shape import (T, cat, clone, contiguous, eq, expand, flatten, ge, gt, le, lt, ne, permute,

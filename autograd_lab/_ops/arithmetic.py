@@ -353,6 +353,12 @@ class PowBackward2(Node):
         return (g * (y * math.log(self.self)),)
 
 
+# Exponents PyTorch computes with plain arithmetic rather than pow(), which rounds
+# differently in the last bit (x ** 2 is numpy's square already, x * x).
+_EXACT_POWERS = {3: lambda a: a * a * a, -2: lambda a: 1 / (a * a),
+                 -0.5: lambda a: 1 / np.sqrt(a)}
+
+
 def pow(x, exponent):                     # noqa: A001 -- torch.pow
     if type(exponent) is Tensor:
         with np.errstate(all="ignore"):
@@ -366,14 +372,15 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
     if type(exponent) is int and exponent >= 0:
         if a.dtype.kind == "b":
             a = a.astype(np.int64)          # True ** 2 is 1, an integer (numpy says int8)
-        out = a ** exponent                 # an integer tensor stays integer
+        # an integer tensor stays integer; x ** 3 is x * x * x, rounded as PyTorch rounds it
+        out = a * a * a if exponent == 3 else a ** exponent
     else:
         if a.dtype.kind != "f":
             if type(exponent) is int:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
             a = a.astype(np.float32)        # integer ** 0.5: computed in the default float
         with np.errstate(all="ignore"):     # 0 ** -1 is inf, (-1) ** 0.5 nan: silently
-            out = a ** exponent
+            out = _EXACT_POWERS[exponent](a) if exponent in _EXACT_POWERS else a ** exponent
     out, node = _record1(PowBackward0, out, x)
     if node:
         node.exponent = exponent

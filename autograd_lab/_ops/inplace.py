@@ -72,11 +72,23 @@ def inplace(x, op, other, alpha=None):
         else:
             x._bump_version()
             return x
+    return _rebase(x, lambda before: op(before, other) if alpha is None
+                   else op(before, other, alpha))
+
+
+def inplace_unary(x, fn):
+    """``x.clamp_(0, 1)``: the out-of-place ``fn(x)``, written into x."""
+    _check_inplace(x)
+    return _rebase(x, fn)
+
+
+def _rebase(x, compute):
+    """Write ``compute(x as it was)`` into x; if that was recorded, x's history is now it."""
     # x as it was, with its history. While recording, a copy of its values (PyTorch's
     # "original_self"): mul_ and div_ save it for other's gradient, and x is overwritten below.
     before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
     before._acc = x._acc
-    result = op(before, other) if alpha is None else op(before, other, alpha)
+    result = compute(before)
     _write(x, result._data)
     if result.grad_fn is not None:
         x.grad_fn, x._rg = result.grad_fn, True

@@ -1,0 +1,431 @@
+"""What neural-network code needs beyond arithmetic: clamp, softmax and log_softmax, argmax,
+all/any, movedim, and the layer and loss functions of ``torch.nn.functional`` (linear and
+the losses: mse, cross entropy, binary cross entropy with and without logits).
+
+Each differentiable one has PyTorch's node, with the backward formula PyTorch uses, so that
+``loss.grad_fn`` and ``next_functions`` read as they do under PyTorch. ``reduction=`` is
+"mean" (the default), "sum" or "none", as there.
+"""
+import builtins
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node, unbroadcast
+from .linalg import mm
+from .record import _f, _float, _record, _record1, broadcasting
+from .shape import permute, squeeze, t, unsqueeze
+
+
+def wrap_dim(dim, ndim):
+    """``dim`` as a non-negative dimension of a tensor with ``ndim`` dimensions (a 0-d tensor
+    has one, as in PyTorch), or PyTorch's IndexError."""
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def _sum_keep(x, dim):
+    """Sum over ``dim``, keeping it: for arrays and Tensors alike (backward formulas)."""
+    return x.sum(dim, keepdims=True)
+
+
+# -- clamp ---------------------------------------------------------------------------------
+class ClampBackward1(Node):
+    """out = self clamped to Python-number bounds: the gradient passes where self was inside
+    them, bounds included (PyTorch's choice at the edges)"""
+    __slots__ = ("min", "max")
+    saved_names = ("self",)
+
+    def backward(self, g):
+        (a,) = self._saved
+        return (g * _inside(_data_of(a), self.min, self.max),)
+
+
+class ClampBackward0(Node):
+    """out = self clamped to tensor bounds: self's gradient where it was inside, each bound's
+    where it won"""
+    __slots__ = ()
+    saved_names = ("self", "min", "max")
+
+    def backward(self, g):
+        a, lo, hi = self._saved
+        ad, lod, hid = _data_of(a), _data_of(lo), _data_of(hi)
+        glo = None if lo is None else g * (ad < lod)
+        ghi = None if hi is None else g * ((ad > hid) & ((ad >= lod) if lo is not None else True))
+        return g * _inside(ad, lod, hid), glo, ghi
+
+
+def _data_of(x):
+    return x._data if type(x) is Tensor else x
+
+
+def _inside(a, lo, hi):
+    inside = np.ones(np.shape(a), bool)
+    if lo is not None:
+        inside &= a >= lo
+    if hi is not None:
+        inside &= a <= hi
+    return inside
+
+
+def clamp(x, min=None, max=None):        # noqa: A002 -- PyTorch's argument names
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensors(x, min, max)
+    a = x._data
+    bounds = [b for b in (min, max) if b is not None]
+    if a.dtype.kind != "f" and builtins.any(isinstance(b, float) for b in bounds):
+        a = a.astype(np.float32)
+    out = a
+    if min is not None:
+        out = np.maximum(out, np.asarray(min, a.dtype))
+    if max is not None:
+        out = np.minimum(out, np.asarray(max, a.dtype))
+    result, node = _record1(ClampBackward1, np.asarray(out, a.dtype), x)
+    if node:
+        node.min, node.max = min, max
+        node.save_for_backward(x)
+    return result
+
+
+def _clamp_tensors(x, lo, hi):
+    lod = None if lo is None else lo._data
+    hid = None if hi is None else hi._data
+    out = x._data
+    if lod is not None:
+        out = np.maximum(out, lod)
+    if hid is not None:
+        out = np.minimum(out, hid)
+    result, node = _record(ClampBackward0, out, x, lo, hi)
+    if node:
+        node.save_for_backward(x, lo, hi)
+    return result
+
+
+# -- softmax and log_softmax -------------------------------------------------------------
+class SoftmaxBackward0(Node):
+    """y = exp(x) / sum(exp(x)) over ``dim``: dx = y * (g - sum(g * y))"""
+    __slots__ = ("dim",)
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (y * (g - _sum_keep(g * y, self.dim)),)
+
+
+class LogSoftmaxBackward0(Node):
+    """y = x - log(sum(exp(x))) over ``dim``: dx = g - exp(y) * sum(g)"""
+    __slots__ = ("dim",)
+    saved_names = ("result",)
+
+    def backward(self, g):
+        (y,) = self._saved
+        return (g - _f.call("exp", y) * _sum_keep(g, self.dim),)
+
+
+def _softmax_forward(cls, compute):
+    def forward(x, dim, dtype=None):
+        if dtype is not None:
+            x = x.to(dtype)
+        d = wrap_dim(dim, x.ndim)
+        a = _float(x._data)
+        with np.errstate(all="ignore"):
+            shifted = a - a.max(axis=d, keepdims=True) if a.ndim else a - a
+            out = np.asarray(compute(shifted, d if a.ndim else None), a.dtype)
+        result, node = _record1(cls, out, x)
+        if node:
+            node.dim = d if a.ndim else None
+            node.save_for_backward(result)
+        return result
+    return forward
+
+
+softmax = _softmax_forward(
+    SoftmaxBackward0, lambda s, d: (e := np.exp(s)) / e.sum(axis=d, keepdims=True))
+log_softmax = _softmax_forward(
+    LogSoftmaxBackward0, lambda s, d: s - np.log(np.exp(s).sum(axis=d, keepdims=True)))
+softmax.__name__, log_softmax.__name__ = "softmax", "log_softmax"
+
+
+# -- argmax, argmin, all, any, movedim (not differentiable, or views) ---------------------
+def _arg(reduce):
+    def arg(x, dim=None, keepdim=False):
+        a = x._data
+        if dim is None:
+            out = reduce(a.reshape(-1))
+            return _wrap(np.asarray(out, np.int64).reshape((1,) * a.ndim if keepdim else ()))
+        d = wrap_dim(dim, a.ndim)
+        if a.ndim == 0:
+            return _wrap(np.asarray(0, np.int64))
+        return _wrap(np.asarray(reduce(a, axis=d, keepdims=keepdim), np.int64))
+    return arg
+
+
+argmax, argmin = _arg(np.argmax), _arg(np.argmin)
+
+
+def _logical(reduce):
+    def fn(x, dim=None, keepdim=False):
+        a = x._data
+        if dim is None:
+            return _wrap(np.asarray(reduce(a)))
+        d = wrap_dim(dim, a.ndim) if isinstance(dim, int) else tuple(
+            wrap_dim(k, a.ndim) for k in dim)
+        return _wrap(np.asarray(reduce(a, axis=d, keepdims=keepdim)))
+    return fn
+
+
+all, any = _logical(np.all), _logical(np.any)      # noqa: A001
+
+
+def movedim(x, source, destination):
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    src = [wrap_dim(s, x.ndim) for s in src]
+    dst = [wrap_dim(d, x.ndim) for d in dst]
+    order = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(x, *order)
+
+
+# -- torch.nn.functional -------------------------------------------------------------------
+class AddmmBackward0(Node):
+    """out = bias + mat1 @ mat2 (``F.linear`` with a bias)"""
+    __slots__ = ("bias_shape",)
+    saved_names = ("mat1", "mat2")
+    pack_order = (1, 0)
+
+    def backward(self, g):
+        a, b = self._saved
+        return (unbroadcast(g, self.bias_shape), g @ _f.matT(b) if self._next[1] else None,
+                _f.matT(a) @ g if self._next[2] else None)
+
+
+def linear(input, weight, bias=None):   # noqa: A002
+    """input @ weight.T + bias, recorded as PyTorch records it (MmBackward0, AddmmBackward0)."""
+    if input.ndim == 1:
+        out = linear(unsqueeze(input, 0), weight, bias)
+        return squeeze(out, 0)
+    wt = t(weight)
+    if bias is None:
+        return mm(input, wt) if input.ndim == 2 else input @ wt
+    out_data = bias._data + input._data @ wt._data
+    result, node = _record(AddmmBackward0, out_data, bias, input, wt)
+    if node:
+        node.bias_shape = bias._data.shape
+        node.save_for_backward(input if node._next[2] else None, wt if node._next[1] else None)
+    return result
+
+
+def _reduce(loss, reduction, n):
+    """The loss of each element, reduced as ``reduction`` says (a numpy array)."""
+    if reduction == "mean":
+        return np.asarray(loss.mean() if n else np.nan, loss.dtype)
+    if reduction == "sum":
+        return np.asarray(loss.sum(), loss.dtype)
+    return loss
+
+
+def _reduce_grad(g, reduction, n, shape):
+    """dL/d(each element's loss), given the gradient of the reduced loss."""
+    if reduction == "none":
+        return g
+    g = _f.expand(g, shape)
+    return g / n if reduction == "mean" else g
+
+
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+class MseLossBackward0(Node):
+    """out = reduce((self - target) ** 2)"""
+    __slots__ = ("reduction",)
+    saved_names = ("self", "target")
+
+    def backward(self, g):
+        a, b = self._saved
+        diff = a - b
+        g = _reduce_grad(g, self.reduction, np.size(_data_of(diff)), np.shape(_data_of(diff)))
+        return 2 * diff * g, (-2 * diff * g) if self._next[1] else None
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", UserWarning, stacklevel=2)
+    _check_reduction(reduction)
+    a, b = input._data, target._data
+    broadcasting(np.broadcast, a, b)        # PyTorch's error if the shapes do not broadcast
+    if b.dtype != a.dtype:
+        target = _wrap(b.astype(a.dtype))
+        b = target._data
+    loss = (a - b) ** 2
+    result, node = _record(MseLossBackward0, _reduce(loss, reduction, loss.size), input, target)
+    if node:
+        node.reduction = reduction
+        node.save_for_backward(input, target)
+        if a.shape != b.shape:
+            node._shapes = (a.shape, b.shape)
+    return result
+
+
+class NllLossBackward0(Node):
+    """out = reduce(-self[i, target[i]]), classes along dim 1"""
+    __slots__ = ("reduction", "target", "ignore_index", "total_weight")
+    saved_names = ("self",)
+
+    def backward(self, g):
+        if self.reduction == "none" and np.ndim(self.target):
+            g = g.reshape(g.shape[:1] + (1,) + g.shape[1:])     # classes are dim 1
+        elif self.reduction == "mean":
+            g = g / self.total_weight
+        return (g * self._minus_onehot(),)
+
+    def _minus_onehot(self):
+        """-1 at each sample's target class (nowhere for an ignored sample), 0 elsewhere."""
+        (a,) = self._saved
+        a = _data_of(a)
+        picked = np.zeros(a.shape, bool)
+        tgt = self.target
+        keep = tgt != self.ignore_index
+        if np.ndim(tgt) == 0:
+            picked[tgt] = keep
+        else:
+            np.put_along_axis(picked, np.expand_dims(np.where(keep, tgt, 0), 1),
+                              np.expand_dims(keep, 1), axis=1)
+        return np.where(picked, a.dtype.type(-1), a.dtype.type(0))
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+             reduction="mean"):
+    _check_reduction(reduction)
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.scalar_name}")
+    a, tgt = input._data, target._data.astype(np.int64)
+    batched = a.ndim > 1
+    if batched and tgt.shape[:1] != a.shape[:1]:
+        raise ValueError(f"Expected input batch_size ({a.shape[0]}) to match target batch_size "
+                         f"({tgt.shape[0] if tgt.ndim else 1}).")
+    classes = a.shape[1] if batched else a.shape[0]
+    keep = tgt != ignore_index
+    for k in tgt[keep].reshape(-1):
+        if not 0 <= k < classes:
+            raise IndexError(f"Target {k} is out of bounds.")
+    picked = np.zeros(tgt.shape, a.dtype)
+    if batched:
+        idx = np.expand_dims(np.where(keep, tgt, 0), 1)
+        picked = np.take_along_axis(a, idx, 1).squeeze(1)
+    elif keep:
+        picked = a[tgt]
+    loss = np.where(keep, -picked, 0).astype(a.dtype)
+    total = builtins.int(keep.sum())
+    if reduction == "mean":
+        out = np.asarray(loss.sum() / a.dtype.type(total), a.dtype)
+    else:
+        out = _reduce(loss, reduction, loss.size)
+    result, node = _record1(NllLossBackward0, out, input)
+    if node:
+        node.reduction, node.target, node.ignore_index = reduction, tgt, ignore_index
+        node.total_weight = a.dtype.type(total)
+        node.save_for_backward(input)
+    return result
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """log_softmax over the classes (dim 1, or 0 without a batch), then nll_loss -- or, for a
+    target of class probabilities (same shape as input), -sum(target * log_softmax)."""
+    dim = 1 if input.ndim > 1 else 0
+    logp = log_softmax(input, dim)
+    if target.is_floating_point() and target.shape == input.shape:
+        _check_reduction(reduction)
+        loss = -(logp * target).sum(dim)
+        if reduction == "none":
+            return loss
+        total = loss.sum()
+        return total / (input.shape[0] if input.ndim > 1 else 1) if reduction == "mean" else total
+    return nll_loss(logp, target, ignore_index=ignore_index, reduction=reduction)
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """out = reduce(-(t log(x) + (1 - t) log(1 - x))): dx = (x - t) / (x (1 - x))"""
+    __slots__ = ("reduction",)
+    saved_names = ("self", "target")
+
+    def backward(self, g):
+        a, b = self._saved
+        ad = _data_of(a)
+        g = _reduce_grad(g, self.reduction, np.size(ad), np.shape(ad))
+        denom = np.maximum((1 - ad) * ad, ad.dtype.type(1e-12))
+        return g * (a - b) / denom, None
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                         reduction="mean"):
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    _check_reduction(reduction)
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype.scalar_name} but expected "
+                           f"{input.dtype.scalar_name}")
+    a, b = input._data, target._data
+    with np.errstate(all="ignore"):
+        # PyTorch clamps each log at -100, so that x = 0 or 1 gives a finite loss
+        loss = -(b * np.maximum(np.log(a), -100) + (1 - b) * np.maximum(np.log1p(-a), -100))
+    loss = np.asarray(loss, a.dtype)
+    result, node = _record(BinaryCrossEntropyBackward0, _reduce(loss, reduction, loss.size),
+                           input, target)
+    if node:
+        node.reduction = reduction
+        node.save_for_backward(input, target)
+    return result
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """out = reduce((1 - t) x - log(sigmoid(x))): dx = sigmoid(x) - t"""
+    __slots__ = ("reduction",)
+    saved_names = ("self", "target")
+
+    def backward(self, g):
+        a, b = self._saved
+        ad = _data_of(a)
+        g = _reduce_grad(g, self.reduction, np.size(ad), np.shape(ad))
+        return g * (_f.call("sigmoid", a) if type(a) is Tensor else _sigmoid(a)) - g * b, None
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
+                                     reduce=None, reduction="mean", pos_weight=None):
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    _check_reduction(reduction)
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(f"result type {input.dtype.scalar_name} can't be cast to the desired "
+                           f"output type {target.dtype.scalar_name}")
+    a, b = input._data, target._data.astype(input._data.dtype)
+    with np.errstate(all="ignore"):
+        log_sigmoid = np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+        loss = np.asarray((1 - b) * a - log_sigmoid, a.dtype)
+    result, node = _record(BinaryCrossEntropyWithLogitsBackward0,
+                           _reduce(loss, reduction, loss.size), input, target)
+    if node:
+        node.reduction = reduction
+        node.save_for_backward(input, _wrap(b) if b is not target._data else target)
+    return result
