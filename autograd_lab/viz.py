@@ -291,12 +291,16 @@ def _plain_saved(node):
 
 
 def _copy(x):
+    if isinstance(x, list):     # a custom Function's outputs' gradients (see function.py)
+        return [_copy(g) for g in x]
     return None if x is None else np.array(x._data if hasattr(x, "_data") else x)
 
 
 def _values(a, indent=0):
     """``a`` as ``print(tensor)`` shows it, summarized sooner: a label has room for a few
     numbers, not for a thousand."""
+    if isinstance(a, list):     # one gradient per output of a custom Function
+        return " | ".join("None" if g is None else _values(g, indent) for g in a)
     s = _tensor_str
     before = s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH
     s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = 16, 2, 48

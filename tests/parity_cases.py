@@ -2360,3 +2360,217 @@ i = torch.arange(5)
 print(i ** 3, i ** 2)
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# PyTorch's autograd tutorials, as they are written (README: "What runs unchanged").
+# Float32 results that depend on summation order (BLAS, sum) are printed rounded.
+# ----------------------------------------------------------------------------------------
+_add("tutorial", {
+    "extending_pytorch_setup_context": """from torch.autograd import Function, gradcheck
+class LinearFunction(Function):
+    @staticmethod
+    def forward(input, weight, bias):
+        output = input.mm(weight.t())
+        if bias is not None:
+            output += bias.unsqueeze(0).expand_as(output)
+        return output
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        input, weight, bias = inputs
+        ctx.save_for_backward(input, weight, bias)
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight, bias = ctx.saved_tensors
+        grad_input = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad_output.mm(weight)
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_output.t().mm(input)
+        if bias is not None and ctx.needs_input_grad[2]:
+            grad_bias = grad_output.sum(0)
+        return grad_input, grad_weight, grad_bias
+class MulConstant(Function):
+    @staticmethod
+    def forward(tensor, constant):
+        return tensor * constant
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        tensor, constant = inputs
+        ctx.constant = constant
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.constant, None
+class MyCube(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        result = x ** 3
+        dx = 3 * x ** 2
+        return result, dx
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, = inputs
+        result, dx = output
+        ctx.save_for_backward(x, dx)
+    @staticmethod
+    def backward(ctx, grad_output, grad_dx):
+        x, dx = ctx.saved_tensors
+        result = grad_output * dx + grad_dx * 6 * x
+        return result
+def my_cube(x):
+    result, dx = MyCube.apply(x)
+    return result
+torch.manual_seed(0)
+input = (torch.randn(20, 20, dtype=torch.double, requires_grad=True), torch.randn(30, 20, dtype=torch.double, requires_grad=True), torch.randn(30, dtype=torch.double, requires_grad=True))
+test = gradcheck(LinearFunction.apply, input, eps=1e-6, atol=1e-4)
+print(test)
+x = torch.randn(3, dtype=torch.double, requires_grad=True)
+print(gradcheck(lambda t: MulConstant.apply(t, 2.5), x), MulConstant.apply(x, 2.5).grad_fn)
+print(gradcheck(my_cube, x), torch.autograd.gradgradcheck(my_cube, x))
+""",
+    "autograd_basics": """
+torch.manual_seed(0)
+x = torch.ones(5)  # input tensor
+y = torch.zeros(3)  # expected output
+w = torch.randn(5, 3, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+z = torch.matmul(x, w)+b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+print(f"Gradient function for z = {z.grad_fn}")
+print(f"Gradient function for loss = {loss.grad_fn}")
+loss.backward()
+print(w.grad.round(decimals=4))
+print(b.grad.round(decimals=4))
+z = torch.matmul(x, w)+b
+print(z.requires_grad)
+with torch.no_grad():
+    z = torch.matmul(x, w)+b
+print(z.requires_grad)
+z = torch.matmul(x, w)+b
+z_det = z.detach()
+print(z_det.requires_grad)
+inp = torch.eye(4, 5, requires_grad=True)
+out = (inp+1).pow(2).t()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"First call\n{inp.grad}")
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\nSecond call\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\nCall after zeroing gradients\n{inp.grad}")
+""",
+    "gentle_introduction_differentiation": """
+a = torch.tensor([2., 3.], requires_grad=True)
+b = torch.tensor([6., 4.], requires_grad=True)
+Q = 3*a**3 - b**2
+external_grad = torch.tensor([1., 1.])
+Q.backward(gradient=external_grad)
+print(9*a**2 == a.grad)
+print(-2*b == b.grad)
+torch.manual_seed(0)
+x = torch.rand(5, 5)
+y = torch.rand(5, 5)
+z = torch.rand((5, 5), requires_grad=True)
+a = x + y
+print(f"Does `a` require gradients?: {a.requires_grad}")
+b = x + z
+print(f"Does `b` require gradients?: {b.requires_grad}")
+""",
+    "polynomial_autograd": """
+import math
+dtype = torch.float
+device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
+print(f"Using {device} device")
+torch.set_default_device(device)
+torch.manual_seed(0)
+x = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
+y = torch.sin(x)
+a = torch.randn((), dtype=dtype, requires_grad=True)
+b = torch.randn((), dtype=dtype, requires_grad=True)
+c = torch.randn((), dtype=dtype, requires_grad=True)
+d = torch.randn((), dtype=dtype, requires_grad=True)
+learning_rate = 1e-6
+for t in range(2000):
+    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    loss = (y_pred - y).pow(2).sum()
+    if t % 100 == 99:
+        print(t, round(loss.item(), 1))
+    loss.backward()
+    with torch.no_grad():
+        a -= learning_rate * a.grad
+        b -= learning_rate * b.grad
+        c -= learning_rate * c.grad
+        d -= learning_rate * d.grad
+        a.grad = None
+        b.grad = None
+        c.grad = None
+        d.grad = None
+print(f'Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.item():.3f} x^3')
+torch.set_default_device(None)
+""",
+    "polynomial_custom_function": """
+import math
+class LegendrePolynomial3(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return 0.5 * (5 * input ** 3 - 3 * input)
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return grad_output * 1.5 * (5 * input ** 2 - 1)
+dtype = torch.float
+device = torch.device("cpu")
+x = torch.linspace(-math.pi, math.pi, 2000, device=device, dtype=dtype)
+y = torch.sin(x)
+a = torch.full((), 0.0, device=device, dtype=dtype, requires_grad=True)
+b = torch.full((), -1.0, device=device, dtype=dtype, requires_grad=True)
+c = torch.full((), 0.0, device=device, dtype=dtype, requires_grad=True)
+d = torch.full((), 0.3, device=device, dtype=dtype, requires_grad=True)
+learning_rate = 5e-6
+for t in range(2000):
+    P3 = LegendrePolynomial3.apply
+    y_pred = a + b * P3(c + d * x)
+    loss = (y_pred - y).pow(2).sum()
+    if t % 100 == 99:
+        print(t, round(loss.item(), 2))
+    loss.backward()
+    with torch.no_grad():
+        a -= learning_rate * a.grad
+        b -= learning_rate * b.grad
+        c -= learning_rate * c.grad
+        d -= learning_rate * d.grad
+        a.grad = None
+        b.grad = None
+        c.grad = None
+        d.grad = None
+print(f'Result: y = {a.item():.3f} + {b.item():.3f} * P3({c.item():.3f} + {d.item():.3f} x)')
+""",
+    "polynomial_tensors_by_hand": """
+import math
+dtype = torch.float
+device = torch.device("cpu")
+x = torch.linspace(-math.pi, math.pi, 2000, device=device, dtype=dtype)
+y = torch.sin(x)
+torch.manual_seed(0)
+a = torch.randn((), device=device, dtype=dtype)
+b = torch.randn((), device=device, dtype=dtype)
+c = torch.randn((), device=device, dtype=dtype)
+d = torch.randn((), device=device, dtype=dtype)
+learning_rate = 1e-6
+for t in range(2000):
+    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    loss = (y_pred - y).pow(2).sum().item()
+    if t % 100 == 99:
+        print(t, round(loss, 1))
+    grad_y_pred = 2.0 * (y_pred - y)
+    grad_a = grad_y_pred.sum()
+    grad_b = (grad_y_pred * x).sum()
+    grad_c = (grad_y_pred * x ** 2).sum()
+    grad_d = (grad_y_pred * x ** 3).sum()
+    a -= learning_rate * grad_a
+    b -= learning_rate * grad_b
+    c -= learning_rate * grad_c
+    d -= learning_rate * grad_d
+print(f'Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.item():.3f} x^3')
+""",
+})

@@ -189,6 +189,12 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for your "
                                   "custom autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """The newer style: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs,
+        output)`` saves what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def _node_class(cls, output=False):
         """``<Name>Backward``, the class of this Function's nodes; with ``output``, the class
@@ -212,7 +218,11 @@ class Function:
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._to_save = ()
         with no_grad():
-            out = cls.forward(ctx, *args)
+            if cls.setup_context is Function.setup_context:
+                out = cls.forward(ctx, *args)
+            else:
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
         if not record:
             return out
         outs = out if isinstance(out, tuple) else (out,)
