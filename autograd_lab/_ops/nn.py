@@ -7,6 +7,7 @@ Each differentiable one has PyTorch's node, with the backward formula PyTorch us
 "mean" (the default), "sum" or "none", as there.
 """
 import builtins
+import math
 import warnings
 
 import numpy as np
@@ -245,15 +246,25 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-class MseLossBackward0(Node):
-    """out = reduce((self - target) ** 2)"""
+class _PointwiseLoss(Node):
+    """A loss of each element of self against target, then reduced: backward first spreads
+    the reduced loss's gradient back over the elements (``_spread``)."""
     __slots__ = ("reduction",)
     saved_names = ("self", "target")
 
-    def backward(self, g):
+    def _spread(self, g):
         a, b = self._saved
+        shape = np.broadcast_shapes(np.shape(_data_of(a)), np.shape(_data_of(b)))
+        return a, b, _reduce_grad(g, self.reduction, math.prod(shape), shape)
+
+
+class MseLossBackward0(_PointwiseLoss):
+    """out = reduce((self - target) ** 2)"""
+    __slots__ = ()
+
+    def backward(self, g):
+        a, b, g = self._spread(g)
         diff = a - b
-        g = _reduce_grad(g, self.reduction, np.size(_data_of(diff)), np.shape(_data_of(diff)))
         return 2 * diff * g, (-2 * diff * g) if self._next[1] else None
 
 
@@ -358,15 +369,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return nll_loss(logp, target, ignore_index=ignore_index, reduction=reduction)
 
 
-class BinaryCrossEntropyBackward0(Node):
+class BinaryCrossEntropyBackward0(_PointwiseLoss):
     """out = reduce(-(t log(x) + (1 - t) log(1 - x))): dx = (x - t) / (x (1 - x))"""
-    __slots__ = ("reduction",)
-    saved_names = ("self", "target")
+    __slots__ = ()
 
     def backward(self, g):
-        a, b = self._saved
+        a, b, g = self._spread(g)
         ad = _data_of(a)
-        g = _reduce_grad(g, self.reduction, np.size(ad), np.shape(ad))
         denom = np.maximum((1 - ad) * ad, ad.dtype.type(1e-12))
         return g * (a - b) / denom, None
 
@@ -394,15 +403,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return result
 
 
-class BinaryCrossEntropyWithLogitsBackward0(Node):
+class BinaryCrossEntropyWithLogitsBackward0(_PointwiseLoss):
     """out = reduce((1 - t) x - log(sigmoid(x))): dx = sigmoid(x) - t"""
-    __slots__ = ("reduction",)
-    saved_names = ("self", "target")
+    __slots__ = ()
 
     def backward(self, g):
-        a, b = self._saved
-        ad = _data_of(a)
-        g = _reduce_grad(g, self.reduction, np.size(ad), np.shape(ad))
+        a, b, g = self._spread(g)
         return g * (_f.call("sigmoid", a) if type(a) is Tensor else _sigmoid(a)) - g * b, None
 
 
