@@ -2011,6 +2011,13 @@ finally:
     "default_device_unknown": """
 torch.set_default_device("gpu")
 """,
+    "more_device_names": """
+x = torch.ones(2, 3)
+print(torch.empty_like(x, device="cpu").shape, x.new_tensor([1, 2]), x.new_empty((2,)).shape)
+print(torch.backends.mps.is_built(), torch.cuda.is_initialized(), torch.cuda.manual_seed_all(1))
+print(torch.accelerator.current_accelerator(check_available=True), torch.cuda.empty_cache())
+torch.cuda.synchronize()
+""",
 })
 
 # ----------------------------------------------------------------------------------------
