@@ -95,6 +95,17 @@ MISCONCEPTIONS = {
         "backward(ctx, grad_output) receives dL/d(output), not 1: it must return "
         "grad_output times d(output)/d(input) (the chain rule, one vector-Jacobian product). "
         "The derivative alone is right only when grad_output happens to be all ones."),
+    "forward-difference": (
+        "(f(x + h) - f(x)) / h is a forward difference: its error shrinks only like h. The "
+        "central difference (f(x + h) - f(x - h)) / (2 h) looks both ways, and its error "
+        "shrinks like h squared."),
+    "finite-difference-step": (
+        "A central difference steps h to each side, so the two points are 2 h apart: divide "
+        "by 2 * h, and use the h you are given (too large, and curvature spoils the estimate; "
+        "too small, and rounding does)."),
+    "chain-rule-inner": (
+        "The chain rule multiplies by the derivative of the inside too: for y = g(u(x)), "
+        "dy/dx = g'(u(x)) * u'(x). Backward does exactly that, one node at a time."),
     "saved-tensor-modified": (
         "A tensor that the graph saved for backward was changed in place afterwards, so the "
         "backward pass would use the wrong value: PyTorch refuses. Change a copy, or do the "

@@ -1,0 +1,377 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: nbgrader,tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lesson 02 · Scalar backward
+#
+# **Time:** about 35 minutes. **You will be able to:**
+#
+# - get a derivative out of autograd: build the function from a leaf, call `backward()`, read
+#   the leaf's `.grad`;
+# - say what the invisible argument of `backward()`, `torch.tensor(1.)`, stands for;
+# - follow the chain rule through a graph, node by node, and derive the same result by hand;
+# - check any derivative without autograd, with a central finite difference, and know that
+#   `torch.autograd.gradcheck` does the same check for whole functions.
+#
+# As in every lesson: **read**, **predict** (graded: commit before you run the cells below),
+# **run**, **explain**.
+
+# %%
+import matplotlib.pyplot as plt
+
+import autograd_lab as torch
+from autograd_lab import viz
+
+# %% [markdown]
+# ## 1. One number in, one number out
+#
+# Take $z = x^3$ at $x = 1$. From calculus, $dz/dx = 3x^2$. Autograd gets the same number
+# without knowing any formula for the whole function: the graph recorded that `z` came out of a
+# power, and the power node knows its own small derivative.
+#
+# ### Predict
+# After the three lines below, what number will `x.grad` hold?
+#
+# ```python
+# x = torch.tensor(1.0, requires_grad=True)
+# z = x ** 3
+# z.backward()
+# ```
+#
+# Write it as `predicted_grad = ...`.
+
+# %% nbgrader={"grade": false, "grade_id": "predict_cube", "locked": false, "schema_version": 3, "solution": true}
+### BEGIN SOLUTION
+predicted_grad = 3.0
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "predict_cube_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+from autograd_lab.checks import lesson02 as check
+
+check.cube_prediction(predicted_grad)
+
+# %% [markdown]
+# ### Run
+
+# %% tags=["torch-parity"]
+x = torch.tensor(1.0, requires_grad=True)
+z = x ** 3
+z.backward()
+print(x.grad.data)
+
+# %% [markdown]
+# `tensor(3.)`: $3 \cdot 1^2$. (A comment in the article this example comes from says it
+# prints `3`; what PyTorch prints is the tensor, `tensor(3.)`.) Why `x.grad.data` and not just
+# `x.grad`? Here they print the same thing. `.data` is the tensor's numbers without any
+# history, and a gradient has no history to begin with: `x.grad` is a plain tensor, with no
+# `grad_fn` and no `requires_grad`.
+
+# %% tags=["torch-parity"]
+print(x.grad)
+print(x.grad.requires_grad, x.grad.grad_fn)
+
+# %% [markdown]
+# Here is the graph `backward()` walked. It starts at `z` and goes down through the node that
+# made it, `PowBackward0`, to the `AccumulateGrad` node that writes into `x.grad`.
+
+# %%
+viz.draw(z, names={x: "x", z: "z"})
+
+# %% [markdown]
+# ## 2. The invisible `torch.tensor(1.)`
+#
+# `z.backward()` is short for `z.backward(torch.tensor(1.))`. That argument is called
+# `gradient`, and it is the **starting value** of the backward pass: the derivative of
+# *whatever you finally care about* with respect to `z`. Calling `z.backward()` says "what I care
+# about is `z` itself", and $dz/dz = 1$. From there each node multiplies by its own local
+# derivative, so `x.grad` ends up as that starting value times $dz/dx$.
+#
+# Spelled out, it gives the same result:
+
+# %% tags=["torch-parity"]
+x = torch.tensor(1.0, requires_grad=True)
+z = x ** 3
+z.backward(torch.tensor(1.0))
+print(x.grad)
+
+# %% [markdown]
+# The drawing can show that starting value on the root:
+
+# %%
+viz.draw(z, names={x: "x", z: "z"}, gradient=torch.tensor(1.0))
+
+# %% [markdown]
+# ### Predict
+# Now start the pass with 10 instead of 1, on a fresh `x`:
+#
+# ```python
+# x = torch.tensor(1.0, requires_grad=True)
+# z = x ** 3
+# z.backward(torch.tensor(10.0))
+# ```
+#
+# What will `x.grad` hold? Write `predicted_grad_10 = ...`.
+
+# %% nbgrader={"grade": false, "grade_id": "predict_seed", "locked": false, "schema_version": 3, "solution": true}
+### BEGIN SOLUTION
+predicted_grad_10 = 30.0
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "predict_seed_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+from autograd_lab.checks import lesson02 as check
+
+check.seed_prediction(predicted_grad_10)
+
+# %% [markdown]
+# ### Run
+
+# %% tags=["torch-parity"]
+x = torch.tensor(1.0, requires_grad=True)
+z = x ** 3
+z.backward(torch.tensor(10.0))
+print(x.grad)
+
+# %% [markdown]
+# ### Explain
+# Why is the answer 30? Say in your own words what the `1.` of the default `torch.tensor(1.)`
+# stands for, and what starting with 10 means instead. Two or three sentences.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_seed", "locked": false, "points": 1, "schema_version": 3, "solution": true}
+# The argument of `backward()` is the derivative of the quantity we finally care about with
+# respect to `z`. With no argument that quantity is `z` itself, and $dz/dz = 1$. Starting with 10
+# means we care about $L = 10z$: the chain rule multiplies 10 by $dz/dx = 3x^2 = 3$, so `x.grad`
+# is $dL/dx = 30$.
+
+# %% [markdown]
+# ### Two things `backward()` does not do
+#
+# **It does not reset `.grad`.** It *adds* its result to what `.grad` already holds. In a
+# notebook this bites when you run a cell again: the graph is rebuilt, but `x` is the same
+# tensor as before, so its `.grad` grows. The loop below does what running a cell twice does.
+
+# %% tags=["torch-parity"]
+x = torch.tensor(1.0, requires_grad=True)
+for run in range(2):
+    z = x ** 3
+    z.backward()
+    print(x.grad)
+
+# %% [markdown]
+# The second line is not a new derivative: $dz/dx$ is still 3, and `.grad` holds it added twice. Lesson 04 is about
+# this accumulation (why it is there, and how to zero it). For now: create the leaf in the same
+# cell as the backward call, and a cell run twice gives the same answer twice.
+#
+# **It does not fill `.grad` on results.** `z` is not a leaf, so `z.grad` stays `None`, and
+# PyTorch warns when you read it (the warning is printed in red; it is not an error):
+
+# %% tags=["torch-parity"]
+print(z.grad)
+
+# %% [markdown]
+# ## 3. Exercise: a derivative from autograd
+#
+# Let $g(t) = t^4 - 3t$. Use autograd to find $dg/dt$ at $t = 2$:
+# create `t` (a leaf holding 2.0 that requires grad), compute `g` from it, call `backward()`,
+# and put the derivative in `dg_dt` (take it from where autograd left it, not from a formula).
+
+# %% nbgrader={"grade": false, "grade_id": "autograd_derivative", "locked": false, "schema_version": 3, "solution": true}
+### BEGIN SOLUTION
+t = torch.tensor(2.0, requires_grad=True)
+g = t ** 4 - 3 * t
+g.backward()
+dg_dt = t.grad
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "autograd_derivative_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+from autograd_lab.checks import lesson02 as check
+
+check.autograd_derivative(t, g, dg_dt)
+### BEGIN HIDDEN TESTS
+check.derivative_came_from_backward(t)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. The chain rule, node by node
+#
+# A graph with more than one node multiplies local derivatives on its way back. Take
+# $u = 3x + 1$ and $y = u^2$ at $x = 2$, so $u = 7$. By the chain rule,
+# $\frac{dy}{dx} = \frac{dy}{du}\cdot\frac{du}{dx} = 2u \cdot 3 = 42$.
+#
+# `viz.trace_backward` runs `backward()` and records every step: what gradient arrived at each
+# node, and what it sent on. Follow the 1 from the root: `PowBackward0` multiplies it by
+# $2u = 14$; `AddBackward0` passes it on unchanged ($du/d(3x) = 1$); `MulBackward0` multiplies
+# by 3; `AccumulateGrad` writes 42 into `x.grad`.
+
+# %%
+x = torch.tensor(2.0, requires_grad=True)
+u = 3 * x + 1
+y = u ** 2
+trace = viz.trace_backward(y, names={x: "x", u: "u", y: "y"})
+print(trace.table())
+
+# %%
+viz.draw(y, names={x: "x", u: "u", y: "y"})
+
+# %% tags=["torch-parity"]
+x = torch.tensor(2.0, requires_grad=True)
+y = (3 * x + 1) ** 2
+y.backward()
+print(x.grad)
+
+# %% [markdown]
+# ### Exercise: the chain rule by hand
+# Let $y = (x^2 + 1)^3$. Derive $dy/dx$ **by hand** with the chain rule and write it as a Python
+# function `dy_dx(x)` that takes a number `x` and returns the derivative at `x` (a formula in
+# `x`, no autograd inside). The test compares your formula with autograd at several points.
+
+# %% nbgrader={"grade": false, "grade_id": "chain_rule", "locked": false, "schema_version": 3, "solution": true}
+def dy_dx(x):
+    ### BEGIN SOLUTION
+    return 3 * (x ** 2 + 1) ** 2 * 2 * x
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "chain_rule_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+from autograd_lab.checks import lesson02 as check
+
+check.chain_rule_formula(dy_dx, points=[1.0])
+### BEGIN HIDDEN TESTS
+check.chain_rule_formula(dy_dx, points=[-2.0, 0.0, 1.5, 3.0])
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Check it yourself
+# Your formula next to autograd's answer, at a few points:
+
+# %%
+for x0 in [-1.0, 0.5, 2.0]:
+    x = torch.tensor(x0, requires_grad=True)
+    ((x ** 2 + 1) ** 3).backward()
+    print(f"x = {x0:5}: by hand {dy_dx(x0):9.3f}   autograd {x.grad.item():9.3f}")
+
+# %% [markdown]
+# ## 5. Checking a derivative without autograd
+#
+# How do we know autograd is right? A derivative is the slope of $f$ at $x$, and a slope can be
+# *measured*: step a small $h$ to each side and divide the rise by the run,
+#
+# $$f'(x) \approx \frac{f(x + h) - f(x - h)}{2h}.$$
+#
+# This is the **central difference**. It looks to both sides of $x$, so the curvature's error
+# cancels and what is left shrinks like $h^2$. The one-sided *forward* difference
+# $\frac{f(x+h) - f(x)}{h}$ is off by an amount that shrinks only like $h$.
+#
+# ### Exercise: `numerical_derivative`
+# Write `numerical_derivative(f, x, h)`: the central-difference estimate of $f'(x)$ for a
+# function `f` of one number, at the number `x`, with the step `h` you are given. Return a
+# number. (Hidden tests try other functions, points and steps.)
+
+# %% nbgrader={"grade": false, "grade_id": "numerical_derivative", "locked": false, "schema_version": 3, "solution": true}
+def numerical_derivative(f, x, h):
+    ### BEGIN SOLUTION
+    return (f(x + h) - f(x - h)) / (2 * h)
+    ### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "numerical_derivative_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+from autograd_lab.checks import lesson02 as check
+
+check.central_difference(numerical_derivative, "square")
+### BEGIN HIDDEN TESTS
+for case in ["cubic", "sine", "bump", "small-step"]:
+    check.central_difference(numerical_derivative, case)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### How good is it?
+# For $f(x) = x^3 - 3x$ at $x = 2$ the exact derivative is $3 \cdot 2^2 - 3 = 9$. Watch the
+# error of your estimate as $h$ shrinks: each tenfold smaller step cuts it a hundredfold, down to
+# $h = 10^{-4}$. Smaller steps stop helping: $f(x+h)$ and $f(x-h)$ are then so close that the
+# rounding in their difference dominates, and at $h = 10^{-8}$ the error is larger again.
+
+# %% tags=["torch-parity"]
+def f(x):
+    return x ** 3 - 3 * x
+
+# %%
+for h in [1e-1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-8]:
+    estimate = numerical_derivative(f, 2.0, h)
+    print(f"h = {h:g}: estimate {estimate:.10f}, error {estimate - 9:.1e}")
+
+# %% [markdown]
+# And autograd, on the same function and point, with no step at all:
+
+# %% tags=["torch-parity"]
+x = torch.tensor(2.0, requires_grad=True)
+(x ** 3 - 3 * x).backward()
+print(x.grad)
+
+# %% [markdown]
+# ## 6. A picture: f and f′
+#
+# One derivative is a number; the derivative at every point is a function. Below, $f(x) = x^3 -
+# 3x$ and the derivative autograd computes at 41 points (one small graph and one `backward()`
+# each), drawn over the hand formula $f'(x) = 3x^2 - 3$. Where $f$ turns (at $x = \pm 1$), $f'$
+# crosses zero; where $f$ climbs steeply, $f'$ is large.
+
+# %%
+xs = [i / 10 for i in range(-20, 21)]
+slopes = []
+for x0 in xs:
+    x = torch.tensor(x0, requires_grad=True)
+    f(x).backward()
+    slopes.append(x.grad.item())
+
+fig, ax = plt.subplots(figsize=(7, 4))
+ax.plot(xs, [f(x0) for x0 in xs], label="f(x) = x³ − 3x")
+ax.plot(xs, [3 * x0 ** 2 - 3 for x0 in xs], color="tab:orange", label="f′(x) = 3x² − 3 (by hand)")
+ax.plot(xs, slopes, "o", color="tab:red", markersize=3, label="x.grad from autograd")
+ax.axhline(0, color="grey", linewidth=0.5)
+for turn in (-1, 1):
+    ax.axvline(turn, color="grey", linestyle=":", linewidth=0.8)
+ax.set_xlabel("x")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## 7. PyTorch's own check: `torch.autograd.gradcheck`
+#
+# Your `numerical_derivative` checks one derivative of a function of one number. PyTorch ships
+# the same idea for whole functions of tensors: `torch.autograd.gradcheck(fn, inputs)` nudges
+# every element of every input by `eps` (1e-6) to each side, builds all the central differences,
+# and compares them with what backward computes. It returns `True` when they agree and raises an
+# error that shows both when they do not. It wants `float64` inputs: with a step as small as
+# 1e-6, float32's rounding would swamp the difference (it warns if you pass float32).
+
+# %% tags=["torch-parity"]
+x = torch.tensor([0.5, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+torch.autograd.gradcheck(f, (x,))
+
+# %% [markdown]
+# PyTorch's developers test backward formulas with it, and this course's engine is tested the
+# same way (central differences in float64). In lesson 06 you will use it on a backward formula
+# of your own.
+
+# %% [markdown]
+# ## What to remember
+#
+# - `y.backward()` on a one-number result walks the graph back and **adds** $dy/dx$ into the
+#   `.grad` of every leaf that requires grad. Results (non-leaves) get no `.grad`.
+# - `y.backward()` means `y.backward(torch.tensor(1.))`: the 1 is $dy/dy$, the starting value.
+#   A different start $v$ multiplies every gradient by $v$.
+# - Backward is the chain rule: each node multiplies what arrives by its own local derivative.
+# - A central difference $\frac{f(x+h) - f(x-h)}{2h}$ checks any derivative without autograd;
+#   `torch.autograd.gradcheck` does it for whole functions, in float64.
+#
+# **Next:** [Lesson 03 · Vector outputs and weighted backward](../03_vector_backward/03_vector_backward.ipynb),
+# where `y` holds many numbers and the starting value becomes a whole tensor.

@@ -1,0 +1,46 @@
+"""Wrong answers learners give in lesson 02, scalar backward."""
+from course import Wrong
+
+WRONG = [
+    # first with a misconception: the Validate test expects the visible test to name it
+    Wrong("forward-difference", {"numerical_derivative": "def numerical_derivative(f, x, h):\n"
+                                                         "    return (f(x + h) - f(x)) / h"},
+          misconception="forward-difference"),
+    Wrong("divides-by-h", {"numerical_derivative": "def numerical_derivative(f, x, h):\n"
+                                                   "    return (f(x + h) - f(x - h)) / h"},
+          misconception="finite-difference-step"),
+    Wrong("ignores-h", {"numerical_derivative": "def numerical_derivative(f, x, h):\n"
+                                                "    h = 1e-5\n"
+                                                "    return (f(x + h) - f(x - h)) / (2 * h)"},
+          misconception="finite-difference-step"),
+    Wrong("cell-run-twice", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
+                                                    "for attempt in range(2):  # ran the cell twice\n"
+                                                    "    g = t ** 4 - 3 * t\n"
+                                                    "    g.backward()\n"
+                                                    "dg_dt = t.grad"},
+          misconception="forgot-zero-grad"),
+    Wrong("grad-of-the-result", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
+                                                        "g = t ** 4 - 3 * t\n"
+                                                        "g.backward()\n"
+                                                        "dg_dt = g.grad"},
+          misconception="nonleaf-grad"),
+    Wrong("scaled-leaf", {"autograd_derivative": "t = torch.tensor(20.0, requires_grad=True) * 0.1\n"
+                                                 "g = t ** 4 - 3 * t\n"
+                                                 "g.backward()\n"
+                                                 "dg_dt = t.grad"},
+          misconception="not-a-leaf"),
+    Wrong("typed-the-number", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
+                                                      "g = t ** 4 - 3 * t\n"
+                                                      "dg_dt = 29.0"},
+          says="t.grad is None: your cell never ran backward through t."),
+    Wrong("outer-derivative-only", {"chain_rule": "def dy_dx(x):\n"
+                                                  "    return 3 * (x ** 2 + 1) ** 2"},
+          misconception="chain-rule-inner"),
+    Wrong("seed-ignored", {"predict_seed": "predicted_grad_10 = 3.0"},
+          says="Your prediction ignores the starting value 10."),
+    Wrong("cube-value", {"predict_cube": "predicted_grad = 1.0"},
+          says="Your prediction of x.grad is z's value, not its derivative."),
+    Wrong("returns-a-list", {"numerical_derivative": "def numerical_derivative(f, x, h):\n"
+                                                     "    return [f(x + h), f(x - h)]"},
+          says="should be a number."),
+]
