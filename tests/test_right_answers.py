@@ -3,7 +3,7 @@
 (Wrong answers are graded through real nbgrader in test_course.py; these only need the
 checks, called directly as a test cell calls them.)"""
 import autograd_lab as torch
-from autograd_lab.checks import lesson06
+from autograd_lab.checks import lesson00, lesson02, lesson06
 
 
 def _define(code, name):
@@ -63,3 +63,31 @@ def test_softplus_may_save_its_output():
     lesson06.softplus_basic(softplus)
     lesson06.softplus_hidden(softplus)
 
+
+
+# lessons 00 and 02: answers written differently from the solution's
+def test_w_may_be_made_with_requires_grad_afterwards():
+    lesson00.first_tensor(torch.tensor([2.0, -1.0, 3.0]).requires_grad_())
+    lesson00.total_prediction(torch.tensor(14))
+
+
+def test_dg_dt_may_be_a_python_number():
+    t = torch.tensor(2.0, requires_grad=True)
+    g = t ** 4 - 3 * t
+    g.backward()
+    lesson02.autograd_derivative(t, g, t.grad.item())
+    lesson02.derivative_came_from_backward(t)
+
+
+def test_numerical_derivative_may_halve_first_or_take_tensors():
+    for code in ["def nd(f, x, h):\n    return 0.5 * (f(x + h) - f(x - h)) / h",
+                 "def nd(f, x, h):\n    x = torch.tensor(x, dtype=torch.float64)\n"
+                 "    return (f(x + h) - f(x - h)) / (2 * h)"]:
+        nd = _define(code, "nd")
+        for case in ["square", "cubic", "sine", "bump", "small-step"]:
+            lesson02.central_difference(nd, case)
+
+
+def test_chain_rule_may_be_expanded():
+    lesson02.chain_rule_formula(lambda x: 6 * x ** 5 + 12 * x ** 3 + 6 * x,
+                                points=[1.0, -2.0, 0.0, 1.5, 3.0])
