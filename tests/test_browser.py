@@ -8,6 +8,7 @@ check's message naming the misconception. The first lesson with a step-through (
 the course's plan): moving the slider of viz.trace_backward changes the drawing. Screenshots go
 to test-artifacts/.
 """
+import ast
 import importlib
 import json
 
@@ -127,9 +128,27 @@ def test_validate_names_the_misconception_of_a_wrong_answer(lesson01):
     assert course.MISCONCEPTION.findall(text) == [wrong.misconception]
 
 
+def shows_a_step_through(cells):
+    """Whether a cell ends by showing what viz.trace_backward returned: Jupyter then shows its
+    slider (a trace only printed as a table shows none)."""
+    traces = set()
+    for cell in cells:
+        if cell.cell_type != "code" or cell.source.lstrip().startswith(("%", "!")):
+            continue                                # not Python: an IPython magic or shell
+        body = ast.parse(cell.source).body
+        for node in body:
+            if isinstance(node, ast.Assign) and "trace_backward" in ast.unparse(node.value):
+                traces |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        last = body[-1] if body else None
+        if isinstance(last, ast.Expr) and (ast.unparse(last.value) in traces
+                                           or "trace_backward(" in ast.unparse(last.value)):
+            return True
+    return False
+
+
 def first_lesson_with_a_step_through():
-    return next(lesson for lesson in course.LESSONS
-                if any("viz.trace_backward(" in c.source for c in released_cells(lesson)))
+    """Lesson 03 in the course's plan; whichever comes first among the released lessons."""
+    return next(lesson for lesson in course.LESSONS if shows_a_step_through(released_cells(lesson)))
 
 
 def test_the_step_through_slider_changes_the_drawing(page, jupyter_server):
