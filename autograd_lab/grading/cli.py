@@ -1,0 +1,180 @@
+"""`autograd-lab`: the instructor's command line. Each command is a few lines over a step module
+(collect, grade, feedback, export, report, release, selftest); tests call those modules directly."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .course import Course
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Grade the autograd-lab course over nbgrader: release, collect, grade, "
+                       "feedback, export, report. nbgrader's own commands keep working.")
+console = Console()
+
+
+@app.callback()
+def main(ctx: typer.Context,
+         course: Path = typer.Option(Path("."), "--course", "-C",
+                                     help="The course directory (it holds nbgrader_config.py)."),
+         db_url: Optional[str] = typer.Option(
+             None, "--db-url", envvar="AUTOGRAD_LAB_DB_URL",
+             help="The gradebook, e.g. postgresql://grader@host/course for several graders "
+                  "(default: the course's, else gradebook.db).")):
+    ctx.obj = Course(course, db_url)
+
+
+def _course(ctx: typer.Context) -> Course:
+    return ctx.obj
+
+
+def _fail(message: str):
+    console.print(f"[red]{message}")
+    raise typer.Exit(1)
+
+
+@app.command()
+def release(ctx: typer.Context, lessons: List[str] = typer.Argument(
+        None, help="Lessons to release (default: all of solutions/).")):
+    """Generate the student notebooks (nbgrader generate_assignment) into notebooks/."""
+    from .release import release as run
+
+    for lesson, ok, log in run(_course(ctx), lessons or None):
+        console.print(f"{lesson}: {'released' if ok else '[red]FAILED[/]'}")
+        if not ok:
+            _fail(log)
+
+
+@app.command("student-repo")
+def student_repo(ctx: typer.Context, dest: Path = typer.Argument(
+        ..., help="An empty or new folder for the learners' repository.")):
+    """Write what learners get: the package, notebooks/, binder/, a learner README; no
+    solutions, no hidden tests."""
+    from .release import student_repo as run
+
+    written = run(_course(ctx), dest)
+    console.print(f"wrote {len(written)} files to {dest}")
+
+
+@app.command()
+def collect(ctx: typer.Context,
+            source: Path = typer.Argument(..., help="A folder of learner notebooks, or an LMS zip."),
+            force: bool = typer.Option(False, help="Replace submissions already in submitted/.")):
+    """Bring submissions into submitted/<student>/<lesson>/, naming every file not placed."""
+    from .collect import collect as run
+
+    result = run(_course(ctx), source, force=force)
+    console.print(f"placed {len(result.placed)} submissions")
+    for name, why in result.not_placed:
+        console.print(f"[yellow]not placed[/]: {name}: {why}")
+
+
+@app.command()
+def grade(ctx: typer.Context,
+          lesson: str = typer.Argument(..., help="The lesson (nbgrader assignment) to grade."),
+          jobs: int = typer.Option(0, "--jobs", "-j", help="Submissions graded at once "
+                                                            "(default: one per core)."),
+          force: bool = typer.Option(False, help="Grade again submissions graded before."),
+          timeout: Optional[int] = typer.Option(
+              None, help="Seconds a cell may run (default: the course's Execute.timeout)."),
+          memory: Optional[int] = typer.Option(None, help="Megabytes per grading kernel "
+                                                          "(default: 2048)."),
+          shard: str = typer.Option("1/1", help="Grade part K of N of the class (K/N), for "
+                                                "several graders sharing one gradebook.")):
+    """Autograde every submission of LESSON, each in a process of its own. Exits non-zero
+    when any submission failed."""
+    from . import grade as step
+
+    options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
+                           memory=memory * 1024**2 if memory else None)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=False) as progress:
+        task = progress.add_task(f"grading {lesson}", total=None)
+        rows = step.grade(_course(ctx), lesson, options,
+                          on_start=lambda total: progress.update(task, total=total),
+                          on_done=lambda row: progress.update(
+                              task, advance=1, description=f"grading {lesson}: {row['student']}"))
+    console.print(summary_table(rows, f"{lesson}: this run"))
+    if any(row["status"] == "failed" for row in rows):
+        raise typer.Exit(1)
+
+
+def summary_table(rows, title) -> Table:
+    counts = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    table = Table(title=title)
+    for column in ("student", "status", "score", "note"):
+        table.add_column(column)
+    for row in rows:
+        if row["status"] != "graded" or row["reason"]:
+            score = "" if row["score"] is None else f"{row['score']:g}/{row['max_score']:g}"
+            table.add_row(row["student"], row["status"], score, row["reason"])
+    table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
+    return table
+
+
+@app.command()
+def feedback(ctx: typer.Context, lesson: str = typer.Argument(...)):
+    """Per-learner HTML feedback in feedback/: each check's message, no hidden test, no
+    traceback."""
+    from .feedback import feedback as run
+
+    pages = run(_course(ctx), lesson)
+    console.print(f"wrote {len(pages)} feedback pages")
+
+
+@app.command()
+def export(ctx: typer.Context,
+           out: Path = typer.Option(Path("grades"), help="Folder for the CSV files.")):
+    """grades.csv (a row per learner and lesson) and questions.csv (per learner and question),
+    each with a status column: graded, failed, missing, needs manual grading."""
+    from .export import export as run
+
+    for path in run(_course(ctx), out):
+        console.print(f"wrote {path}")
+
+
+@app.command()
+def report(ctx: typer.Context, lesson: str = typer.Argument(...),
+           out: Path = typer.Option(None, help="The figure (default: reports/<lesson>.png).")):
+    """Per exercise: how many learners passed, how many showed each named misconception;
+    a table here and a PNG for a slide."""
+    from .report import report as run, write_figure
+
+    result = run(_course(ctx), lesson)
+    table = Table(title=f"{lesson}: {result.learners} learners graded")
+    for column in ("exercise", "passed", "misconception", "learners"):
+        table.add_column(column)
+    for exercise in result.exercises:
+        first = True
+        for misconception, n in exercise.misconceptions.most_common() or [("", "")]:
+            table.add_row(exercise.name if first else "", str(exercise.passed) if first else "",
+                          misconception, str(n))
+            first = False
+    console.print(table)
+    path = write_figure(result, out or _course(ctx).root / "reports" / f"{lesson}.png")
+    console.print(f"wrote {path}")
+
+
+@app.command()
+def selftest(ctx: typer.Context, lessons: List[str] = typer.Argument(
+        None, help="Lessons to test (default: all of solutions/).")):
+    """Grade the course's own solutions (full marks expected) and its blank release (zero),
+    in a scratch copy of the course."""
+    from .selftest import selftest as run
+
+    results = run(_course(ctx), lessons or None)
+    table = Table(title="selftest")
+    for column in ("lesson", "solution", "blank", "ok"):
+        table.add_column(column)
+    for r in results:
+        table.add_row(r.lesson, r.solution, r.blank, "yes" if r.ok else "[red]NO")
+    console.print(table)
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)

@@ -1,0 +1,78 @@
+"""The course directory as the grading commands see it: its nbgrader configuration, its lessons.
+
+nbgrader's ``NbGraderAPI()`` silently ignores ``nbgrader_config.py``, so every step builds its
+configuration here, from that file, with the course root made absolute (the file keeps it
+relative so that JupyterLab's Validate button finds it from the server's working directory).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+CONFIG_FILE = "nbgrader_config.py"
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    db_url: str | None = None     # None: the configuration's, else nbgrader's gradebook.db
+
+    def __post_init__(self):
+        object.__setattr__(self, "root", Path(self.root).resolve())
+        if not (self.root / CONFIG_FILE).is_file():
+            raise FileNotFoundError(f"{self.root} has no {CONFIG_FILE}: not a course directory")
+        # nbgrader runs the `alembic` program whenever it creates a gradebook; a venv's python
+        # started by its full path does not have the venv's bin/ on PATH
+        bindir = os.path.dirname(sys.executable)
+        if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+            os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+    def config(self, **sections) -> Config:
+        """The course's nbgrader configuration, then ``sections`` ({"Execute": {"timeout": 5}})."""
+        config = PyFileConfigLoader(CONFIG_FILE, path=str(self.root)).load_config()
+        config.CourseDirectory.root = str(self.root)
+        if self.db_url:
+            config.CourseDirectory.db_url = self.db_url
+        config.merge(Config(sections))
+        return config
+
+    def api(self, **sections):
+        from nbgrader.apps import NbGraderAPI
+        from nbgrader.coursedir import CourseDirectory
+
+        config = self.config(**sections)
+        return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+
+    @property
+    def gradebook_url(self) -> str:
+        from nbgrader.coursedir import CourseDirectory
+
+        return CourseDirectory(config=self.config()).db_url
+
+    def directory(self, step: str) -> Path:
+        """Where nbgrader keeps a step (source, release, submitted, autograded, feedback)."""
+        from nbgrader.coursedir import CourseDirectory
+
+        name = getattr(CourseDirectory(config=self.config()), f"{step}_directory")
+        return self.root / name
+
+    def lessons(self) -> list[str]:
+        """Every lesson of the course: the folders of the source directory holding a notebook."""
+        source = self.directory("source")
+        return sorted(p.name for p in source.iterdir()
+                      if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
+
+    def submission(self, lesson: str, student: str) -> Path:
+        return self.directory("submitted") / student / lesson
+
+    def students_with(self, lesson: str) -> list[str]:
+        """Students who have a folder for ``lesson`` under submitted/."""
+        submitted = self.directory("submitted")
+        if not submitted.is_dir():
+            return []
+        return sorted(p.name for p in submitted.iterdir() if (p / lesson).is_dir())

@@ -1,0 +1,162 @@
+"""Grade a lesson for a whole class: one process per submission, ``jobs`` at a time.
+
+nbgrader grades a class in one process, one submission after another, and one submission that
+breaks it (a dead kernel, an old metadata format) can stop or spoil the rest. Here every
+submission is graded by a process of its own (``worker.grade_one``), forked from a server that
+has nbgrader imported already, so a process costs milliseconds; whatever happens inside it, the
+others go on, and a process that hangs past its wall-clock limit is killed with its kernel.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import zlib
+from dataclasses import dataclass
+from datetime import timezone
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Callable
+
+from . import status
+from .course import Course
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Part K of N of the class (K counts from 1): who grades a student depends only on the
+    student's id, so graders on several machines split a class without talking to each other."""
+    k: int = 1
+    n: int = 1
+
+    @classmethod
+    def parse(cls, text: str) -> "Shard":
+        k, _, n = text.partition("/")
+        shard = cls(int(k), int(n))
+        if not 1 <= shard.k <= shard.n:
+            raise ValueError(f"--shard K/N needs 1 <= K <= N, not {text}")
+        return shard
+
+    def __contains__(self, student: str) -> bool:
+        return zlib.crc32(student.encode()) % self.n == self.k - 1
+
+
+@dataclass(frozen=True)
+class Options:
+    jobs: int = 0                 # 0: one per core
+    force: bool = False           # grade again what was graded before
+    timeout: int | None = None    # seconds per cell; None: the course's Execute.timeout
+    memory: int | None = None     # bytes of address space per kernel; None: kernel.Limits'
+    shard: Shard = Shard()
+
+
+def _last_change(folder: Path) -> float:
+    return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
+
+
+def _child(course, lesson, student, options, log_path, conn):
+    """A grading process: its output, and its kernel's, go to log_path, its result to conn."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    from .worker import grade_one
+    conn.send(grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory))
+
+
+def _cell_timeout(course: Course, options: Options) -> int:
+    return options.timeout or course.config().Execute.get("timeout", 30)
+
+
+def wall_limit(course: Course, lesson: str, options: Options) -> float:
+    """Seconds one submission may take in all: every code cell at its time limit, and a minute."""
+    import nbformat
+
+    release = course.directory("release") / lesson / f"{lesson}.ipynb"
+    cells = sum(c.cell_type == "code" for c in nbformat.read(release, as_version=4).cells)
+    return _cell_timeout(course, options) * cells + 60
+
+
+def plan(course: Course, lesson: str, options: Options) -> tuple[list[str], list[dict]]:
+    """(students to grade, rows for the rest: missing, or graded before and unchanged)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.gradebook_url) as gb:
+        gb.find_assignment(lesson)        # MissingEntry: the lesson was never released here
+        known = {s.id for s in gb.students}
+    submitted = set(course.students_with(lesson))
+    previous = status.read(course.gradebook_url, lesson)
+    todo, rows = [], []
+    for student in sorted(known | submitted):
+        if student not in options.shard:
+            continue
+        if student not in submitted:
+            rows.append(dict(lesson=lesson, student=student, status=status.MISSING,
+                             reason="no submission", score=None, max_score=None, seconds=None))
+            continue
+        before = previous.get((lesson, student))
+        if (not options.force and before and before["status"] in (status.GRADED, status.MANUAL)
+                and _last_change(course.submission(lesson, student))
+                <= before["graded_at"].replace(tzinfo=timezone.utc).timestamp()):
+            continue
+        todo.append(student)
+    return todo, rows
+
+
+def grade(course: Course, lesson: str, options: Options = Options(),
+          on_start: Callable[[int], None] = lambda total: None,
+          on_done: Callable[[dict], None] = lambda row: None) -> list[dict]:
+    """Grade every submission of `lesson` in the shard; returns a status row per submission
+    graded (or found missing) by this run, and records them in the gradebook."""
+    todo, rows = plan(course, lesson, options)
+    status.record(course.gradebook_url, rows)
+    on_start(len(todo))
+    jobs = options.jobs or os.cpu_count() or 1
+    limit = wall_limit(course, lesson, options)
+    logs = course.root / "grading-logs" / lesson
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["autograd_lab.grading.worker"])
+    waiting = list(reversed(todo))
+    running = {}     # pipe -> (process, student, started)
+    while waiting or running:
+        while waiting and len(running) < jobs:
+            student = waiting.pop()
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_child, daemon=True, args=(
+                course, lesson, student, options, logs / f"{student}.log", send))
+            process.start()
+            send.close()
+            running[receive] = (process, student, time.monotonic())
+        # a pipe is ready when its process sent its row, or died without one (end of file)
+        ready = wait(list(running), timeout=1.0)
+        now = time.monotonic()
+        for receive, (process, student, started) in list(running.items()):
+            over = now - started > limit
+            if receive not in ready and not over:
+                continue
+            row = _collect(process, receive, lesson, student, over, limit, now - started)
+            del running[receive]
+            status.record(course.gradebook_url, [row])
+            rows.append(row)
+            on_done(row)
+    return rows
+
+
+def _collect(process, receive, lesson, student, over, limit, seconds) -> dict:
+    row = None
+    if receive.poll():
+        try:
+            row = receive.recv()
+        except EOFError:
+            row = None
+    if row is None:
+        if process.is_alive():
+            process.kill()     # its kernel dies with it (kernel.py)
+        process.join()
+        reason = (f"grading took longer than {limit:.0f} s and was stopped" if over else
+                  f"the grading process died (exit code {process.exitcode})")
+        row = dict(lesson=lesson, student=student, status=status.FAILED, reason=reason,
+                   score=None, max_score=None, seconds=seconds)
+    process.join()
+    receive.close()
+    return row

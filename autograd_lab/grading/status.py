@@ -1,0 +1,62 @@
+"""What happened to each submission, kept in the gradebook's own database next to nbgrader's tables.
+
+nbgrader records a score, and a failed autograde leaves a bare 0.0 that looks like a real zero.
+This table adds what the instructor needs to tell them apart: a status and its reason. It lives
+in the same database (SQLite or the PostgreSQL that several graders share), so every grader and
+every later step (export, feedback, report) reads one record.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (Column, DateTime, Float, MetaData, String, Table, Text, create_engine,
+                        delete, select)
+
+GRADED, FAILED, MISSING, MANUAL = "graded", "failed", "missing", "needs manual grading"
+
+_metadata = MetaData()
+submissions = Table(
+    "autograd_lab_submission", _metadata,
+    Column("lesson", String(128), primary_key=True),
+    Column("student", String(128), primary_key=True),
+    Column("status", String(32), nullable=False),
+    Column("reason", Text, nullable=False, default=""),
+    Column("score", Float, nullable=True),        # None unless the submission was graded
+    Column("max_score", Float, nullable=True),
+    Column("seconds", Float, nullable=True),
+    Column("graded_at", DateTime, nullable=False),
+)
+
+
+def _engine(url: str):
+    from nbgrader.api import Gradebook
+
+    # nbgrader decides that a database is new when it has no tables: let it set itself up first
+    Gradebook(url).close()
+    engine = create_engine(url, future=True)
+    _metadata.create_all(engine)
+    return engine
+
+
+def record(url: str, rows: list[dict]) -> None:
+    """Store the outcome of grading each (lesson, student) in rows, replacing an earlier one."""
+    engine = _engine(url)
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    with engine.begin() as db:
+        for row in rows:
+            db.execute(delete(submissions).where(submissions.c.lesson == row["lesson"],
+                                                 submissions.c.student == row["student"]))
+            db.execute(submissions.insert().values(graded_at=now, **row))
+    engine.dispose()
+
+
+def read(url: str, lesson: str | None = None) -> dict[tuple[str, str], dict]:
+    """{(lesson, student): row} for one lesson or all."""
+    engine = _engine(url)
+    query = select(submissions)
+    if lesson is not None:
+        query = query.where(submissions.c.lesson == lesson)
+    with engine.connect() as db:
+        rows = {(r.lesson, r.student): dict(r._mapping) for r in db.execute(query)}
+    engine.dispose()
+    return rows
