@@ -26,11 +26,14 @@ def main(ctx: typer.Context,
              None, "--db-url", envvar="AUTOGRAD_LAB_DB_URL",
              help="The gradebook, e.g. postgresql://grader@host/course for several graders "
                   "(default: the course's, else gradebook.db).")):
-    ctx.obj = Course(course, db_url)
+    ctx.obj = (course, db_url)      # opened by the command (so --help works anywhere)
 
 
 def _course(ctx: typer.Context) -> Course:
-    return ctx.obj
+    try:
+        return Course(*ctx.obj)
+    except FileNotFoundError as error:
+        _fail(str(error))
 
 
 def _fail(message: str):
@@ -53,8 +56,9 @@ def release(ctx: typer.Context, lessons: List[str] = typer.Argument(
 @app.command("student-repo")
 def student_repo(ctx: typer.Context, dest: Path = typer.Argument(
         ..., help="An empty or new folder for the learners' repository.")):
-    """Write what learners get: the package, notebooks/, binder/, a learner README; no
-    solutions, no hidden tests."""
+    """Write the learners' repository: package, notebooks/, binder/, README.
+
+    No solutions/, no hidden test, no solution source."""
     from .release import student_repo as run
 
     written = run(_course(ctx), dest)
@@ -86,8 +90,9 @@ def grade(ctx: typer.Context,
                                                           "(default: 2048)."),
           shard: str = typer.Option("1/1", help="Grade part K of N of the class (K/N), for "
                                                 "several graders sharing one gradebook.")):
-    """Autograde every submission of LESSON, each in a process of its own. Exits non-zero
-    when any submission failed."""
+    """Autograde every submission of LESSON, each in a process of its own.
+
+    Shows a progress bar, then a summary; exits with status 1 when any submission failed."""
     from . import grade as step
 
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
@@ -121,8 +126,9 @@ def summary_table(rows, title) -> Table:
 
 @app.command()
 def feedback(ctx: typer.Context, lesson: str = typer.Argument(...)):
-    """Per-learner HTML feedback in feedback/: each check's message, no hidden test, no
-    traceback."""
+    """Per-learner HTML feedback in feedback/.
+
+    Each check's message (the misconception), no hidden test, no traceback."""
     from .feedback import feedback as run
 
     pages = run(_course(ctx), lesson)
@@ -132,8 +138,10 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...)):
 @app.command()
 def export(ctx: typer.Context,
            out: Path = typer.Option(Path("grades"), help="Folder for the CSV files.")):
-    """grades.csv (a row per learner and lesson) and questions.csv (per learner and question),
-    each with a status column: graded, failed, missing, needs manual grading."""
+    """CSV grades per learner and per question, with a status column.
+
+    grades.csv: a row per learner and lesson; questions.csv: per learner and question.
+    Status: graded, failed, missing, needs manual grading (a failure is never a 0.0)."""
     from .export import export as run
 
     for path in run(_course(ctx), out):
@@ -143,8 +151,9 @@ def export(ctx: typer.Context,
 @app.command()
 def report(ctx: typer.Context, lesson: str = typer.Argument(...),
            out: Path = typer.Option(None, help="The figure (default: reports/<lesson>.png).")):
-    """Per exercise: how many learners passed, how many showed each named misconception;
-    a table here and a PNG for a slide."""
+    """Per exercise, learners who passed and who showed each misconception.
+
+    A table here, and a PNG figure for a slide."""
     from .report import report as run, write_figure
 
     result = run(_course(ctx), lesson)
@@ -165,8 +174,9 @@ def report(ctx: typer.Context, lesson: str = typer.Argument(...),
 @app.command()
 def selftest(ctx: typer.Context, lessons: List[str] = typer.Argument(
         None, help="Lessons to test (default: all of solutions/).")):
-    """Grade the course's own solutions (full marks expected) and its blank release (zero),
-    in a scratch copy of the course."""
+    """Check the course grades its solutions full and its blank release zero.
+
+    Runs in a scratch copy of the course, with its own gradebook."""
     from .selftest import selftest as run
 
     results = run(_course(ctx), lessons or None)
