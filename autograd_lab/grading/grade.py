@@ -111,30 +111,38 @@ def grade(course: Course, lesson: str, options: Options = Options(),
     todo, rows = plan(course, lesson, options)
     status.record(course.gradebook_url, rows)
     on_start(len(todo))
+    return rows + run(course, [(lesson, student) for student in todo], options, on_done)
+
+
+def run(course: Course, submissions: list[tuple[str, str]], options: Options = Options(),
+        on_done: Callable[[dict], None] = lambda row: None) -> list[dict]:
+    """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
+    their status rows."""
     jobs = options.jobs or os.cpu_count() or 1
-    limit = wall_limit(course, lesson, options)
-    logs = course.root / "grading-logs" / lesson
+    limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["autograd_lab.grading.worker"])
-    waiting = list(reversed(todo))
-    running = {}     # pipe -> (process, student, started)
+    waiting = list(reversed(submissions))
+    running = {}     # pipe -> (process, lesson, student, started)
+    rows = []
     while waiting or running:
         while waiting and len(running) < jobs:
-            student = waiting.pop()
+            lesson, student = waiting.pop()
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_child, daemon=True, args=(
-                course, lesson, student, options, logs / f"{student}.log", send))
+                course, lesson, student, options, _log(course, lesson, student), send))
             process.start()
             send.close()
-            running[receive] = (process, student, time.monotonic())
+            running[receive] = (process, lesson, student, time.monotonic())
         # a pipe is ready when its process sent its row, or died without one (end of file)
         ready = wait(list(running), timeout=1.0)
         now = time.monotonic()
-        for receive, (process, student, started) in list(running.items()):
-            over = now - started > limit
+        for receive, (process, lesson, student, started) in list(running.items()):
+            over = now - started > limits[lesson]
             if receive not in ready and not over:
                 continue
-            row = _collect(process, receive, lesson, student, over, limit, now - started)
+            row = _collect(process, receive, lesson, student, over, limits[lesson],
+                           now - started, _log(course, lesson, student))
             del running[receive]
             status.record(course.gradebook_url, [row])
             rows.append(row)
@@ -142,7 +150,16 @@ def grade(course: Course, lesson: str, options: Options = Options(),
     return rows
 
 
-def _collect(process, receive, lesson, student, over, limit, seconds) -> dict:
+def _log(course: Course, lesson: str, student: str) -> Path:
+    return course.root / "grading-logs" / lesson / f"{student}.log"
+
+
+def _last_line(log: Path) -> str:
+    lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+    return lines[-1][:300] if lines else ""
+
+
+def _collect(process, receive, lesson, student, over, limit, seconds, log) -> dict:
     row = None
     if receive.poll():
         try:
@@ -154,7 +171,7 @@ def _collect(process, receive, lesson, student, over, limit, seconds) -> dict:
             process.kill()     # its kernel dies with it (kernel.py)
         process.join()
         reason = (f"grading took longer than {limit:.0f} s and was stopped" if over else
-                  f"the grading process died (exit code {process.exitcode})")
+                  f"the grading process died (exit code {process.exitcode}): {_last_line(log)}")
         row = dict(lesson=lesson, student=student, status=status.FAILED, reason=reason,
                    score=None, max_score=None, seconds=seconds)
     process.join()

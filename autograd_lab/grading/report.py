@@ -27,7 +27,12 @@ class Exercise:
     name: str                      # the test cell's grade_id
     passed: int = 0
     failed: int = 0
-    misconceptions: Counter = field(default_factory=Counter)
+    learners: dict[str, set[str]] = field(default_factory=dict)   # misconception -> students
+
+    @property
+    def misconceptions(self) -> Counter:
+        """How many learners showed each misconception."""
+        return Counter({m: len(students) for m, students in self.learners.items()})
 
 
 @dataclass
@@ -71,7 +76,8 @@ def report(course: Course, lesson: str) -> Report:
                     exercise.passed += 1
                 else:
                     exercise.failed += 1
-                exercise.misconceptions.update(set(MISCONCEPTION.findall(_errors(cell))))
+                for misconception in MISCONCEPTION.findall(_errors(cell)):
+                    exercise.learners.setdefault(misconception, set()).add(student)
     return Report(lesson, len(graded), list(exercises.values()))
 
 
