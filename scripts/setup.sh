@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Installs what the course needs on a fresh machine: graphviz's `dot` and Chromium (Debian
-# packages) and a virtual environment in .venv with the project and its course and dev extras.
+# Installs what the course needs on a fresh machine: graphviz's `dot`, Chromium and PostgreSQL
+# (Debian packages) and a virtual environment in .venv with the project and its course and dev
+# extras.
 # Safe to run again: it does only what is missing or out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: graphviz's `dot` draws the backward graphs; Chromium is the browser the
-# browser test drives (tests/test_browser.py) the way a learner's browser shows the course.
+# browser test drives (tests/test_browser.py) the way a learner's browser shows the course;
+# PostgreSQL is a gradebook several graders share (`autograd-lab --db-url`), and its test
+# starts a throwaway server with its programs.
 missing=()
 command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "setup: installing ${missing[*]}"
@@ -18,7 +22,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     else
         echo "setup: missing ${missing[*]}; install them (sudo apt-get install ${missing[*]}," \
              "or brew install graphviz): graphviz's 'dot' draws the graphs, Chromium runs" \
-             "the browser test" >&2
+             "the browser test, PostgreSQL's test is skipped without it" >&2
     fi
 fi
 

@@ -17,6 +17,7 @@ TOTAL = sum(POINTS.values())
 CONFIG = """\
 c = get_config()
 c.CourseDirectory.root = "."
+c.CourseDirectory.course_id = "fixture-course"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"
 c.Execute.timeout = {timeout}
@@ -94,7 +95,7 @@ def _lesson_notebook():
     return nb
 
 
-def make_course(root: Path, timeout: int = 5) -> Path:
+def make_course(root: Path, timeout: int = 5, db_url: str | None = None) -> Path:
     """Write the course and release its lesson (which also registers it in the gradebook)."""
     from autograd_lab.grading.course import Course
 
@@ -104,7 +105,7 @@ def make_course(root: Path, timeout: int = 5) -> Path:
     source.mkdir(parents=True)
     (source / "fixturechecks.py").write_text(CHECKS)
     nbformat.write(_lesson_notebook(), source / f"{LESSON}.ipynb")
-    result = Course(root).api().generate_assignment(LESSON)
+    result = Course(root, db_url).api().generate_assignment(LESSON)
     assert result["success"], result.get("log")
     return root
 

@@ -93,7 +93,7 @@ def test_each_broken_submission_gets_its_status_and_score(graded_class, student)
     if expected_status == status.FAILED:
         assert row["reason"]
     # the stored record is the one returned, and the others were graded
-    stored = status.read(course.gradebook_url, gc.LESSON)
+    stored = status.read(course, gc.LESSON)
     assert stored[(gc.LESSON, student)]["status"] == expected_status
     for control, score in CONTROLS.items():
         assert (rows[control]["status"], rows[control]["score"]) == (status.GRADED, score)

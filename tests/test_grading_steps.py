@@ -36,13 +36,12 @@ runner = CliRunner()
 
 def _gradebook(course):
     """Everything grading decides, without times: nbgrader's scores per cell and our statuses."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Grade
 
-    with Gradebook(course.gradebook_url) as gb:
-        scores = sorted((g.student.id, g.name, g.score) for g in
-                        gb.db.query(__import__("nbgrader.api", fromlist=["Grade"]).Grade))
+    with course.gradebook() as gb:
+        scores = sorted((g.student.id, g.name, g.score) for g in gb.db.query(Grade))
     statuses = {key: (r["status"], r["reason"], r["score"])
-                for key, r in status.read(course.gradebook_url).items()}
+                for key, r in status.read(course).items()}
     return scores, statuses
 
 
@@ -53,8 +52,7 @@ def mixed(tmp_path_factory):
         gc.submit(root, student, answers)
     gc.submit(root, FAILED, {"answer_square": "import os\nos._exit(3)"})
     course = Course(root)
-    from nbgrader.api import Gradebook
-    with Gradebook(course.gradebook_url) as gb:
+    with course.gradebook() as gb:
         gb.add_student(MISSING)
     result = runner.invoke(app, ["-C", str(root), "grade", gc.LESSON, "--jobs", "2"])
     return course, result

@@ -24,6 +24,9 @@ class Course:
 
     def __post_init__(self):
         object.__setattr__(self, "root", Path(self.root).resolve())
+        if self.db_url and self.db_url.startswith("postgresql://"):
+            # the driver the course installs (SQLAlchemy's default differs between versions)
+            object.__setattr__(self, "db_url", "postgresql+psycopg" + self.db_url[10:])
         if not (self.root / CONFIG_FILE).is_file():
             raise FileNotFoundError(f"{self.root} has no {CONFIG_FILE}: not a course directory")
         # nbgrader runs the `alembic` program whenever it creates a gradebook; a venv's python
@@ -53,6 +56,14 @@ class Course:
         from nbgrader.coursedir import CourseDirectory
 
         return CourseDirectory(config=self.config()).db_url
+
+    def gradebook(self):
+        """nbgrader's Gradebook for this course (a context manager)."""
+        from nbgrader.api import Gradebook
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(config=self.config())
+        return Gradebook(coursedir.db_url, coursedir.course_id)
 
     def directory(self, step: str) -> Path:
         """Where nbgrader keeps a step (source, release, submitted, autograded, feedback)."""

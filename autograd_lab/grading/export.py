@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import MissingEntry
 
 from . import status
 from .course import Course
@@ -25,9 +25,9 @@ def _number(value):
 
 def rows(course: Course):
     """(grades rows, questions rows) as lists of dicts."""
-    recorded = status.read(course.gradebook_url)
+    recorded = status.read(course)
     grades, questions = [], []
-    with Gradebook(course.gradebook_url) as gb:
+    with course.gradebook() as gb:
         for assignment in sorted(gb.assignments, key=lambda a: a.name):
             lesson = assignment.name
             for student in sorted(s.id for s in gb.students):

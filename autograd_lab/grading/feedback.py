@@ -59,7 +59,7 @@ def feedback(course: Course, lesson: str) -> list:
     api = course.api(GenerateFeedback={"preprocessors": [GetGrades, HideTests,
                                                          CSSHTMLHeaderPreprocessor]})
     pages = []
-    for (_, student), row in sorted(status.read(course.gradebook_url, lesson).items()):
+    for (_, student), row in sorted(status.read(course, lesson).items()):
         if row["status"] not in (status.GRADED, status.MANUAL):
             continue
         result = api.generate_feedback(lesson, student, force=True)

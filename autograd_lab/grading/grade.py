@@ -79,13 +79,11 @@ def wall_limit(course: Course, lesson: str, options: Options) -> float:
 
 def plan(course: Course, lesson: str, options: Options) -> tuple[list[str], list[dict]]:
     """(students to grade, rows for the rest: missing, or graded before and unchanged)."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(course.gradebook_url) as gb:
+    with course.gradebook() as gb:
         gb.find_assignment(lesson)        # MissingEntry: the lesson was never released here
         known = {s.id for s in gb.students}
     submitted = set(course.students_with(lesson))
-    previous = status.read(course.gradebook_url, lesson)
+    previous = status.read(course, lesson)
     todo, rows = [], []
     for student in sorted(known | submitted):
         if student not in options.shard:
@@ -109,7 +107,7 @@ def grade(course: Course, lesson: str, options: Options = Options(),
     """Grade every submission of `lesson` in the shard; returns a status row per submission
     graded (or found missing) by this run, and records them in the gradebook."""
     todo, rows = plan(course, lesson, options)
-    status.record(course.gradebook_url, rows)
+    status.record(course, rows)
     on_start(len(todo))
     return rows + run(course, [(lesson, student) for student in todo], options, on_done)
 
@@ -144,7 +142,7 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
             row = _collect(process, receive, lesson, student, over, limits[lesson],
                            now - started, _log(course, lesson, student))
             del running[receive]
-            status.record(course.gradebook_url, [row])
+            status.record(course, [row])
             rows.append(row)
             on_done(row)
     return rows

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook
 
 from . import status
 from .course import Course
@@ -57,10 +56,10 @@ def _errors(cell) -> str:
 
 
 def report(course: Course, lesson: str) -> Report:
-    graded = [student for (_, student), row in status.read(course.gradebook_url, lesson).items()
+    graded = [student for (_, student), row in status.read(course, lesson).items()
               if row["status"] in (status.GRADED, status.MANUAL)]
     exercises: dict[str, Exercise] = {}
-    with Gradebook(course.gradebook_url) as gb:
+    with course.gradebook() as gb:
         notebook = gb.find_assignment(lesson).notebooks[0].name
         for student in sorted(graded):
             path = course.directory("autograded") / student / lesson / f"{notebook}.ipynb"

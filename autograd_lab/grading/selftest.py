@@ -25,11 +25,9 @@ class Result:
 
 def _describe(course: Course, row, expected) -> str:
     """The autograded score (code cells: written answers wait for a human) against expected."""
-    from nbgrader.api import Gradebook
-
     if row["status"] not in (status.GRADED, status.MANUAL):
         return f"{row['status']}: {row['reason']}"
-    with Gradebook(course.gradebook_url) as gb:
+    with course.gradebook() as gb:
         submission = gb.find_submission(row["lesson"], row["student"])
         score, most = submission.code_score, submission.max_code_score
     expected_score = most if expected == "full" else 0

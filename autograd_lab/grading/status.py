@@ -28,19 +28,17 @@ submissions = Table(
 )
 
 
-def _engine(url: str):
-    from nbgrader.api import Gradebook
-
+def _engine(course):
     # nbgrader decides that a database is new when it has no tables: let it set itself up first
-    Gradebook(url).close()
-    engine = create_engine(url, future=True)
+    course.gradebook().close()
+    engine = create_engine(course.gradebook_url, future=True)
     _metadata.create_all(engine)
     return engine
 
 
-def record(url: str, rows: list[dict]) -> None:
+def record(course, rows: list[dict]) -> None:
     """Store the outcome of grading each (lesson, student) in rows, replacing an earlier one."""
-    engine = _engine(url)
+    engine = _engine(course)
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     with engine.begin() as db:
         for row in rows:
@@ -50,9 +48,9 @@ def record(url: str, rows: list[dict]) -> None:
     engine.dispose()
 
 
-def read(url: str, lesson: str | None = None) -> dict[tuple[str, str], dict]:
+def read(course, lesson: str | None = None) -> dict[tuple[str, str], dict]:
     """{(lesson, student): row} for one lesson or all."""
-    engine = _engine(url)
+    engine = _engine(course)
     query = select(submissions)
     if lesson is not None:
         query = query.where(submissions.c.lesson == lesson)

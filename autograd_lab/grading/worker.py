@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, LimitOutput
 
@@ -117,7 +116,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         return dict(row, status=status.FAILED,
                     reason=_failure_reason(result.get("log", "") + (result.get("error") or "")),
                     seconds=seconds)
-    with Gradebook(course.gradebook_url) as gb:
+    with course.gradebook() as gb:
         submission = gb.find_submission(lesson, student)
         score, max_score = submission.score, submission.max_score
         manual = submission.needs_manual_grade

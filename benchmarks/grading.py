@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Grading a class: serial `nbgrader autograde` against `autograd-lab grade`, in one run.
+
+    python benchmarks/grading.py [--count 60] [--lessons 01_x,02_y] [--jobs N]
+
+For every lesson, a scratch copy of the course gets `count` submissions (the solution and the
+blank release, alternately) and both tools grade all of them (--force), nbgrader first. Each
+time is wall-clock from the command's start to its end, imports included. Columns: seconds per
+notebook for each tool, autograd-lab's seconds per notebook per core (wall x cores / notebooks:
+the target is at most 1.5), and the speed-up. A report, not a test: exit status 0 whatever the
+times.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograd_lab.grading.course import CONFIG_FILE, Course  # noqa: E402
+
+
+def timed(args, cwd, env) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    # autograd-lab exits 1 when a submission failed: a blank release never fails
+    if proc.returncode:
+        sys.exit(f"{' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=60, help="submissions per lesson")
+    parser.add_argument("--lessons", help="comma-separated lesson ids (default: all)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="autograd-lab --jobs")
+    args = parser.parse_args()
+    course = Course(ROOT)
+    lessons = args.lessons.split(",") if args.lessons else course.lessons()
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, PYTHONPATH=str(ROOT),
+               PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    print(f"{args.count} submissions per lesson, {os.cpu_count()} cores, autograd-lab "
+          f"--jobs {args.jobs}; seconds per notebook (wall clock, imports included)")
+    print(f"{'lesson':28} {'nbgrader':>9} {'autograd-lab':>13} {'per core':>9} {'speed-up':>9}")
+    totals = [0.0, 0.0, 0]
+    with tempfile.TemporaryDirectory(prefix="autograd-lab-bench-") as tmp:
+        scratch = Path(tmp)
+        shutil.copy2(ROOT / CONFIG_FILE, scratch / CONFIG_FILE)
+        shutil.copytree(course.directory("source"), scratch / "solutions")
+        copy = Course(scratch)
+        api = copy.api()
+        for lesson in lessons:
+            assert api.generate_assignment(lesson, force=True)["success"], lesson
+            notebooks = [scratch / "solutions" / lesson / f"{lesson}.ipynb",
+                         scratch / "notebooks" / lesson / f"{lesson}.ipynb"]
+            for i in range(args.count):
+                folder = copy.submission(lesson, f"learner{i:03d}")
+                folder.mkdir(parents=True)
+                shutil.copy2(notebooks[i % 2], folder / f"{lesson}.ipynb")
+            serial = timed([str(bin_dir / "nbgrader"), "autograde", lesson, "--force"],
+                           scratch, env)
+            ours = timed([sys.executable, "-m", "autograd_lab.grading", "grade", lesson,
+                          "--force", "--jobs", str(args.jobs)], scratch, env)
+            n = args.count
+            print(f"{lesson:28} {serial / n:9.2f} {ours / n:13.2f} "
+                  f"{ours * os.cpu_count() / n:9.2f} {serial / ours:8.1f}x", flush=True)
+            totals = [totals[0] + serial, totals[1] + ours, totals[2] + n]
+    serial, ours, n = totals
+    print(f"{'all':28} {serial / n:9.2f} {ours / n:13.2f} {ours * os.cpu_count() / n:9.2f} "
+          f"{serial / ours:8.1f}x")
+
+
+if __name__ == "__main__":
+    main()
