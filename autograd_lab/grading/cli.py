@@ -97,14 +97,22 @@ def grade(ctx: typer.Context,
 
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None)
+    skipped = []
+
+    def start(total, unchanged):
+        progress.update(task, total=total)
+        skipped.extend(unchanged)
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task(f"grading {lesson}", total=None)
-        rows = step.grade(_course(ctx), lesson, options,
-                          on_start=lambda total: progress.update(task, total=total),
+        rows = step.grade(_course(ctx), lesson, options, on_start=start,
                           on_done=lambda row: progress.update(
                               task, advance=1, description=f"grading {lesson}: {row['student']}"))
     console.print(summary_table(rows, f"{lesson}: this run"))
+    if skipped:
+        console.print(f"{len(skipped)} graded before and unchanged since, not graded again "
+                      "(--force grades them again)")
     if any(row["status"] == "failed" for row in rows):
         raise typer.Exit(1)
 

@@ -77,14 +77,14 @@ def wall_limit(course: Course, lesson: str, options: Options) -> float:
     return _cell_timeout(course, options) * cells + 60
 
 
-def plan(course: Course, lesson: str, options: Options) -> tuple[list[str], list[dict]]:
-    """(students to grade, rows for the rest: missing, or graded before and unchanged)."""
+def plan(course: Course, lesson: str, options: Options):
+    """(students to grade, rows of the missing, students graded before and unchanged)."""
     with course.gradebook() as gb:
         gb.find_assignment(lesson)        # MissingEntry: the lesson was never released here
         known = {s.id for s in gb.students}
     submitted = set(course.students_with(lesson))
     previous = status.read(course, lesson)
-    todo, rows = [], []
+    todo, rows, skipped = [], [], []
     for student in sorted(known | submitted):
         if student not in options.shard:
             continue
@@ -96,19 +96,21 @@ def plan(course: Course, lesson: str, options: Options) -> tuple[list[str], list
         if (not options.force and before and before["status"] in (status.GRADED, status.MANUAL)
                 and _last_change(course.submission(lesson, student))
                 <= before["graded_at"].replace(tzinfo=timezone.utc).timestamp()):
+            skipped.append(student)
             continue
         todo.append(student)
-    return todo, rows
+    return todo, rows, skipped
 
 
 def grade(course: Course, lesson: str, options: Options = Options(),
-          on_start: Callable[[int], None] = lambda total: None,
+          on_start: Callable[[int, list[str]], None] = lambda total, skipped: None,
           on_done: Callable[[dict], None] = lambda row: None) -> list[dict]:
     """Grade every submission of `lesson` in the shard; returns a status row per submission
-    graded (or found missing) by this run, and records them in the gradebook."""
-    todo, rows = plan(course, lesson, options)
+    graded (or found missing) by this run, and records them in the gradebook. on_start gets
+    how many will be graded, and who was skipped (graded before, unchanged since)."""
+    todo, rows, skipped = plan(course, lesson, options)
     status.record(course, rows)
-    on_start(len(todo))
+    on_start(len(todo), skipped)
     return rows + run(course, [(lesson, student) for student in todo], options, on_done)
 
 
