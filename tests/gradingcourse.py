@@ -3,7 +3,6 @@ checks fail the way autograd_lab.checks does (a CheckFailed message ending in a
 `Misconception [id]:` line), and helpers that write learner submissions into it."""
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -144,7 +143,3 @@ def copy_course(src: Path, dst: Path) -> Path:
 
 def cell(nb, grade_id):
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-
-
-def dump(obj) -> bytes:
-    return json.dumps(obj).encode()

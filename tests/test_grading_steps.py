@@ -1,7 +1,6 @@
 """The `autograd-lab` steps on a class of mixed submissions: the grade command (progress,
 summary, exit status, re-runs), report, feedback, export, collect, release, student-repo."""
 import csv
-import io
 import zipfile
 from collections import Counter
 
@@ -10,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gradingcourse as gc
-from autograd_lab.grading import collect, export, report, status
+from autograd_lab.grading import collect, report, status
 from autograd_lab.grading.cli import app
 from autograd_lab.grading.course import Course
 
@@ -85,7 +84,7 @@ def test_report_counts_learners_per_exercise_and_misconception(mixed, tmp_path):
     found = {e.name: e for e in result.exercises}
     assert set(found) == set(gc.POINTS)
     for exercise in gc.POINTS:
-        outcomes = [fails.get(exercise, "pass") if exercise in fails else "pass"
+        outcomes = [fails[exercise] if exercise in fails else "pass"
                     for _, fails in CLASS.values()]
         assert found[exercise].passed == outcomes.count("pass")
         assert found[exercise].misconceptions == Counter(
@@ -134,9 +133,8 @@ def test_export_has_a_status_column_and_no_zero_for_a_failure(mixed, tmp_path):
             assert row["score"] == "" and row["status"] in ("failed", "missing")
 
 
-def _notebook_bytes(root, answers=None):
-    nb = gc.released(root)
-    return nbformat.writes(nb).encode()
+def _notebook_bytes(root):
+    return nbformat.writes(gc.released(root)).encode()
 
 
 def test_collect_from_a_zip_places_what_it_can_and_names_the_rest(mixed, tmp_path):

@@ -93,10 +93,13 @@ def grade(ctx: typer.Context,
     """Autograde every submission of LESSON, each in a process of its own.
 
     Shows a progress bar, then a summary; exits with status 1 when any submission failed."""
+    from nbgrader.api import MissingEntry
+
     from . import grade as step
 
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None)
+    course = _course(ctx)
     skipped = []
 
     def start(total, unchanged):
@@ -106,9 +109,14 @@ def grade(ctx: typer.Context,
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task(f"grading {lesson}", total=None)
-        rows = step.grade(_course(ctx), lesson, options, on_start=start,
-                          on_done=lambda row: progress.update(
-                              task, advance=1, description=f"grading {lesson}: {row['student']}"))
+        try:
+            rows = step.grade(course, lesson, options, on_start=start,
+                              on_done=lambda row: progress.update(
+                                  task, advance=1,
+                                  description=f"grading {lesson}: {row['student']}"))
+        except MissingEntry:
+            _fail(f"{lesson} is not in the gradebook: release it first "
+                  f"(autograd-lab release {lesson})")
     console.print(summary_table(rows, f"{lesson}: this run"))
     if skipped:
         console.print(f"{len(skipped)} graded before and unchanged since, not graded again "
