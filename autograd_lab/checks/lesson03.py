@@ -1,0 +1,230 @@
+"""Checks of lesson 03, vector outputs and weighted backward.
+
+Every expected value is computed here with the engine from the lesson's own expressions: the
+gradient ``v`` a loss sends into ``y`` comes from running that loss backward (``y.retain_grad()``),
+a Jacobian from ``autograd.functional.jacobian``, never from numbers typed in.
+"""
+import contextlib
+
+import numpy as np
+
+from .. import mm, mv, ones_like, stack, tensor
+from .._tensor import Tensor
+from ..autograd import functional
+from . import CheckFailed, as_tensor_text, fail, same_values, show, tensor_answer
+
+
+def _square():
+    """Lesson section 3: x = [1, 2], y = x**2."""
+    x = tensor([1.0, 2.0], requires_grad=True)
+    return x, x ** 2
+
+
+def _pairs():
+    """The exercise's function: y[i] = x[i] * x[i+1], three outputs from four inputs."""
+    x = tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    return x, x[:3] * x[1:]
+
+
+def _blog_mm():
+    """The blog's example: x = [[2, 1]], M = [[1, 2], [3, 4]], y = x @ M."""
+    x = tensor([[2.0, 1.0]], requires_grad=True)
+    return x, mm(x, tensor([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def _backward(make, v):
+    """x.grad after make()'s y.backward(v), on a fresh graph."""
+    x, y = make()
+    y.backward(v)
+    return x.grad._data
+
+
+# ---------------------------------------------------------------------------------------------
+# predictions
+# ---------------------------------------------------------------------------------------------
+def x_as_gradient_prediction(predicted_grad):
+    """x = [1, 2], y = x**2, y.backward(x): what lands in x.grad."""
+    __tracebackhide__ = True
+    x, y = _square()
+    found = tensor_answer("predicted_grad", predicted_grad, shape=tuple(x.shape), floating=False)
+    expected = _backward(_square, x.detach())
+    if same_values(found, expected):
+        return
+    derivative = _backward(_square, ones_like(y))
+    if same_values(found, derivative):
+        fail("You predicted dy/dx, the derivative of each y[i]. That is what backward(ones) "
+             "gives; backward(x) weights each y[i] by x[i] instead.",
+             expected=as_tensor_text(expected), found=show(predicted_grad),
+             misconception="gradient-is-input")
+    hint = ("those are the values of y itself; x.grad holds v[i] * dy[i]/dx[i] here"
+            if same_values(found, y.detach()._data) else
+            "backward(v) gives sum over i of v[i] * dy[i]/dx; here v = x and dy[i]/dx[i] = 2 x[i]")
+    fail("Your prediction of x.grad after y.backward(x) is not what happens.",
+         expected=as_tensor_text(expected), found=show(predicted_grad), hint=hint)
+
+
+def mm_prediction(mm_grad_prediction):
+    """The blog's y = x @ M, then y.backward([[3, 1]]): x.grad = 3 * row 0 + 1 * row 1 of J."""
+    __tracebackhide__ = True
+    x, _ = _blog_mm()
+    v = tensor([[3.0, 1.0]])
+    expected = _backward(_blog_mm, v)
+    name = "mm_grad_prediction"
+    found = tensor_answer(name, mm_grad_prediction, floating=False)
+    if found.shape == (2, 2):
+        fail(f"`{name}` is a 2x2 matrix, but x.grad has x's shape [1, 2].",
+             expected=as_tensor_text(expected), found=show(mm_grad_prediction),
+             misconception="vjp-is-jacobian")
+    if found.shape != tuple(x.shape):
+        hint = ("x = [[2., 1.]] is 1x2, so x.grad is too: write [[a, b]]"
+                if found.size == 2 else None)
+        fail(f"`{name}` has the wrong shape: x.grad always has x's shape.",
+             expected=f"shape {list(x.shape)}", found=show(mm_grad_prediction), hint=hint)
+    if same_values(found, expected):
+        return
+    rows = [_backward(_blog_mm, tensor([e])) for e in ([1.0, 0.0], [0.0, 1.0])]
+    J = np.concatenate(rows)                    # J[j] = dy[j]/dx, the rows the blog printed
+    transposed = v._data @ J.T                  # v^T J^T: columns where rows were meant
+    if same_values(found, transposed):
+        fail("Your prediction combines the columns of the Jacobian, not its rows.",
+             expected=as_tensor_text(expected), found=show(mm_grad_prediction),
+             misconception="jacobian-transposed")
+    fail("Your prediction of x.grad after y.backward(torch.tensor([[3., 1.]])) is off.",
+         expected=as_tensor_text(expected), found=show(mm_grad_prediction),
+         hint="backward([[3, 1]]) = 3 * (what [[1, 0]] gave) + 1 * (what [[0, 1]] gave)")
+
+
+# ---------------------------------------------------------------------------------------------
+# choosing v = dL/dy
+# ---------------------------------------------------------------------------------------------
+def _loss_gradients(loss_of):
+    """dL/dy and dL/dx for L = loss_of(y) on the exercise's y: both by running L backward."""
+    x, y = _pairs()
+    y.retain_grad()
+    loss_of(y).backward()
+    return x, y, y.grad._data, x.grad._data
+
+
+def _check_weights(name, v, loss_text, loss_of, shape_only=False):
+    __tracebackhide__ = True
+    x, y, want, dldx = _loss_gradients(loss_of)
+    found = tensor_answer(name, v)
+    if found.shape == tuple(x.shape) and found.shape != tuple(y.shape):
+        if same_values(found, x.detach()._data):
+            fail(f"`{name}` is x. The weights of backward are not the input.",
+                 expected=f"dL/dy for L = {loss_text}: shape {list(y.shape)}, like y",
+                 found=show(v), misconception="gradient-is-input")
+        what = ("This is dL/dx, what backward should LEAVE in x.grad; `gradient` is dL/dy. "
+                if same_values(found, dldx) else "")
+        fail(f"`{name}` has x's shape {list(x.shape)}. {what}y.backward({name}) would raise "
+             f"'Mismatch in shape'.", expected=f"shape {list(y.shape)}, like y",
+             found=show(v), misconception="gradient-shape")
+    if found.shape != tuple(y.shape):
+        fail(f"`{name}` must have y's shape: one weight per element of y.",
+             expected=f"shape {list(y.shape)}", found=show(v), misconception="gradient-shape")
+    if shape_only or same_values(found, want):
+        return
+    got = _backward(_pairs, tensor(found.astype(np.float32)))
+    ones = same_values(found, np.ones(found.shape))
+    fail(f"y.backward({name}) does not leave dL/dx in x.grad for L = {loss_text}.",
+         expected=f"x.grad = {as_tensor_text(dldx)}", found=f"x.grad = {as_tensor_text(got)}, "
+         f"from {name} = {v!r}",
+         misconception="implicit-scalar-only" if ones and "mean" in loss_text else None,
+         hint=f"{name}[i] should be dL/dy[i]: how much L grows when y[i] grows by 1")
+
+
+def weighted_loss_weights(v_weighted):
+    __tracebackhide__ = True
+    _check_weights("v_weighted", v_weighted, "3 * y[0] + y[2]", lambda y: 3 * y[0] + y[2])
+
+
+def mean_loss_weights(v_mean, shape_only=False):
+    __tracebackhide__ = True
+    _check_weights("v_mean", v_mean, "y.mean()", lambda y: y.mean(), shape_only)
+
+
+# ---------------------------------------------------------------------------------------------
+# the Jacobian, row by row
+# ---------------------------------------------------------------------------------------------
+# (function, its text, x): the lesson's own function first, then others with other shapes
+_LESSON_CASE = (lambda t: t[:3] * t[1:], "lambda t: t[:3] * t[1:]", [1.0, 2.0, 3.0, 4.0])
+_OTHER_CASES = (
+    (lambda t: mv(tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), t),
+     "lambda t: torch.mv(torch.tensor([[1., 2., 3.], [4., 5., 6.]]), t)", [1.0, -1.0, 2.0]),
+    (lambda t: stack([t[0] * t[1], t[1].sin(), t[0] ** 2]),
+     "lambda t: torch.stack([t[0] * t[1], t[1].sin(), t[0] ** 2])", [0.5, -1.0]),
+    (lambda t: mm(t.reshape(1, 2), tensor([[1.0, 2.0], [3.0, 4.0]])).reshape(2),
+     "the blog's x @ M, for a 1-D x", [2.0, 1.0]),
+    (lambda t: t.exp() * 2, "lambda t: t.exp() * 2", [0.0, 1.0, -1.0]),
+)
+
+
+@contextlib.contextmanager
+def _without_functional_jacobian():
+    def refuse(*args, **kwargs):
+        fail("jacobian_by_rows called torch.autograd.functional.jacobian: build J yourself, "
+             "from one backward call per row.")
+    saved, functional.jacobian = functional.jacobian, refuse
+    try:
+        yield
+    finally:
+        functional.jacobian = saved
+
+
+def _check_jacobian(jacobian_by_rows, f, text, x_values):
+    __tracebackhide__ = True
+    x = tensor(x_values)
+    J = functional.jacobian(f, x)._data.astype(np.float64)
+    m, n = J.shape
+    call = f"jacobian_by_rows({text}, {x!r})"
+    if not callable(jacobian_by_rows):
+        fail("`jacobian_by_rows` should be a function of (f, x).", found=show(jacobian_by_rows))
+    try:
+        with _without_functional_jacobian():
+            answer = jacobian_by_rows(f, tensor(x_values))
+    except CheckFailed:
+        raise
+    except Exception as error:          # the learner's code: report it, in one line
+        fail(f"{call} raised {type(error).__name__}: {error}")
+    if isinstance(answer, (list, tuple)) and answer and all(isinstance(r, Tensor) for r in answer):
+        fail(f"{call} returned a {type(answer).__name__} of rows, not one Tensor.",
+             found=f"{len(answer)} tensors", hint="torch.stack(rows) makes them one matrix")
+    if answer is None:
+        fail(f"{call} returned None.", hint="end the function with `return torch.stack(rows)`")
+    found = tensor_answer("the value jacobian_by_rows returned", answer, requires_grad=False)
+    expected = as_tensor_text(J)
+    if found.shape == (n,):
+        fail(f"{call} returned one vector, not the {m}x{n} Jacobian.", expected=expected,
+             found=show(answer), misconception="vjp-is-jacobian")
+    if found.shape == (n, m) and same_values(found, J.T) and not same_values(J, J.T):
+        fail(f"{call} returned the Jacobian transposed.", expected=expected, found=show(answer),
+             misconception="jacobian-transposed")
+    if found.shape != (m, n):
+        fail(f"{call} has the wrong shape: J has one row per element of y = f(x) ({m}) and one "
+             f"column per element of x ({n}).", expected=f"shape [{m}, {n}]: {expected}",
+             found=show(answer))
+    if same_values(found, J):
+        return
+    if same_values(found, np.cumsum(J, axis=0)) and m > 1:
+        fail(f"Row i of {call} is the sum of rows 0..i of J: x.grad was not reset between the "
+             "backward calls.", expected=expected, found=show(answer),
+             misconception="forgot-zero-grad")
+    if m > 1 and all(same_values(row, found[0]) for row in found) \
+            and not all(same_values(row, J[0]) for row in J):
+        fail(f"Every row of {call} is the same vector. x.grad is one tensor that backward "
+             "updates in place, so a row that IS x.grad changes with it (x.grad.zero_() "
+             "zeroes it too).", expected=expected, found=show(answer),
+             hint="keep a copy of each row: x.grad.clone(), or set x.grad = None between calls")
+    fail(f"{call} is not the Jacobian of f at x.", expected=expected, found=show(answer),
+         hint="row i is x.grad after f(x).backward(e_i), e_i one-hot with a 1 at position i")
+
+
+def jacobian_of_lesson_function(jacobian_by_rows):
+    __tracebackhide__ = True
+    _check_jacobian(jacobian_by_rows, *_LESSON_CASE)
+
+
+def jacobian_of_other_functions(jacobian_by_rows):
+    __tracebackhide__ = True
+    for case in _OTHER_CASES:
+        _check_jacobian(jacobian_by_rows, *case)
