@@ -103,7 +103,7 @@ print(J)
 print(v @ J)
 
 # %% [markdown]
-# `torch.autograd.functional.jacobian` builds $J$ explicitly (section 4 shows how), and `v @ J`
+# `torch.autograd.functional.jacobian` builds $J$ explicitly (section 5 shows how), and `v @ J`
 # agrees with what backward left in `x.grad`.
 #
 # **Where do the weights come from?** In a real model `y` is rarely the end: some loss $L$ is
