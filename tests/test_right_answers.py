@@ -3,7 +3,7 @@
 (Wrong answers are graded through real nbgrader in test_course.py; these only need the
 checks, called directly as a test cell calls them.)"""
 import autograd_lab as torch
-from autograd_lab.checks import lesson00, lesson02, lesson06
+from autograd_lab.checks import lesson00, lesson02, lesson03, lesson06
 
 
 def _define(code, name):
@@ -91,3 +91,42 @@ def test_numerical_derivative_may_halve_first_or_take_tensors():
 def test_chain_rule_may_be_expanded():
     lesson02.chain_rule_formula(lambda x: 6 * x ** 5 + 12 * x ** 3 + 6 * x,
                                 points=[1.0, -2.0, 0.0, 1.5, 3.0])
+
+
+# lesson 03: the Jacobian from autograd.grad (no .grad at all), or from a fresh graph per row
+# with x.grad copied and zeroed; weights written other ways than the solution's
+JACOBIAN_BY_GRAD = '''
+def jacobian_by_rows(f, x):
+    x = x.detach().requires_grad_(True)
+    y = f(x)
+    return torch.stack([torch.autograd.grad(y, x, e, retain_graph=True)[0]
+                        for e in torch.eye(len(y))])
+'''
+
+JACOBIAN_FRESH_GRAPHS = '''
+def jacobian_by_rows(f, x):
+    x = x.clone().requires_grad_()
+    rows = []
+    for i in range(f(x).numel()):
+        y = f(x)
+        y.backward(torch.eye(y.numel())[i])
+        rows.append(x.grad.clone())
+        x.grad.zero_()
+    return torch.stack(rows)
+'''
+
+
+def test_jacobian_by_rows_may_use_autograd_grad_or_fresh_graphs():
+    for code in (JACOBIAN_BY_GRAD, JACOBIAN_FRESH_GRAPHS):
+        jacobian_by_rows = _define(code, "jacobian_by_rows")
+        lesson03.jacobian_of_lesson_function(jacobian_by_rows)
+        lesson03.jacobian_of_other_functions(jacobian_by_rows)
+
+
+def test_weights_and_predictions_may_be_written_other_ways():
+    y = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)[:3] * 1
+    lesson03.weighted_loss_weights(torch.tensor([3.0, 0.0, 1.0], dtype=torch.float64))
+    lesson03.mean_loss_weights(torch.ones_like(y) / y.numel())
+    lesson03.mean_loss_weights(torch.tensor([1 / 3, 1 / 3, 1 / 3]))
+    lesson03.x_as_gradient_prediction(torch.tensor([2, 8]))           # integers: a prediction
+    lesson03.mm_prediction(torch.tensor([[5, 13]]))
