@@ -3,7 +3,7 @@
 (Wrong answers are graded through real nbgrader in test_course.py; these only need the
 checks, called directly as a test cell calls them.)"""
 import autograd_lab as torch
-from autograd_lab.checks import lesson00, lesson02, lesson03, lesson06
+from autograd_lab.checks import lesson00, lesson02, lesson03, lesson06, lesson07
 
 
 def _define(code, name):
@@ -51,6 +51,20 @@ class Softplus(torch.autograd.Function):
         (y,) = ctx.saved_tensors
         return grad_output * (1 - torch.exp(-y))      # sigmoid(x) = 1 - e^(-softplus(x))
 '''
+
+# lesson 07: zeroing first thing in the step, as loops with optimizer.zero_grad() at the top do
+ZERO_FIRST = '''
+def train_step(params, compute_loss, lr):
+    for p in params:
+        p.grad = None
+    loss = compute_loss()
+    loss.backward()
+    with torch.no_grad():
+        for p in params:
+            p -= lr * p.grad
+    return loss
+'''
+
 
 def test_my_backward_may_call_accumulate_grad():
     my_backward = _define(CALLS_ACCUMULATE_GRAD, "my_backward")
@@ -130,3 +144,9 @@ def test_weights_and_predictions_may_be_written_other_ways():
     lesson03.mean_loss_weights(torch.tensor([1 / 3, 1 / 3, 1 / 3]))
     lesson03.x_as_gradient_prediction(torch.tensor([2, 8]))           # integers: a prediction
     lesson03.mm_prediction(torch.tensor([[5, 13]]))
+
+
+def test_train_step_may_zero_first_and_return_the_loss_tensor():
+    train_step = _define(ZERO_FIRST, "train_step")
+    lesson07.train_step_basic(train_step)
+    lesson07.train_step_hidden(train_step)
