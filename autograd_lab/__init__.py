@@ -32,6 +32,12 @@ from .autograd.grad_mode import (enable_grad, is_anomaly_check_nan_enabled, is_a
 
 __version__ = "0.1.0"
 
+# PyTorch computes inf and nan silently (1/0, log(0), inf - inf); numpy warns, on every
+# operation that makes one. Operations here are numpy calls, so numpy's floating-point
+# warnings are switched off for the process, once, rather than around every operation (which
+# would cost as much as the operation itself).
+np.seterr(all="ignore")
+
 float = float32         # noqa: A001 -- PyTorch's aliases
 double = float64
 half = float16
@@ -69,6 +75,8 @@ def _install():
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
+    for name in ("add", "sub", "mul", "div", "maximum", "pow"):
+        setattr(Tensor, name, _typed(getattr(o, name), 1))
     Tensor.T = property(o.T)
     Tensor.mT = property(lambda x: o.transpose(x, -2, -1))
     for name, op in {"add_": o.add, "sub_": o.sub, "mul_": o.mul, "div_": o.div}.items():
@@ -91,6 +99,19 @@ def matmul(input, other):   # noqa: A002 -- torch.matmul(input=..., other=...)
     return _ops.matmul(input, other)
 
 
+def _typed(op, position):
+    """``op`` as a method or a function: the same operation as the operator (which returns
+    NotImplemented for an operand it cannot take, so that Python raises its TypeError), with
+    PyTorch's TypeError instead when called by name (``x.add(None)``, ``torch.add(x, None)``)."""
+    def method(self, other, *args, **kwargs):
+        out = op(self, other, *args, **kwargs)
+        if out is NotImplemented:
+            raise _ops.other_type_error(op.__name__, other, position)
+        return out
+    method.__name__ = op.__name__
+    return method
+
+
 def _inplace_method(op):
     def method(self, other, **kwargs):
         return _inplace(self, op, other, **kwargs)
@@ -101,6 +122,7 @@ def _inplace_method(op):
 _inplace = _ops.inplace
 _install()
 
+add, sub, mul, div, maximum = (_typed(op, 2) for op in (add, sub, mul, div, maximum))
 Tensor.zero_ = lambda self: _ops.inplace_fill(self, 0)
 Tensor.fill_ = lambda self, value: _ops.inplace_fill(self, value)
 Tensor.__setitem__ = _ops.setitem

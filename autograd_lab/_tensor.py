@@ -136,11 +136,8 @@ class Tensor:
 
         def retain(grad):
             t = ref()
-            if t is not None:
-                if t._grad is None:
-                    t._grad = _wrap(grad._data.copy())
-                else:
-                    t._grad._data = t._grad._data + grad._data
+            if t is not None:   # recorded under create_graph, as PyTorch's clone and + are
+                t._grad = grad.clone() if t._grad is None else t._grad + grad
         retain.tensor = ref         # which tensor it fills: retains_grad and viz.draw read it
         self._tensor_hooks()["retain"] = retain
 
@@ -361,15 +358,32 @@ class Tensor:
             self._acc = weakref.ref(acc)   # weak: the node holds the leaf, not the other way
         return acc
 
-    def _accumulate(self, g):
-        """``.grad += g``: in place once ``.grad`` exists, as PyTorch does, so a reference to
-        ``x.grad`` taken before another backward sees the new sum too."""
+    def _leaf_hooks(self, g):
+        """The gradient ``g`` as this leaf receives it: in the leaf's dtype (a float64 leaf
+        used in float32 arithmetic gets a float64 gradient, as in PyTorch), then through its
+        ``register_hook`` hooks (each may replace it)."""
+        dtype = self._data.dtype
+        if type(g) is Tensor:
+            if g._data.dtype != dtype:
+                from ._ops import to
+                g = to(g, _dtype.from_numpy_dtype(dtype))
+        elif getattr(g, "dtype", dtype) != dtype:
+            g = np.asarray(g, dtype)
         hooks = self._hooks
         if hooks and "pre" in hooks:
             for fn in hooks["pre"]:
-                out = fn(_wrap(np.asarray(g)))
+                out = fn(g if type(g) is Tensor else _wrap(np.asarray(g)))
                 if out is not None:
-                    g = graph.check_hook_result(fn, _as_array(out), g)
+                    g = graph.check_hook_result(fn, out if type(g) is Tensor else _as_array(out), g)
+        return g
+
+    def _accumulate(self, g, hooked=False):
+        """``.grad += g``: in place once ``.grad`` exists, as PyTorch does, so a reference to
+        ``x.grad`` taken before another backward sees the new sum too. (``hooked``: the
+        leaf's hooks have seen ``g`` already.)"""
+        hooks = self._hooks
+        if not hooked:
+            g = self._leaf_hooks(g)
         grad = self._grad
         if type(g) is Tensor:
             # create_graph=True: the gradient is itself part of a graph and stays so
@@ -386,7 +400,9 @@ class Tensor:
                 g = g.copy()
             if grad is None:
                 self._grad = _wrap(g)
-            elif grad.grad_fn is None and grad._data.shape == g.shape:
+            elif grad._data.shape == g.shape:
+                # in place, even into a .grad that a create_graph backward made part of a
+                # graph: it stays so (PyTorch adds in place while not recording)
                 into = grad._storage()
                 np.add(into, g, out=into)
                 grad._bump_version()

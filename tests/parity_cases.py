@@ -1379,14 +1379,14 @@ a = torch.ones(2, 3, requires_grad=True)
 v = torch.arange(3.)
 m = torch.arange(24.).reshape(2, 3, 4).requires_grad_()
 t = {expr}
-print(t, t.shape)
-fn = t.grad_fn
+print(t, getattr(t, "shape", None))
+fn = getattr(t, "grad_fn", None)
 while fn is not None and fn.next_functions:     # the nodes recorded, newest first
     print(fn.name())
     fn = fn.next_functions[0][0]
-if t.requires_grad:
+if getattr(t, "requires_grad", False):
     t.backward(torch.ones_like(t))
-    print(m.grad)
+    print(m.grad, a.grad)
 """
 RAISES_EXPRESSIONS = [
     # shapes that do not broadcast: the first mismatch from the right, in PyTorch's words
@@ -1406,6 +1406,29 @@ RAISES_EXPRESSIONS = [
     # the views first, then the index arrays: PyTorch's shape, nodes and gradient
     "m[0, :, [0, 1]]", "m[1:, [0]]", "m[:, [0, 1], 0]", "m[[1], None]", "m[torch.tensor(1)]",
     "m[[0, 1], 1:, [2, 3]]", "m[0, [True, False, True]]", "m[[0, 0, 1]]", "m[m[:, :, 0] > 5]",
+    # every dim is range-checked (a typo must not become a plausible answer); 0-d takes 0, -1
+    "a.sum(2)", "torch.ones(2, 3).sum(2)", "a.sum((0, 2))", "a.sum((0, 0))", "a.mean(-3)",
+    "a.max(2)", "a.min(-3)", "a.squeeze(2)", "a.unsqueeze(3)", "a.unsqueeze(-4)",
+    "a.transpose(0, 2)", "a.permute(0, 2)", "a.permute(0)", "a.permute(0, 0)",
+    "torch.cat([a, a], 2)", "torch.stack([a, a], 3)", "torch.stack([v, v], -3)",
+    "torch.tensor(2., requires_grad=True).sum(0)", "torch.tensor(2., requires_grad=True).mean(-1)",
+    "torch.tensor(2., requires_grad=True).sum(0, keepdim=True)", "torch.tensor(2.).sum(1)",
+    "torch.tensor(2., requires_grad=True).max(0).values", "torch.tensor(2.).max(0, True)[1]",
+    "torch.tensor(2., requires_grad=True).transpose(0, -1)", "torch.tensor(2.).unsqueeze(1)",
+    "torch.tensor(2., requires_grad=True).squeeze(0)", "torch.stack([torch.tensor(2.)], 1)",
+    "a.sum([])", "a.mean((0, 1))",
+    # cat and stack: their own checks, never numpy's
+    "torch.cat([a, torch.ones(3, 3)])", "torch.cat([a, torch.ones(2, 2)], 1)",
+    "torch.cat([a, v])", "torch.cat([torch.tensor(1.), torch.tensor(1.)])", "torch.cat([v, v[0]])",
+    "torch.cat([])", "torch.stack([v, v[:2]])", "torch.stack([])",
+    # None and other non-tensors: Python's TypeError for an operator, PyTorch's for a method
+    "a + None", "None + a", "a * None", "None - a", "None / a", "None ** a", "a ** None",
+    "a @ None", "a > None", "a == None", "a + 'x'", "a.add(None)", "torch.add(a, None)",
+    "a.mul(None)", "torch.maximum(a, None)", "a.clone().add_(None)", "torch.cat([a, None])",
+    "torch.stack([a, None])",
+    # small differences of value and identity
+    "torch.tensor([float('nan'), -2., 0.], requires_grad=True).sign()", "m.flatten()",
+    "torch.tensor(2., requires_grad=True).flatten()", "v.flatten() is v",
 ]
 _add("raises", {e: _RAISES.format(expr=e) for e in RAISES_EXPRESSIONS})
 _add("raises_setitem", {
@@ -2579,5 +2602,174 @@ for t in range(2000):
     c -= learning_rate * grad_c
     d -= learning_rate * grad_d
 print(f'Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.item():.3f} x^3')
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# Found by the random programs (tests/random_programs.py): each once a silent difference
+# ----------------------------------------------------------------------------------------
+_add("found", {
+    "autograd_grad_calls_leaf_hooks": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: g * 2)
+print(torch.autograd.grad((x * x).sum(), x))
+""",
+    "autograd_grad_calls_the_hooks_of_an_output_leaf": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: print("hook", g))
+print(torch.autograd.grad(x, [x], torch.tensor([3., 4.])))
+""",
+    "autograd_grad_runs_only_up_to_its_inputs": """
+x = torch.tensor(2., requires_grad=True)
+h = x ** 2
+h.register_hook(lambda g: print("h sees", g))
+x.register_hook(lambda g: print("x sees", g))
+y = h + 1
+print(torch.autograd.grad(y, h))
+y.backward()
+print(x.grad)
+""",
+    "autograd_grad_sends_nothing_past_its_inputs": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+x.register_hook(lambda g: print("x hook", g))
+w.register_hook(lambda g: print("w hook", g))
+h = x * w
+h.register_hook(lambda g: print("h hook", g))
+y = (h * h).sum()
+print(torch.autograd.grad(y, w, retain_graph=True))
+print(torch.autograd.grad(y, h, retain_graph=True))
+""",
+    "autograd_grad_of_a_used_output_after_backward": """
+x = torch.tensor([1.7, 1.0, -1.8], requires_grad=True)
+t = x.max(dim=-1).values.reshape(1)
+t.backward()
+print(torch.autograd.grad(t, [t]))
+""",
+    "backward_inputs_leaf_hook_once": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: print("hook", g) or g * 3)
+(x * x).sum().backward(inputs=[x])
+print(x.grad)
+""",
+    "create_graph_leaf_hook_gets_a_tensor": """
+x = torch.tensor(2., dtype=torch.float64, requires_grad=True)
+x.register_hook(lambda g: print(g.tolist(), g.requires_grad))
+(x ** 2).backward(create_graph=True)
+print(x.grad)
+""",
+    "grad_of_create_graph_stays_in_its_graph_when_added_to": """
+x = torch.tensor([1.9, -0.8], requires_grad=True)
+x.tanh().backward(torch.tensor([0.4, -0.5]), create_graph=True)
+x.backward(torch.tensor([1.5, 0.5]))
+print(x.grad)
+""",
+    "retain_grad_under_create_graph": """
+x = torch.tensor([-2.0, 1.1], requires_grad=True)
+h = (x ** 2).sum()
+h.retain_grad()
+(h * x).sum().backward(create_graph=True)
+print(h.grad, x.grad)
+""",
+    "relu_then_log_has_zero_gradient_not_nan": """
+x = torch.tensor([-1.8, -1.0, 2.], requires_grad=True)
+torch.log(x.relu()).backward(torch.tensor([1.2, -0.2, 1.]))
+print(x.grad)
+x.grad = None
+torch.log(x.relu()).backward(torch.tensor([1.2, -0.2, 1.]), create_graph=True)
+print(x.grad)
+""",
+    "max_over_dim_of_inf_gradient": """
+b = torch.tensor([[1., 0.], [3., 0.]], requires_grad=True)
+(1 / b.max(1).values.sub(1)).sum().backward()
+print(b.grad)
+""",
+    "index_frees_its_saved_index": """
+a = torch.tensor([[0.2, 1.7], [0.3, -1.5]], dtype=torch.float64, requires_grad=True)
+t = a[[1, 0, 1]]
+print(torch.autograd.grad(t, [a], torch.ones(3, 2, dtype=torch.float64)))
+t.backward(torch.ones(3, 2, dtype=torch.float64))
+""",
+    "sub_alpha_scales_after_promotion": """
+t = torch.tensor([1.3, 0.7]).log()
+a = torch.tensor([0.4], dtype=torch.float64, requires_grad=True)
+print(a.sub(t, alpha=0.5), a.add(t, alpha=3))
+""",
+    "no_numpy_warnings": """
+a = torch.tensor([[1.5, 0.0], [-1.0, 0.0]])
+a.div_(a)
+print(a, torch.tensor([float('inf')]) - torch.tensor([float('inf')]), torch.tensor([float('inf')]).sin())
+""",
+    "empty_reductions": """
+for f in (lambda: torch.ones(2, 0).min(1), lambda: torch.ones(2, 0).max(-1), lambda: torch.ones(0).max()):
+    try:
+        f()
+    except Exception as e:
+        print(type(e).__name__, e)
+""",
+})
+_add("found_values", {
+    "pow_of_tensors_at_zero": """
+a = torch.tensor([-0.7, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
+(a ** a).backward(torch.tensor([-1.3, 0.1, -1.9], dtype=torch.float64))
+print(a.grad)
+a.grad = None
+g, = torch.autograd.grad(a ** a, a, torch.ones(3, dtype=torch.float64), create_graph=True)
+print(g.detach())
+""",
+    "min_of_nan_sends_the_gradient_to_the_nans": """
+a = torch.tensor([[-0.6, 0.9]], requires_grad=True)
+t = a ** a
+print(torch.autograd.grad(t.min(), [t]))
+""",
+    "maximum_ties_nan_and_mixed_dtypes": """
+a = torch.tensor([1.0, float('nan'), 3.0], requires_grad=True)
+b = torch.tensor([1.0, 2.0, float('nan')], requires_grad=True)
+torch.maximum(a, b).sum().backward()
+print(a.grad, b.grad)
+c = torch.tensor(1.6, dtype=torch.float64, requires_grad=True)
+d = torch.tensor([[1.6, 0.2]], requires_grad=True)
+torch.maximum(c, d).sum().backward()
+print(c.grad, d.grad)
+""",
+    "gradients_in_the_dtype_of_their_tensor": """
+a = torch.tensor(1.9, dtype=torch.float64, requires_grad=True)
+b = torch.tensor([[1.5]], requires_grad=True)
+t = b.sub(a, alpha=0.5)
+t.backward(create_graph=True)
+print(a.grad.dtype, b.grad.dtype)
+x = torch.tensor(-0.8, requires_grad=True)
+y = torch.tensor(1.8, dtype=torch.float64, requires_grad=True)
+h = x.add(x, alpha=2)
+h.retain_grad()
+h.register_hook(lambda g: print("hook", g.dtype))
+(h / y).backward()
+print(h.grad, x.grad, y.grad)
+w = torch.tensor([0.2, 1.1], requires_grad=True)
+v = torch.tensor([[-0.6], [0.3]], dtype=torch.float64, requires_grad=True)
+print(torch.autograd.grad(v + w, [w, v], torch.ones(2, 2, dtype=torch.float64), create_graph=True))
+""",
+    "x_over_x_has_exactly_zero_gradient": """
+a = torch.tensor([[-1.6], [0.9], [-1.8]], requires_grad=True)
+g, = torch.autograd.grad(a / a, [a], torch.tensor([[0.3], [1.6], [1.8]]))
+print(g, torch.sqrt(g))
+""",
+    "half_powers_are_sqrt": """
+a = torch.tensor([float('-inf'), 4.0, 0.0, float('inf')])
+print(a ** 0.5, a ** -0.5)
+""",
+    "where_of_inf_gradient": """
+a = torch.tensor([0.0, 0.9, -1.9], requires_grad=True)
+t = torch.log(torch.where(a > 0, a, a))
+print(torch.autograd.grad(t, [a], torch.tensor([1.7, 0.7, -1.0]), create_graph=True)[0].detach())
+""",
+    "mean_of_nothing_is_nan": """
+a = torch.tensor([[-1.7, -0.6]], requires_grad=True)
+print(a[a > 0].mean())
+""",
+    "relu_second_derivative_graph": """
+a = torch.tensor([-1.0, 1.3], dtype=torch.float64, requires_grad=True)
+a.relu().sum().backward(create_graph=True)
+print(a.grad.requires_grad, a.grad.grad_fn.name())
 """,
 })

@@ -33,7 +33,7 @@ from .inplace import copy_grad, inplace, inplace_fill, inplace_unary, setitem
 from .linalg import matmul, mm, mv
 from .nn import (all, any, argmax, argmin, clamp, log_softmax, movedim,  # noqa: A004
                  softmax)
-from .record import _edge
+from .record import _edge, other_type_error
 from .reductions import max, mean, min, norm, prod, sum  # noqa: A004
 from .shape import (T, cat, clone, contiguous, eq, expand, flatten, ge, gt, le, lt, ne, permute,
                     reshape, squeeze, stack, t, to, transpose, unsqueeze, view)

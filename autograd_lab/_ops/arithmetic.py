@@ -22,10 +22,19 @@ class AddBackward0(Node):
 def add(a, b, alpha=1):
     # alpha is applied to the values only: AddBackward0 multiplies other's gradient by it
     out, node = _binary(AddBackward0, operator.add if alpha == 1 else
-                        lambda x, y: x + alpha * y, a, b)
+                        lambda x, y: x + _scaled(y, alpha, x), a, b)
     if node:
         node.alpha = alpha
     return out
+
+
+def _scaled(y, alpha, x):
+    """alpha * y, computed in the dtype of the result (PyTorch scales after promoting: a
+    float32 y added to float64 x is scaled in float64)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if y.dtype != x.dtype and y.dtype.kind in "fc" and x.dtype.kind in "fc":
+        y = y.astype(np.result_type(x, y))
+    return alpha * y
 
 
 class SubBackward0(Node):
@@ -40,7 +49,7 @@ def sub(a, b, alpha=1):
     _no_bool_subtraction(a, b)
     # alpha is applied to the values only: SubBackward0 multiplies other's gradient by it
     out, node = _binary(SubBackward0, operator.sub if alpha == 1 else
-                        lambda x, y: x - alpha * y, a, b)
+                        lambda x, y: x - _scaled(y, alpha, x), a, b)
     if node:
         node.alpha = alpha
     return out
@@ -54,7 +63,13 @@ class RsubBackward1(Node):
         return (-g,)
 
 
+def _is_number(x):
+    return isinstance(x, (int, float, np.number))
+
+
 def rsub(x, number):
+    if not _is_number(number):
+        return NotImplemented       # ``None - x``: Python's TypeError
     _no_bool_subtraction(x, number)
     a = x._data
     out = number - a
@@ -115,7 +130,8 @@ class DivBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return g / b, (None if a is None else -g * a / (b * b))
+        # PyTorch's order for other's gradient, -g * ((a / b) / b): a / a gives exactly 0
+        return g / b, (None if a is None else -g * (a / b / b))
 
 
 def div(a, b):
@@ -269,7 +285,9 @@ class ReluBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        return (g * (y > 0),)
+        # where, not g * mask: inf * 0 is nan. The zeros are y * 0 (y is 0 there), so that a
+        # recorded backward depends on y, as PyTorch's does (its second derivative is zero).
+        return (_f.where(y > 0, g, y * 0),)
 
 
 class SqrtBackward0(Node):
@@ -298,7 +316,9 @@ class AbsBackward0(Node):
 class SignBackward0(Node):
     """out = sign(self): flat almost everywhere, so its gradient is zero"""
     __slots__ = ()
-    forward = staticmethod(lambda a: a.copy() if a.dtype.kind == "b" else np.sign(a))
+    # sign(nan) is 0 in PyTorch ((0 < x) - (x < 0)), nan in numpy
+    forward = staticmethod(lambda a: a.copy() if a.dtype.kind == "b" else
+                           np.nan_to_num(np.sign(a), nan=0.0) if a.dtype.kind == "f" else np.sign(a))
 
     def backward(self, g):
         return (_f.zeros_like(g),)
@@ -312,6 +332,8 @@ neg, reciprocal, exp, log, sin, cos, tanh, sigmoid, relu, sqrt, abs, sign = map(
 
 def rdiv(x, number):
     """``number / x`` is recorded as ``reciprocal(x) * number``, as PyTorch records it."""
+    if not _is_number(number):
+        return NotImplemented
     return mul(reciprocal(x), number)
 
 
@@ -337,9 +359,13 @@ class PowBackward1(Node):
     pack_order = (1, 0, 2)
 
     def backward(self, g):
+        # PyTorch's masks: an exponent of 0 gives self no gradient (not 0 * 0**-1 = nan), and
+        # a base of 0 with an exponent >= 0 gives the exponent none (not 1 * log(0) = -inf)
         a, e, y = self._saved
-        ga = g * (e * a ** (e - 1)) if self._next[0] else None
-        ge = g * (y * _f.call("log", a)) if self._next[1] else None
+        ad, ed = _data(a), _data(e)
+        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
+        ge = _f.where((ad == 0) & (ed >= 0), 0.0, g * (y * _f.call("log", a))) \
+            if self._next[1] else None
         return ga, ge
 
 
@@ -356,7 +382,7 @@ class PowBackward2(Node):
 # Exponents PyTorch computes with plain arithmetic rather than pow(), which rounds
 # differently in the last bit (x ** 2 is numpy's square already, x * x).
 _EXACT_POWERS = {3: lambda a: a * a * a, -2: lambda a: 1 / (a * a),
-                 -0.5: lambda a: 1 / np.sqrt(a)}
+                 0.5: np.sqrt, -0.5: lambda a: 1 / np.sqrt(a)}  # (-inf) ** 0.5 is nan, as sqrt
 
 
 def pow(x, exponent):                     # noqa: A001 -- torch.pow
@@ -368,6 +394,10 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
         return out
     if type(exponent) is not int and type(exponent) is not float:
         exponent = _operand(exponent)
+        if exponent is NotImplemented:
+            return exponent
+        if type(exponent) is Tensor:
+            return pow(x, exponent)
     a = x._data
     if type(exponent) is int and exponent >= 0:
         if a.dtype.kind == "b":
@@ -389,6 +419,8 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
 
 
 def rpow(x, base):
+    if not _is_number(base):
+        return NotImplemented
     out, node = _record1(PowBackward2, base ** _float(x._data), x)
     if node:
         node.self = base
@@ -403,9 +435,13 @@ class MaximumBackward0(Node):
     pack_order = (1, 0)
 
     def backward(self, g):
-        a, b = self._saved
-        share_a = (a > b) + (a == b) * 0.5
-        return g * share_a, g * (1 - share_a)
+        # PyTorch's formula: a tie halves g; the smaller input gets 0; a nan (which wins, and
+        # compares false) passes g to both. Selected, not multiplied: inf * 0 is nan.
+        # compared in the result's dtype, as computed: a float64 0-d with float32 is float32
+        a, b = (np.asarray(_data(v), _data(g).dtype) for v in self._saved)
+        half = g / 2
+        return (_f.where(a == b, half, _f.where(a < b, 0.0, g)),
+                _f.where(a == b, half, _f.where(a > b, 0.0, g)))
 
 
 def maximum(a, b):
@@ -422,8 +458,7 @@ class WhereBackward0(Node):
 
     def backward(self, g):
         (c,) = self._saved
-        zero = _f.zeros_like(g)
-        return _f.where(c, g, zero), _f.where(c, zero, g)
+        return _f.where(c, g, 0.0), _f.where(c, 0.0, g)
 
 
 def where(condition, x, y):

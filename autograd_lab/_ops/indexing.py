@@ -27,11 +27,12 @@ class SliceBackward0(Node):
 
 
 class IndexBackward0(Node):
-    """out = self[indices] (advanced indexing): repeated indices add up"""
-    __slots__ = ("indices", "self_sym_sizes")
+    """out = self[indices] (advanced indexing): repeated indices add up. The indices are
+    saved, and freed by backward like any saved tensor."""
+    __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
-        return (_scatter(g, self.indices, self.self_sym_sizes, accumulate=True),)
+        return (_scatter(g, self._saved[0], self.self_sym_sizes, accumulate=True),)
 
 
 class IndexPutBackward0(Node):
@@ -187,7 +188,7 @@ def _advanced_index(x, index):
         out_data = np.asarray(out_data)
     out, node = _record1(IndexBackward0, out_data, x)
     if node:
-        node.indices, node.self_sym_sizes = key, a.shape
+        node._saved, node.self_sym_sizes = (key,), a.shape
     return out
 
 

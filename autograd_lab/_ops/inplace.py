@@ -10,7 +10,7 @@ from ..autograd.graph import Node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
 from .indexing import _index_key, _is_basic, getitem
-from .record import _data, _f, _operand, _record, _record1
+from .record import _data, _f, _operand, _record, _record1, other_type_error
 
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -58,7 +58,9 @@ def inplace(x, op, other, alpha=None):
     When recorded, the new node's input is x's *previous* history, and x's grad_fn becomes
     the new node -- PyTorch's "rebase": x now stands for the result of the in-place op."""
     _check_inplace(x)
-    other = _operand(other)
+    other, given = _operand(other), other
+    if other is NotImplemented:
+        raise other_type_error(op.__name__ + "_", given, 1)
     if not (_State.enabled and (x._rg or type(other) is Tensor and other._rg)):
         # Nothing to record (an optimizer step under no_grad): compute straight into x's
         # storage, one pass over the data. Errors fall through to the general path below,
@@ -156,6 +158,9 @@ def setitem(x, key, value):
 class CopyBackwards(Node):
     """A leaf's .grad that is itself part of a graph (``backward(create_graph=True)``)"""
     __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"     # a C++ node, named like AccumulateGrad
 
     def backward(self, g):
         return (g,)

@@ -84,6 +84,8 @@ def mm(a, b):
 def matmul(a, b):
     """``@``: picks the product PyTorch picks, and records the nodes PyTorch records."""
     b = _operand(b)
+    if b is NotImplemented:
+        return b
     da, db = a.dim(), b.dim()
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "

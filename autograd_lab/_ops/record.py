@@ -65,14 +65,23 @@ def _data(x):
 
 
 def _operand(x):
-    """A second operand: Tensors and Python numbers pass; arrays and lists become tensors."""
+    """A second operand: Tensors and Python numbers pass; arrays and lists become tensors.
+    Anything else (None, a string) gives NotImplemented: an operator then raises Python's
+    TypeError, as PyTorch's does, and a method PyTorch's (``other_type_error``)."""
     if type(x) is Tensor or type(x) is float or type(x) is int or type(x) is bool:
         return x
     if isinstance(x, Tensor):
         return x
     if isinstance(x, (int, float, np.number)):
         return x.item() if isinstance(x, np.number) else x
+    if not isinstance(x, (list, tuple, np.ndarray)):
+        return NotImplemented
     return tensor(x)
+
+
+def other_type_error(name, other, position):
+    return TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not "
+                     f"{type(other).__name__}")
 
 
 def _promote(out, a, b):
@@ -93,6 +102,16 @@ def _promote(out, a, b):
     else:
         want = np.result_type(*[d.dtype for d in dims]) if dims else out.dtype
     return out if out.dtype == want else out.astype(want)
+
+
+def wrap_dim(dim, ndim):
+    """``dim`` as a position in 0..ndim-1 (a negative one counts from the end), or PyTorch's
+    IndexError. A 0-d tensor takes 0 and -1, as if it had one dimension."""
+    n = ndim or 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
 
 
 def broadcast_error(*shapes):
@@ -135,6 +154,8 @@ def _binary(cls, fn, a, b):
         bd = b
     else:
         b = _operand(b)
+        if b is NotImplemented:
+            return b, None
         tb, bd = type(b), _data(b)
     ad = a._data
     if tb is float and type(ad) is _ndarray:
@@ -160,6 +181,10 @@ def _binary(cls, fn, a, b):
         # to its input's shape. (A number never stretches a.)
         if tb is Tensor and ad.shape != bd.shape:
             node._shapes = (ad.shape, bd.shape)
+        # Two dtypes: numpy's promotion inside the backward formula is not PyTorch's, so each
+        # gradient is cast back to its input's dtype (as PyTorch's engine does).
+        if tb is Tensor and ad.dtype is not bd.dtype:
+            node._extras_table()["dtypes"] = (ad.dtype, bd.dtype)
         t = _new(Tensor)
         t._data, t.grad_fn, t._rg = out, node, True
         t._vc = None
@@ -215,8 +240,8 @@ class _F:
         return where(_wrap(_data(cond)), x, y)
 
     @staticmethod
-    def zeros_like(g):
-        return g * 0 if type(g) is Tensor else np.zeros_like(g)
+    def zeros_like(g):      # not g * 0, which is nan where g is inf
+        return _wrap(np.zeros_like(g._data)) if type(g) is Tensor else np.zeros_like(g)
 
     @staticmethod
     def matT(x):            # transpose of the last two dimensions

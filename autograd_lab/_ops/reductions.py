@@ -1,16 +1,26 @@
 """Reductions: sum, mean, max/min, prod, norm. Their backward puts the reduced dimensions
 back and spreads the gradient over them."""
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from .arithmetic import maximum
-from .record import _data, _f, _record, _record1
+from .record import _data, _f, _record, _record1, wrap_dim
 
 
 def _dims(dim, ndim):
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+    """The dimensions to reduce, checked as PyTorch checks them; none for a 0-d tensor, all
+    of them for an empty list (``x.sum([])``)."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim) or tuple(range(ndim))
+    seen = set()
+    for d in dims:
+        d = wrap_dim(d, ndim)
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return tuple(sorted(seen)) if ndim else ()
 
 
 def _expand_back(g, dims, keepdim, sizes):
@@ -88,7 +98,12 @@ def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {x.dtype.scalar_name}")
-    out, node = _reduction(x, a, np.mean, dim, keepdim, MeanBackward0, MeanBackward1)
+    if a.size:
+        out, node = _reduction(x, a, np.mean, dim, keepdim, MeanBackward0, MeanBackward1)
+    else:
+        with warnings.catch_warnings():         # nan, and no "Mean of empty slice" warning
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out, node = _reduction(x, a, np.mean, dim, keepdim, MeanBackward0, MeanBackward1)
     if node:
         node.self_sym_numel = a.size
     return out
@@ -101,8 +116,8 @@ class MaxBackward1(Node):
 
     def backward(self, g):
         a, y = self._saved
-        mask = (a == y)
-        return (mask * (g / mask.sum()),)
+        mask = (a == y) if y == y else (a != a)     # a nan result came from the nans
+        return (mask * (g / int(mask.sum())),)     # a Python int keeps g's dtype
 
 
 class MinBackward1(MaxBackward1):
@@ -118,12 +133,14 @@ class MaxBackward0(Node):
     def backward(self, g):
         idx = _data(self._saved[0])     # which position won: numbers, never differentiated
         dim = self.dim
+        if not self.self_sym_sizes:     # a 0-d input: it won
+            return (g,)
         if not self.keepdim:
             g = g.reshape(tuple(1 if i == dim else n for i, n in enumerate(self.self_sym_sizes)))
             idx = np.expand_dims(idx, dim)
         onehot = np.arange(self.self_sym_sizes[dim]).reshape(
             [-1 if i == dim else 1 for i in range(len(self.self_sym_sizes))]) == idx
-        return (g * onehot,)
+        return (_f.where(onehot, g, 0.0),)      # not g * onehot: inf * 0 would be nan
 
 
 class MinBackward0(MaxBackward0):
@@ -156,19 +173,28 @@ class _MinValuesIndices(_ValuesIndices):
 def _extreme(x, dim, keepdim, largest):
     a = x._data
     if dim is None:
+        if not a.size:
+            name = "max" if largest else "min"
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                               f"== 0. Specify the reduction dim with the 'dim' argument.")
         cls = MaxBackward1 if largest else MinBackward1
         out, node = _record1(cls, np.asarray(a.max() if largest else a.min()), x)
         if node:
             node.save_for_backward(x, out)
         return out
-    dim = dim % a.ndim if a.ndim else 0
+    dim = wrap_dim(dim, a.ndim)
+    if a.ndim and not a.shape[dim]:
+        raise IndexError(f"{'max' if largest else 'min'}(): Expected reduction dim {dim} to have "
+                         "non-zero size.")
+    if a.ndim == 0:             # a 0-d tensor is its own largest element, at index 0
+        a, keepdim = a.reshape(1), False
     idx = (a.argmax if largest else a.argmin)(dim, keepdims=keepdim)
     values = np.take_along_axis(a, idx if keepdim else np.expand_dims(idx, dim), dim)
     if not keepdim:
         values = values.squeeze(dim)
     out, node = _record(MaxBackward0 if largest else MinBackward0, values, x)
     if node:
-        node.dim, node.keepdim, node.self_sym_sizes = dim, keepdim, a.shape
+        node.dim, node.keepdim, node.self_sym_sizes = dim, keepdim, x._data.shape
         node.save_for_backward(_wrap(idx))
     return (_ValuesIndices if largest else _MinValuesIndices)((out, _wrap(idx.astype(np.int64))))
 

@@ -7,7 +7,7 @@ from .. import _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .record import _data, _operand, _record, _record1, _view, broadcasting
+from .record import _data, _operand, _record, _record1, _view, broadcasting, wrap_dim
 
 
 class ViewBackward0(Node):
@@ -71,6 +71,8 @@ def reshape(x, *shape):
 
 
 def flatten(x):
+    if x._data.ndim == 1:
+        return x        # already flat: PyTorch hands back the tensor itself
     return reshape(x, -1)
 
 
@@ -93,7 +95,15 @@ class PermuteBackward0(Node):
 
 def permute(x, *dims):
     dims = _shape_arg(dims)
-    dims = tuple(d % x._data.ndim for d in dims)
+    ndim = x._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            "length of the desired ordering of dimensions i.e. input.dim() = "
+            f"{ndim} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(dims)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     out, node = _view(PermuteBackward0, x._storage().transpose(dims), x)
     if node:
         node.dims = dims
@@ -105,12 +115,16 @@ class TransposeBackward0(Node):
     __slots__ = ("dim0", "dim1")
 
     def backward(self, g):
+        if self.dim0 == self.dim1:      # nothing swapped (a 0-d tensor has only "dim 0")
+            return (g,)
         return (g.transpose(self.dim0, self.dim1) if isinstance(g, Tensor)
                 else g.swapaxes(self.dim0, self.dim1),)
 
 
 def transpose(x, dim0, dim1):
-    out, node = _view(TransposeBackward0, x._storage().swapaxes(dim0, dim1), x)
+    a = x._storage()
+    dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
+    out, node = _view(TransposeBackward0, a.swapaxes(dim0, dim1) if a.ndim else a[...], x)
     if node:
         node.dim0, node.dim1 = dim0, dim1
     return out
@@ -153,7 +167,7 @@ class UnsqueezeBackward0(Node):
 
 
 def unsqueeze(x, dim):
-    dim = dim % (x._data.ndim + 1)
+    dim = wrap_dim(dim, x._data.ndim + 1)
     out, node = _view(UnsqueezeBackward0, np.expand_dims(x._storage(), dim), x)
     if node:
         node.dim = dim
@@ -180,7 +194,7 @@ def squeeze(x, dim=None):
     if dim is None:
         out, node = _view(SqueezeBackward0, a.squeeze(), x)
     else:
-        d = dim % a.ndim if a.ndim else 0
+        d = wrap_dim(dim, a.ndim)
         cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
         out, node = _view(cls, a.squeeze(d) if a.ndim and a.shape[d] == 1 else a[...], x)
         if node:
@@ -221,10 +235,34 @@ class CatBackward0(Node):
         return tuple(parts)
 
 
-def cat(tensors, dim=0):
+def _tensor_list(tensors):
     tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return tensors
+
+
+def cat(tensors, dim=0):
+    tensors = _tensor_list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     arrays = [t._data for t in tensors]
-    d = dim % arrays[0].ndim
+    for i, a in enumerate(arrays):
+        if a.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    d = wrap_dim(dim, arrays[0].ndim)
+    first = arrays[0].shape
+    for i, a in enumerate(arrays):
+        if a.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
+                               f"and {a.ndim}")
+        for k, (n, m) in enumerate(zip(first, a.shape)):
+            if k != d and n != m:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {n} but "
+                    f"got size {m} for tensor number {i} in the list.")
     out, node = _record(CatBackward0, np.concatenate(arrays, axis=d), *tensors)
     if node:
         node.dim, node.sizes = d, [a.shape[d] for a in arrays]
@@ -242,8 +280,15 @@ class StackBackward0(Node):
 
 
 def stack(tensors, dim=0):
-    tensors = list(tensors)
-    d = dim % (tensors[0]._data.ndim + 1)
+    tensors = _tensor_list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at "
+                               f"entry {i}")
+    d = wrap_dim(dim, tensors[0]._data.ndim + 1)
     out, node = _record(StackBackward0, np.stack([t._data for t in tensors], axis=d), *tensors)
     if node:
         node.dim = d
@@ -282,7 +327,10 @@ def to(x, *args, dtype=None, device=None, non_blocking=False, copy=False):
 # -- comparisons (never differentiable) --------------------------------------------------
 def _compare(fn):
     def compare(a, b):
-        return _wrap(np.asarray(broadcasting(fn, _data(a), _data(_operand(b)))))
+        b = _operand(b)
+        if b is NotImplemented:
+            return b
+        return _wrap(np.asarray(broadcasting(fn, _data(a), _data(b))))
     return compare
 
 

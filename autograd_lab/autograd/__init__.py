@@ -85,12 +85,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for t in inputs:
         if t.grad_fn is not None:
             t.retain_grad()     # as PyTorch does: a non-leaf input keeps its .grad from now on
-    where = {t._grad_accumulator(): t for t in inputs if t.grad_fn is None}
+    # Only the part of the graph between the roots and the inputs runs. A non-leaf input's
+    # .grad is filled by its retain_grad hook as its gradient arrives.
+    where = {t.grad_fn or t._grad_accumulator(): t for t in inputs}
     got = run_backward(roots, travelling, retain_graph, create_graph, capture=where,
-                       accumulate=False)
+                       accumulate=False, run_captured=True)
     for node, t in where.items():
-        if node in got:
-            t._accumulate(got[node])
+        if node in got and t.grad_fn is None:
+            t._accumulate(got[node], hooked=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -122,5 +124,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
         else:
-            result.append(g if create_graph else _wrap(np.array(g, dtype=t._data.dtype)))
+            result.append(g.to(t.dtype) if create_graph else
+                          _wrap(np.array(g, dtype=t._data.dtype)))     # in the input's dtype
     return tuple(result)

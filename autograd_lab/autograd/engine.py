@@ -43,11 +43,13 @@ def toposort(roots):
 
 
 def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=None,
-                 accumulate=True, on_step=None):
+                 accumulate=True, on_step=None, run_captured=False):
     """Send ``grads`` (one per root node) backward through the graph.
 
     ``capture``: nodes whose incoming gradient the caller wants back (``autograd.grad`` and
-    ``backward(inputs=...)``), returned as a dict. ``accumulate=False`` leaves every ``.grad``
+    ``backward(inputs=...)``), returned as a dict. Only the nodes on the way to them run; the
+    captured nodes themselves too with ``run_captured`` (``backward(inputs=[non_leaf])`` runs
+    the input's grad_fn, ``autograd.grad`` does not). ``accumulate=False`` leaves every ``.grad``
     alone. ``on_step(node, grad_in, grads_out)``, if given, sees every node as it runs
     (``viz.trace_backward`` records the pass with it).
     """
@@ -55,6 +57,15 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
         node._pending = g if node._pending is None else node._pending + g
     order = toposort(list(roots))
     captured = {}
+    # With inputs to capture, only the nodes between the roots and those inputs run (and
+    # have their saved tensors freed), as in PyTorch: a node runs if some node it sends
+    # gradients to is captured or runs itself.
+    leads = wanted = None
+    if capture is not None:
+        leads = _leading_to(order, capture)
+        if run_captured:
+            leads.update(capture)
+        wanted = leads.union(capture)   # the nodes that are sent gradients at all
     prev_mode = _State.enabled
     _State.enabled = create_graph       # the backward is itself recorded only for create_graph
     # The sweep makes no reference cycles, so the cyclic collector has nothing to find here;
@@ -82,9 +93,19 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                         checks is None or checks[2][0] == checks[3]
                         and (len(checks) == 4 or intact(checks))):
                     outs = node.backward(g)
+                elif leads is not None and node not in leads:
+                    # Not run. Its tensor's hooks still see the gradient that reached it (as
+                    # in PyTorch), and a captured node hands it back.
+                    g = _hooked(node, g)
+                    if node in capture:
+                        captured[node] = g
+                    g = None
+                    continue
                 else:
                     outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
                                          nan_check, on_step)
+                    if wanted is not None:  # gradients only for nodes on the way to an input
+                        outs = [gi if nxt in wanted else None for nxt, gi in zip(node._next, outs)]
                 nexts = node._next
                 n = len(nexts)
                 if n == 1:                 # most nodes: one input, no zip needed
@@ -125,15 +146,38 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     return captured
 
 
+def _leading_to(order, capture):
+    """The nodes of ``order`` (a topological order) from which a gradient reaches a node of
+    ``capture``."""
+    leads = set()
+    for node in reversed(order):        # inputs first: a node's next nodes are decided
+        for nxt in node._next:
+            if nxt is not None and (nxt in leads or nxt in capture):
+                leads.add(node)
+                break
+    return leads
+
+
+def _hooked(node, g):
+    """The gradient that reached ``node``, after the hooks that see it first: the output
+    tensor's hooks (a leaf's, for its AccumulateGrad) and the node's pre-hooks."""
+    extras = node._extras or _NOTHING
+    if "pre" in extras or "tensor" in extras:
+        g = _pre_hooks(extras, g)
+    if type(node) is AccumulateGrad:
+        g = node.variable._leaf_hooks(g)
+    return g
+
+
 def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_check, on_step):
     """One node's step with everything a plain backward() does not need: hooks, capture,
     broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
     Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
     extras = node._extras or _NOTHING
-    if "pre" in extras or "tensor" in extras:
-        g = _pre_hooks(extras, g)
     if capture is not None and node in capture:
-        captured[node] = g
+        g = captured[node] = _hooked(node, g)
+    elif "pre" in extras or "tensor" in extras:
+        g = _pre_hooks(extras, g)
     if not accumulate and type(node) is AccumulateGrad:
         return ()
     # Saved values freed, changed in place or to be read as Tensors: _checked_backward
@@ -147,6 +191,9 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
     shapes = extras.get("shapes")
     if shapes is not None:              # the forward broadcast an input
         outs = [None if gi is None else unbroadcast(gi, s) for gi, s in zip(outs, shapes)]
+    dtypes = extras.get("dtypes")
+    if dtypes is not None:              # inputs of two dtypes: each gradient in its own
+        outs = [_in_dtype(gi, d) for gi, d in zip(outs, dtypes)]
     if "post" in extras:
         outs = _post_hooks(extras["post"], outs, g)
     if nan_check:
@@ -154,6 +201,15 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
     if on_step is not None:
         on_step(node, g, outs)
     return outs
+
+
+def _in_dtype(g, dtype):
+    if g is None or g.dtype == dtype:
+        return g
+    if hasattr(g, "_data"):
+        from .._dtype import from_numpy_dtype
+        return g.to(from_numpy_dtype(dtype))
+    return np.asarray(g, dtype)
 
 
 def _check_nan(node, outs):
