@@ -359,11 +359,14 @@ class PowBackward1(Node):
     pack_order = (1, 0, 2)
 
     def backward(self, g):
-        # PyTorch's masks: an exponent of 0 gives self no gradient (not 0 * 0**-1 = nan), and
-        # a base of 0 with an exponent >= 0 gives the exponent none (not 1 * log(0) = -inf)
+        # PyTorch's values where the formulas say nan or -inf: 0 ** 0 gives self no gradient
+        # (not 0 * 0 ** -1 = nan), and a base of 0 with an exponent >= 0 gives the exponent
+        # none (not y * log(0)). Masked only there, so that the formulas stay differentiable
+        # elsewhere (PyTorch masks every exponent of 0: its second derivative is 0 there).
         a, e, y = self._saved
         ad, ed = _data(a), _data(e)
-        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
+        ga = _f.where((ed == 0) & (ad == 0), 0.0, g * (e * a ** (e - 1))) \
+            if self._next[0] else None
         ge = _f.where((ad == 0) & (ed >= 0), 0.0, g * (y * _f.call("log", a))) \
             if self._next[1] else None
         return ga, ge
