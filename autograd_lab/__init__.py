@@ -123,7 +123,7 @@ _inplace = _ops.inplace
 _install()
 
 add, sub, mul, div, maximum = (_typed(op, 2) for op in (add, sub, mul, div, maximum))
-Tensor.zero_ = lambda self: _ops.inplace_fill(self, 0)
+Tensor.zero_ = _ops.zero_
 Tensor.fill_ = lambda self, value: _ops.inplace_fill(self, value)
 Tensor.__setitem__ = _ops.setitem
 

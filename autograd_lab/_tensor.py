@@ -56,6 +56,7 @@ class Tensor:
     _acc = None     # a leaf's AccumulateGrad, weakly
     _hooks = None   # a leaf's hooks
     _base = None    # a view's base tensor
+    _no_grad_view = False   # a view made under no_grad
 
     # -- construction --------------------------------------------------------------------
     def __new__(cls, *args):
@@ -353,6 +354,8 @@ class Tensor:
         """This leaf's AccumulateGrad: one per leaf, shared by all the ops that use it."""
         acc = self._acc and self._acc()
         if acc is None:
+            if self._no_grad_view:
+                return None     # requires grad (as its base does), but gradients stop here
             acc = graph.new_node(AccumulateGrad, ())
             acc.variable = self
             self._acc = weakref.ref(acc)   # weak: the node holds the leaf, not the other way

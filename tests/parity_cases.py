@@ -1335,11 +1335,6 @@ for _ in range(2):
     print(x.grad)
 """,
 })
-XFAIL.update({
-    "learner/inplace_on_a_view_of_a_non_leaf": "autograd_lab refuses an in-place change of a "
-    "view of a tensor that requires grad (a clear error), where PyTorch rewrites the base's "
-    "history with CopySlices",
-})
 
 # ----------------------------------------------------------------------------------------
 # dtype promotion: integer and bool tensors with Python numbers and with float tensors
@@ -2771,5 +2766,132 @@ print(a[a > 0].mean())
 a = torch.tensor([-1.0, 1.3], dtype=torch.float64, requires_grad=True)
 a.relu().sum().backward(create_graph=True)
 print(a.grad.requires_grad, a.grad.grad_fn.name())
+""",
+})
+
+# ----------------------------------------------------------------------------------------
+# Views and in-place changes: CopySlices on the base, AsStridedBackward0 on the views
+# ----------------------------------------------------------------------------------------
+_add("views_inplace", {
+    "a_view_sees_its_base_change": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+a = x * 1
+v = a[0]
+a.mul_(10)
+print(v.grad_fn, v.requires_grad)
+v.backward()
+print(x.grad)
+""",
+    "inplace_through_a_view": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+w = torch.tensor([2., 3.], requires_grad=True)
+a = x.clone()
+v = a[1:]
+v.mul_(w)
+print(a.grad_fn.name(), v.grad_fn, a, v)
+(a * a).sum().backward()
+print(x.grad, w.grad)
+""",
+    "inplace_through_a_view_of_a_tensor_without_grad": """
+a = torch.tensor([[1.8, -1.2], [-1.4, 1.3]])
+w = torch.tensor([-1.9, 0.7], requires_grad=True)
+t = a.transpose(1, -1)
+t.div_(w)
+print(a.requires_grad, a.grad_fn.name(), t.grad_fn)
+a.sum().backward()
+print(w.grad)
+""",
+    "views_of_a_leaf_changed_under_no_grad": """
+x = torch.tensor([-1.9, 0.5], requires_grad=True)
+e = x.expand(3, -1)
+s = x[..., 0]
+with torch.no_grad():
+    x.zero_()
+print(e.grad_fn, s.grad_fn)
+e.sum().backward()
+print(x.grad)
+""",
+    "views_of_a_leaf_changed_through_detach": """
+x = torch.tensor([[-1.1], [-1.0]], requires_grad=True)
+s = x[..., 0]
+x.detach().zero_()
+print(s.grad_fn)
+""",
+    "setitem_nodes": """
+for key, value in (("...", "1.5"), ("0", "1.5"), ("slice(0, 2)", "torch.tensor([1., 2.])"),
+                   ("slice(None)", "torch.tensor([1., 2., 3.])"), ("slice(None)", "torch.tensor(2.)"),
+                   ("[0, 2]", "5.")):
+    x = torch.ones(3, requires_grad=True).clone()
+    x[eval(key)] = eval(value)
+    print(key, x.grad_fn.name())
+x = torch.ones(3, requires_grad=True)
+y = x * 2
+y[1:] = torch.tensor([4., 5.], requires_grad=True)
+y.sum().backward()
+print(x.grad)
+""",
+    "retain_grad_survives_inplace": """
+x = torch.tensor([1., 2.], requires_grad=True)
+h = x * 2
+h.retain_grad()
+h.mul_(3)
+h.sum().backward()
+print(h.retains_grad, h.grad, x.grad)
+""",
+    "no_grad_view": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.no_grad():
+    v = x[:2]
+print(v.requires_grad, v.is_leaf, v.grad_fn)
+for f in (lambda: v.mul_(2), lambda: v[0:1].mul_(2), lambda: v.backward(torch.ones(2))):
+    try:
+        f()
+    except RuntimeError as e:
+        print(e)
+with torch.no_grad():
+    v.mul_(2)
+print(x)
+""",
+    "expanded_inplace": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.clone()
+for f in (lambda: y.expand(2, 2).mul_(2), lambda: y.expand(2).mul_(2), lambda: x.expand(3, 2).sub_(1)):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+""",
+    "overlapping_operand": """
+a = torch.tensor([-0.1, -0.8, 2.])
+for f in (lambda: a.div_(a[:1]), lambda: a.mul_(a), lambda: a[:2].add_(a[1:])):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+""",
+    "second_backward_through_copyslices": """
+x = torch.tensor([-0.3], requires_grad=True)
+t = torch.cat([x, x, x], -1)
+t[0:1] = 0.0
+t.backward(torch.tensor([1.1, -0.3, -1.9]))
+print(x.grad)
+t.backward(torch.tensor([1.0, -1.0, -0.2]))
+""",
+    "reshape_of_a_viewable_transpose": """
+a = torch.tensor([[1.2, 1.4, -0.2], [1.5, 1.7, -1.1]], requires_grad=True)
+print(a.t().reshape(3, 2, 1).grad_fn, a.t().reshape(6).grad_fn, a[..., 2].reshape(2, -1).grad_fn)
+""",
+    "cat_skips_empty_vectors": """
+e = torch.ones(0, requires_grad=True)
+a = torch.ones(2, 3, requires_grad=True)
+print(torch.cat([e, e], 1), torch.cat([a, e], 1).shape)
+torch.cat([a, e, a], 0).sum().backward()
+print(a.grad, e.grad)
+""",
+    "modified_error_names_the_numbered_node": """
+a = torch.tensor([[0.7], [-1.2]], requires_grad=True)
+t = a ** a
+t.zero_()
+t.sum().backward()
 """,
 })

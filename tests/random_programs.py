@@ -52,13 +52,14 @@ class Proposer:
         self.count += 1
         return f"{prefix}{self.count}"
 
-    def tensors(self, pred=None):
+    def tensors(self, pred=None, names=None):
         torch = self.ns["torch"]
         return [(k, v) for k, v in self.ns.items()
-                if isinstance(v, torch.Tensor) and not k.startswith("_") and (pred is None or pred(v))]
+                if isinstance(v, torch.Tensor) and not k.startswith("_") and (pred is None or pred(v))
+                and (names is None or names(k))]
 
-    def pick(self, pred=None):
-        found = self.tensors(pred)
+    def pick(self, pred=None, names=None):
+        found = self.tensors(pred, names)
         return self.rng.choice(found) if found else (None, None)
 
     def literal(self, shape, dtype=None, requires_grad=False):
@@ -98,6 +99,8 @@ class Proposer:
             return None
         fn = self.rng.choice(("exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt",
                               "abs", "neg", "reciprocal", "square", "sign"))
+        if fn in ("sin", "cos") and x.numel() and not bool((x.detach().abs() < 100).all()):
+            fn = "tanh"     # sin of 1e4 turns a last-bit difference into a different value
         form = self.rng.choice((f"{name}.{fn}()", f"torch.{fn}({name})")) if fn in (
             "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "neg") \
             else f"{name}.{fn}()"
@@ -315,21 +318,26 @@ class Proposer:
         return other and f"{name}.{kind}({other})"
 
     def inplace_leaf(self):
-        name, x = self.pick(lambda v: v.is_leaf and v._base is None)
+        name, x = self.pick(lambda v: v.is_leaf and v._base is None, _not_gradient)
         return name and self._inplace_on(name, x)
 
     def inplace_nonleaf(self):
-        name, x = self.pick(lambda v: not v.is_leaf and v._base is None)
+        name, x = self.pick(lambda v: not v.is_leaf and v._base is None, _not_gradient)
         return name and self._inplace_on(name, x)
 
     def inplace_view(self):
-        name, x = self.pick(lambda v: v._base is not None)
+        name, x = self.pick(lambda v: v._base is not None, _not_gradient)
         return name and self._inplace_on(name, x)
 
     def inplace_no_grad(self):
-        name, x = self.pick()
+        name, x = self.pick(None, _not_gradient)
         stmt = name and self._inplace_on(name, x)
         return stmt and f"with torch.no_grad(): {stmt}"
+
+    def inplace_gradient(self):
+        """In place on what autograd.grad returned (g..., h...)."""
+        name, x = self.pick(None, lambda k: not _not_gradient(k))
+        return name and self._inplace_on(name, x)
 
     def no_grad(self):
         for _ in range(5):
@@ -414,6 +422,7 @@ FEATURES = {
     "inplace_nonleaf": (Proposer.inplace_nonleaf, 1),
     "inplace_view": (Proposer.inplace_view, 1),
     "inplace_no_grad": (Proposer.inplace_no_grad, 0.5),
+    "inplace_gradient": (Proposer.inplace_gradient, 0.3),
     "no_grad": (Proposer.no_grad, 1),
     "hook": (Proposer.hook, 1),
     "retain_grad": (Proposer.retain_grad, 1),
@@ -424,6 +433,8 @@ FEATURES = {
 
 # Differences that are not a feature of their own but a part of what is compared.
 ASPECTS = {
+    "no_grad_view_read": "reading the grad_fn of a view made under no_grad after its base "
+                         "changed in place (PyTorch raises)",
     "double_backward_names": "the grad_fn names of the gradients autograd.grad returns with "
                              "create_graph=True (the variables h...)",
 }
@@ -443,18 +454,18 @@ NOT_YET = {
               "TransposeBackward0); the dtype errors of float32 @ float64",
     "matmul_named": "the dtype errors of mm, mv and dot with mixed float32/float64",
     "invalid": "view(None)'s TypeError text; float32 @ float64",
-    "no_grad": "a view made under no_grad of a tensor that requires grad requires grad too",
-    "inplace_nonleaf": "FillBackward2/ZeroBackward0 names; retain_grad() surviving an in-place "
-                       "op; views of the changed tensor (AsStridedBackward0)",
-    "inplace_view": "in-place through a view: CopySlices on the base, AsStridedBackward0 on the "
-                    "view, where autograd_lab refuses",
-    "inplace_no_grad": "views of a tensor changed in place get AsStridedBackward0",
-    "inplace_leaf": "views of a leaf changed through detach() get AsStridedBackward0; "
-                    "x[full slice] = v on a leaf is PyTorch's plain leaf error",
     "reduce_other": "prod() is not twice differentiable (its backward is numpy only)",
-    "view": "reshape of a non-contiguous tensor that can be viewed is a view "
-            "(ReshapeAliasBackward0)",
+    "no_grad_view_read": "PyTorch raises when the grad_fn of a view made under no_grad is read "
+                         "after its base changed in place; autograd_lab gives None",
+    "no_grad": "a view made under no_grad whose base then changes in place with grad mode on: "
+               "PyTorch refuses any later use of the view (a hook, an operation)",
+    "inplace_gradient": "what autograd.grad returns can be a view (of an expand) in PyTorch, "
+                        "and refuse an in-place change; autograd_lab's is a tensor of its own",
 }
+
+
+def _not_gradient(name):
+    return name[0] not in "gh"
 
 
 def _broadcasts(a, b):
@@ -525,11 +536,19 @@ def state(ns):
     for k, v in ns.items():
         if k in ("torch", "log", "__builtins__"):
             continue
-        out[k] = _value(v)
+        try:
+            out[k] = _value(v)
+        except RuntimeError as e:
+            if "created in no_grad mode" not in str(e):
+                raise
+            out[k] = NO_GRAD_VIEW_READ      # PyTorch refuses to read this view's grad_fn
         if k.startswith("h") and "double_backward_names" in KEPT_DIFFERENT and \
                 isinstance(out[k], dict):
             out[k].pop("grad_fn")
     return out
+
+
+NO_GRAD_VIEW_READ = "PyTorch: grad_fn unreadable (a no_grad view whose base changed)"
 
 
 def _plain(x):
@@ -565,6 +584,9 @@ def differences(a, b, path=""):
         if a.keys() != b.keys():
             diffs.append(f"{path}: keys {sorted(a.keys() ^ b.keys())}")
         for k in a.keys() & b.keys():
+            if NO_GRAD_VIEW_READ in [x for x in (a[k], b[k]) if isinstance(x, str)] and \
+                    "no_grad_view_read" in set(NOT_YET) | set(KEPT_DIFFERENT):
+                continue
             if k == "data":
                 if not _close(a[k], b[k], a.get("dtype")):
                     diffs.append(f"{path}.data: torch {a[k].tolist()} lab {b[k].tolist()}")

@@ -8,9 +8,8 @@ Left out, because autograd_lab has no such API:
 * ``torch.inference_mode`` / ``q.is_inference()``: the engine has only no_grad-style modes.
 * ``torch.optim.SGD([x]).zero_grad()``: the engine has no optimizers; ``x.grad = None`` and
   ``x.grad.zero_()``, which that line is about, are covered (``vjp/zero_and_none``).
-Covered but expected to fail, with the reason in ``parity_cases.XFAIL``: an in-place change
-through a view of a tensor that requires grad, which autograd_lab refuses with a clear error
-where PyTorch rewrites the base's history.
+A case autograd_lab cannot match yet would be marked in ``parity_cases.XFAIL``, with the
+reason (none today).
 """
 import pytest
 

@@ -29,7 +29,7 @@ from .arithmetic import (abs, add, cos, div, exp, log, maximum, mul, neg, pow, r
                          reciprocal, relu, rpow, rsub, sigmoid, sign, sin, sqrt, sub, tanh,
                          where)
 from .indexing import getitem
-from .inplace import copy_grad, inplace, inplace_fill, inplace_unary, setitem
+from .inplace import copy_grad, inplace, inplace_fill, inplace_unary, setitem, zero_
 from .linalg import matmul, mm, mv
 from .nn import (all, any, argmax, argmin, clamp, log_softmax, movedim,  # noqa: A004
                  softmax)

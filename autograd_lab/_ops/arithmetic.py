@@ -472,5 +472,7 @@ def where(condition, x, y):
     result, node = _record(WhereBackward0, out, x, y)
     if node:
         node._shapes = (np.shape(_data(x)), np.shape(_data(y)))
+        if type(x) is Tensor and type(y) is Tensor and x._data.dtype != y._data.dtype:
+            node._extras_table()["dtypes"] = (x._data.dtype, y._data.dtype)     # as in _binary
         node.save_for_backward(_wrap(cond))
     return result

@@ -105,7 +105,19 @@ def getitem(x, key):
     return _advanced_index(out, index)
 
 
-def _basic_index(x, items, alone, advanced=False):
+def setitem_target(x, key):
+    """What ``x[key] = value`` writes into, found as PyTorch finds it: the view that the ints,
+    slices, ``None`` and ``...`` of the key make -- but no view for a slice over a whole
+    dimension, which PyTorch's setitem skips -- and the index arrays left for that view
+    (None when the key has none), checked as for ``x[key]``."""
+    items = _items(key)
+    out, index = _basic_index(x, items, alone=type(key) is not tuple, advanced=True, setting=True)
+    if not builtins.any(_is_array(k) for k in items):
+        return out, None
+    return out, _advanced_key(out._data, index)
+
+
+def _basic_index(x, items, alone, advanced=False, setting=False):
     """Apply the ints, slices, ``None`` and ``...`` of an index as views, one node per item,
     left to right as PyTorch records them. Inside a tuple a full ``:`` records nothing; an
     index that records nothing at all gives an Alias. With ``advanced``, index arrays are
@@ -129,7 +141,12 @@ def _basic_index(x, items, alone, advanced=False):
             dim += ellipsis_dims
             real_dim += ellipsis_dims
         elif isinstance(k, slice):
-            if alone or k != slice(None):
+            if setting:
+                whole = out._data.ndim and k.indices(out._data.shape[dim]) == (
+                    0, out._data.shape[dim], 1)
+                if not whole:
+                    out = _slice(out, dim, k)
+            elif alone or k != slice(None):
                 out = _slice(out, dim, k)
             index.append(slice(None))
             dim += 1
@@ -153,6 +170,19 @@ def _advanced_index(x, index):
     """``x[index]``, ``index`` holding index arrays (and full slices): PyTorch's checks and
     texts first, then one IndexBackward0."""
     a = x._data
+    key = _advanced_key(a, index)
+    out_data = a[key]
+    if type(out_data) is not _ndarray:
+        out_data = np.asarray(out_data)
+    out, node = _record1(IndexBackward0, out_data, x)
+    if node:
+        node._saved, node.self_sym_sizes = (key,), a.shape
+    return out
+
+
+def _advanced_key(a, index):
+    """``index`` (index arrays and full slices, one per dimension of array ``a``) as a numpy
+    key, after PyTorch's checks, in its words."""
     while index and not _is_array(index[-1]):
         index.pop()
     shapes, k, dim = [], 0, 0          # k: the index tensor's position, as PyTorch counts them
@@ -182,14 +212,7 @@ def _advanced_index(x, index):
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          f"shapes {', '.join(str(s) for s in shapes)}") from None
-    key = tuple(index)
-    out_data = a[key]
-    if type(out_data) is not _ndarray:
-        out_data = np.asarray(out_data)
-    out, node = _record1(IndexBackward0, out_data, x)
-    if node:
-        node._saved, node.self_sym_sizes = (key,), a.shape
-    return out
+    return tuple(index)
 
 
 def _is_basic(key):

@@ -1,38 +1,80 @@
-"""In-place operations: add_, mul_, x[0] = v, fill_. They change a tensor's own storage, so
-they bump its version (saved copies notice) and, when recorded, rebase its history."""
-import builtins
+"""In-place operations: add_, mul_, x[0] = v, fill_, zero_. They change a tensor's own storage,
+so they bump its version (saved copies notice) and, when recorded, rebase its history:
+
+* a tensor that is not a view: its grad_fn becomes the new node, whose input is the
+  tensor's previous history -- the tensor now stands for the result of the in-place op;
+* a view (of a base that requires grad, or changed with an operand that does): the base's
+  history gets a ``CopySlices`` node -- the op applied to the viewed part, everything else
+  passed through -- and the view becomes a view of that new base (``AsStridedBackward0``);
+* every other view of the same base sees the change too: its grad_fn is made again, as an
+  ``AsStridedBackward0`` of the base's current history. (PyTorch remakes it when the view's
+  grad_fn is next read; here it is remade at the change, which gives the same graph.)
+
+Where a view lies in its base (``_positions``) is worked out from numpy's memory layout, only
+when a backward needs it.
+"""
+import math
+import weakref
 
 import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node, unbroadcast
+from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
-from .indexing import _index_key, _is_basic, getitem
-from .record import _data, _f, _operand, _record, _record1, other_type_error
-
+from .indexing import _scatter, setitem_target
+from .record import _data, _edge, _f, _operand, _record, _record1, other_type_error
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
+NO_GRAD_VIEW_INPLACE = "A view was created in no_grad mode and is being modified inplace with "
+VIEW_OF_NO_GRAD_VIEW_INPLACE = ("Output 0 of {} is a view of a view which was created in no_grad "
+                                "mode and is being modified inplace with ")
+NO_GRAD_VIEW_WHY = (
+    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+    "You can clarify your code by moving both the view and the inplace either both inside the "
+    "no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked).")
+PARTIAL_OVERLAP_INPLACE = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation.")
+OVERLAP_INPLACE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
 
 
-VIEW_OF_GRAPH_INPLACE = (
-    "autograd_lab can't change a view of a tensor that requires grad in place (here a view of "
-    "a tensor made by {name}): PyTorch would rewrite that tensor's history, which this small "
-    "engine does not do. Change the tensor itself, or work on a .clone() of the view.")
+def _check_inplace(x, other=None, operand=False):
+    """PyTorch's refusals, in its order (``operand``: other is an operand of arithmetic, which
+    may not share only some of x's elements)."""
+    if _State.enabled and (x._rg or type(other) is Tensor and other._rg):   # to be recorded
+        base = x._base
+        if base is not None:
+            marker = x._no_grad_view
+            if marker:
+                raise RuntimeError((NO_GRAD_VIEW_INPLACE if marker is True else
+                                    VIEW_OF_NO_GRAD_VIEW_INPLACE.format(marker)) + NO_GRAD_VIEW_WHY)
+            if base._rg and base.grad_fn is None:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+        elif x._rg and x.grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE)
+    a = x._data
+    if a.size and any(s == 0 and n > 1 for s, n in zip(getattr(a, "strides", ()), a.shape)):
+        raise RuntimeError(OVERLAP_INPLACE)         # an expanded tensor
+    if operand:
+        _check_operand(x, other)
 
 
-def _check_inplace(x, text=LEAF_INPLACE):
-    if not _State.enabled:
-        return
-    if x._rg and x.grad_fn is None:
-        raise RuntimeError(text)
-    base = x._base
-    if base is not None and base._rg:
-        if base.grad_fn is None:
-            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-        raise RuntimeError(VIEW_OF_GRAPH_INPLACE.format(name=base.grad_fn.name()))
+def _check_operand(x, other):
+    """An operand may be x itself (x.mul_(x)), but not share only some of x's elements."""
+    a = x._data
+    if type(other) is Tensor and type(a) is np.ndarray and type(other._data) is np.ndarray:
+        o = other._data
+        same = o.shape == a.shape and o.strides == a.strides and \
+            o.__array_interface__["data"][0] == a.__array_interface__["data"][0]
+        if not same and np.shares_memory(a, o):
+            raise RuntimeError(PARTIAL_OVERLAP_INPLACE)
 
 
 def _write(x, values):
@@ -52,12 +94,134 @@ def _type_name(np_dtype):
     return from_numpy_dtype(np_dtype).scalar_name
 
 
-def inplace(x, op, other, alpha=None):
-    """``x.add_(other)`` and friends: compute out of place, then write into x.
+def _apply(x, compute, other=None, operand=False):
+    """Change x in place to ``compute(before)``, ``before`` being x as it was (a copy of its
+    values, with its history); record the change if ``compute`` recorded a node."""
+    _check_inplace(x, other, operand)
+    before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
+    before._acc = x._acc
+    result = compute(before)
+    _write(x, result._data)
+    _changed(x, result.grad_fn)
+    return x
 
-    When recorded, the new node's input is x's *previous* history, and x's grad_fn becomes
-    the new node -- PyTorch's "rebase": x now stands for the result of the in-place op."""
-    _check_inplace(x)
+
+def _changed(x, node):
+    """x was just changed in place; ``node`` recorded the change (None if nothing did)."""
+    base = x._base
+    if node is not None:
+        if base is None:
+            _set_history(x, node)
+        else:
+            # through a view: the base's history gets the change, for the viewed part
+            copy = new_node(CopySlices, (_edge(base),) + tuple(node._next[1:]))
+            copy.fn, copy.where = node, _Where(x, base)
+            # fn's saved values are checked and freed as this node's (a CopySlices always
+            # holds something to free: PyTorch's refuses a second backward too)
+            copy._saved, copy._checks = node._saved or (None,), node._checks
+            _set_history(base, copy)
+    _remake_views(x)
+
+
+def _set_history(t, node):
+    """t's grad_fn becomes ``node``; ``retain_grad()`` carries over, as in PyTorch."""
+    old, t.grad_fn, t._rg = t.grad_fn, node, True
+    hooks = old is not None and old._extras and old._extras.get("tensor")
+    retain = hooks and hooks.get("retain")
+    if retain and retain.tensor() is t:
+        del hooks["retain"]
+        node._extras_table().setdefault("tensor", {})["retain"] = retain
+
+
+def _remake_views(x):
+    """Every view of the base x belongs to (x's version counter knows them) is now a view of
+    the base's current history: an AsStridedBackward0 node."""
+    vc = x._vc
+    if vc is None or len(vc) < 2:
+        return
+    for ref in vc[1]:
+        v = ref()
+        if v is None or v._no_grad_view:
+            continue
+        base = v._base
+        if not base._rg:
+            continue            # no history to view
+        node = new_node(AsStridedBackward0, (_edge(base),))
+        node.where = _Where(v, base)
+        node.self_sym_sizes = base._data.shape
+        _set_history(v, node)
+
+
+class _Where:
+    """Where a view's elements lie in its base: their flat positions (C order), worked out
+    from the two arrays' memory layout the first time a backward asks."""
+
+    __slots__ = ("view", "base", "_positions")
+
+    def __init__(self, view, base):
+        self.view, self.base, self._positions = view._data, base._storage(), None
+
+    @property
+    def positions(self):
+        if self._positions is None:
+            b = _addresses(self.base).reshape(-1)
+            order = np.argsort(b, kind="stable")
+            self._positions = order[np.searchsorted(b[order], _addresses(self.view))]
+            self.view = self.base = None
+        return self._positions
+
+
+def _addresses(a):
+    """The memory address of every element of array ``a``, in a's shape."""
+    out = np.full(a.shape, a.__array_interface__["data"][0], np.intp)
+    for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        out += (np.arange(n, dtype=np.intp) * stride).reshape((-1,) + (1,) * (a.ndim - d - 1))
+    return out
+
+
+def _into_base(g, positions, shape):
+    """A zero tensor of the base's ``shape`` with ``g`` added at the view's ``positions``."""
+    return _scatter(g, (positions,), (math.prod(shape),), accumulate=True).reshape(shape)
+
+
+class AsStridedBackward0(Node):
+    """out = a view of the base, made again after the base changed in place: the gradient
+    lands at the view's positions in a zero tensor of the base's shape"""
+    __slots__ = ("where", "self_sym_sizes")
+
+    def backward(self, g):
+        return (_into_base(g, self.where.positions, self.self_sym_sizes),)
+
+
+class CopySlices(Node):
+    """The base of a view that was changed in place by ``fn`` (the in-place op's own node):
+    outside the view the gradient passes to the base's old history unchanged; inside, fn's
+    backward decides what goes to the old values and to fn's other inputs."""
+    __slots__ = ("fn", "where")
+
+    def name(self):
+        return "torch::autograd::CopySlices"       # a C++ node, named like AccumulateGrad
+
+    def backward(self, g):
+        positions, shape = self.where.positions, g.shape
+        flat = g.reshape(-1)
+        fn = self.fn
+        grads = fn._checked_backward(flat[(positions,)], as_tensors=type(g) is Tensor)
+        extras = fn._extras or {}
+        if extras.get("shapes"):
+            grads = [None if gi is None else unbroadcast(gi, s)
+                     for gi, s in zip(grads, extras["shapes"])]
+        outside = np.ones(flat.shape, bool)
+        outside[positions] = False
+        base = _f.where(outside.reshape(shape), g, 0.0)
+        if grads[0] is not None:
+            base = base + _into_base(grads[0], positions, shape)
+        return (base,) + tuple(grads[1:])
+
+
+# -- the in-place operations ------------------------------------------------------------
+def inplace(x, op, other, alpha=None):
+    """``x.add_(other)`` and friends: compute out of place, then write into x."""
     other, given = _operand(other), other
     if other is NotImplemented:
         raise other_type_error(op.__name__ + "_", given, 1)
@@ -65,6 +229,7 @@ def inplace(x, op, other, alpha=None):
         # Nothing to record (an optimizer step under no_grad): compute straight into x's
         # storage, one pass over the data. Errors fall through to the general path below,
         # which reports them in PyTorch's words.
+        _check_inplace(x, other, operand=True)
         into = x._storage()
         try:
             _INPLACE_UFUNCS[op](into, _data(other) if alpha is None else _data(other) * alpha,
@@ -73,98 +238,126 @@ def inplace(x, op, other, alpha=None):
             pass
         else:
             x._bump_version()
+            _remake_views(x)
             return x
-    return _rebase(x, lambda before: op(before, other) if alpha is None
-                   else op(before, other, alpha))
+    # ``before`` is a copy while recording (PyTorch's "original_self"): mul_ and div_ save
+    # it for other's gradient, and x is overwritten
+    return _apply(x, lambda before: op(before, other) if alpha is None
+                  else op(before, other, alpha), other, operand=True)
 
 
 def inplace_unary(x, fn):
     """``x.clamp_(0, 1)``: the out-of-place ``fn(x)``, written into x."""
-    _check_inplace(x)
-    return _rebase(x, fn)
-
-
-def _rebase(x, compute):
-    """Write ``compute(x as it was)`` into x; if that was recorded, x's history is now it."""
-    # x as it was, with its history. While recording, a copy of its values (PyTorch's
-    # "original_self"): mul_ and div_ save it for other's gradient, and x is overwritten below.
-    before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
-    before._acc = x._acc
-    result = compute(before)
-    _write(x, result._data)
-    if result.grad_fn is not None:
-        x.grad_fn, x._rg = result.grad_fn, True
-    return x
+    return _apply(x, fn)
 
 
 _INPLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
 
 
-def inplace_fill(x, value):
-    _check_inplace(x)
-    x._storage()[...] = value
-    x._bump_version()
-    if x.grad_fn is not None and _State.enabled:
-        # filled values no longer depend on anything: later gradients stop here
-        x.grad_fn = _record1(FillBackward0, x._data, x)[1]
-    return x
-
-
-class FillBackward0(Node):
-    """x.fill_(v) on a tensor in a graph: the filled values depend on nothing"""
+class ZeroBackward0(Node):
+    """x.zero_(): the zeros depend on nothing"""
     __slots__ = ()
 
     def backward(self, g):
         return (_f.zeros_like(g),)
 
 
-class CopySlices(Node):
-    """``x[key] = value`` on a tensor in a graph: x keeps the gradient outside ``key``, and
-    ``value`` receives the gradient inside it"""
-    __slots__ = ("key", "value_shape")
+class FillBackward2(ZeroBackward0):
+    """x.fill_(number)"""
+    __slots__ = ()
 
-    def name(self):
-        return "torch::autograd::CopySlices"       # a C++ node, named like AccumulateGrad
+
+class FillBackward3(Node):
+    """x.fill_(value), value a 0-d tensor: its gradient is the sum of all of g"""
+    __slots__ = ()
 
     def backward(self, g):
-        keep = np.ones(g.shape, bool)
-        keep[self.key] = False          # what was overwritten gets no gradient through x
-        gv = g[self.key] if type(g) is Tensor else np.asarray(g[self.key])
-        return g * keep, unbroadcast(gv, self.value_shape)
-
-
-def setitem(x, key, value):
-    # PyTorch's index errors, from the same place as for x[key] (on a stand-in without data)
-    getitem(_wrap(np.broadcast_to(np.zeros((), bool), x._data.shape)), key)
-    key = _index_key(key)
-    value = _operand(value)
-    recording = _State.enabled and (x._rg or (type(value) is Tensor and value._rg))
-    # PyTorch writes ``x[0] = v`` through a view of x (x[:] and x[[0]] write into x itself)
-    keys = key if type(key) is tuple else (key,)
-    through_view = _is_basic(key) and not builtins.all(
-        k is Ellipsis or (isinstance(k, slice) and k == slice(None)) for k in keys)
-    _check_inplace(x, VIEW_OF_LEAF_INPLACE if through_view else LEAF_INPLACE)
-    before_fn, before_acc = x.grad_fn, x._acc
-    x._storage()[key] = _data(value)
-    x._bump_version()
-    if recording:
-        before = _wrap(x._data, before_fn, x._rg)
-        before._acc = before_acc
-        out, node = _record(CopySlices, x._data, before, value)
-        node.key, node.value_shape = key, np.shape(_data(value))
-        x.grad_fn, x._rg = node, True
+        return _f.zeros_like(g), g.sum()
 
 
 class CopyBackwards(Node):
-    """A leaf's .grad that is itself part of a graph (``backward(create_graph=True)``)"""
-    __slots__ = ()
+    """x.copy_(src) (``x[...] = src``); also a leaf's .grad that is itself part of a graph
+    (``backward(create_graph=True)``), where src is the gradient"""
+    __slots__ = ("src_shape", "src_dtype")
 
     def name(self):
         return "torch::autograd::CopyBackwards"     # a C++ node, named like AccumulateGrad
 
     def backward(self, g):
-        return (g,)
+        if len(self._next) == 1:
+            return (g,)
+        gs = unbroadcast(g, self.src_shape)
+        return _f.zeros_like(g), (gs.to(from_numpy_dtype(self.src_dtype)) if type(gs) is Tensor
+                                  else np.asarray(gs, self.src_dtype))
 
 
 def copy_grad(g):
     return _record1(CopyBackwards, g._data.copy(), g)[0]
+
+
+def _filled(before, value, cls):
+    """``before`` with every element ``value`` (a number or a 0-d tensor), recorded as ``cls``."""
+    out = np.full(before._data.shape, _data(value), before._data.dtype)
+    return _record(cls, out, before, value)[0] if cls is FillBackward3 else \
+        _record1(cls, out, before)[0]
+
+
+def inplace_fill(x, value, cls=None):
+    if cls is None:
+        cls = FillBackward3 if type(value) is Tensor else FillBackward2
+    if type(value) is Tensor and value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    return _apply(x, lambda before: _filled(before, value, cls), value)
+
+
+def zero_(x):
+    return inplace_fill(x, 0, ZeroBackward0)
+
+
+def _copied(before, src):
+    """``before`` overwritten with ``src`` (broadcast), recorded as CopyBackwards."""
+    out = np.broadcast_to(np.asarray(_data(src), before._data.dtype), before._data.shape)
+    result, node = _record(CopyBackwards, out.copy(), before, src)
+    if node:
+        node.src_shape, node.src_dtype = src._data.shape, src._data.dtype
+    return result
+
+
+class IndexPutBackward0(Node):
+    """x[indices] = values: the overwritten places get no gradient; values gets theirs"""
+    __slots__ = ("indices", "values_shape")
+
+    def backward(self, g):
+        keep = np.ones(g.shape, bool)
+        keep[self.indices] = False
+        gv = g[self.indices] if type(g) is Tensor else np.asarray(g[self.indices])
+        return _f.where(keep, g, 0.0), unbroadcast(gv, self.values_shape)
+
+
+def _put(before, index, value):
+    out = before._data.copy()
+    out[index] = _data(value)
+    result, node = _record(IndexPutBackward0, out, before, value)
+    if node:
+        node.indices, node.values_shape = index, np.shape(_data(value))
+    return result
+
+
+def setitem(x, key, value):
+    """``x[key] = value`` as PyTorch does it: the ints and slices of the key make a view of x
+    (a slice over a whole dimension makes none), then the view is filled, copied into, or, if
+    the key holds index arrays, written with index_put_ -- an in-place change of a view."""
+    value = _operand(value)
+    if value is NotImplemented:
+        raise TypeError("can't assign a NoneType to a torch.FloatTensor")
+    target, index = setitem_target(x, key)
+    if index is not None:
+        if type(value) is not Tensor:
+            value = _wrap(np.asarray(value, x._data.dtype))
+        return _apply(target, lambda before: _put(before, index, value), value)
+    if type(value) is not Tensor:
+        return inplace_fill(target, _wrap(np.asarray(value, x._data.dtype)), FillBackward3)
+    if value._data.ndim == 0:
+        return inplace_fill(target, value, FillBackward3)
+    return _apply(target, lambda before: _copied(before, value), value)

@@ -4,11 +4,12 @@ input requires grad, attach a node that knows where each input's gradient goes n
 Also the few helpers backward formulas share (``_f``), so that the same formula runs on numpy
 arrays and, for ``create_graph=True``, on Tensors."""
 import builtins
+import weakref
 
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import _sequence, new_node, remember_forward
+from ..autograd.graph import _sequence, new_node, remember_forward, short_name
 from ..autograd.grad_mode import _State
 
 _ndarray = np.ndarray
@@ -55,8 +56,23 @@ def _view(cls, out, x):
     x's version counter -- an in-place change through either one is a change of both, which
     saved tensors must notice -- and it knows its base tensor (``._base``)."""
     result, node = _record1(cls, out, x)
-    result._vc = x._counter()
+    vc = result._vc = x._counter()
     result._base = x if x._base is None else x._base
+    if not _State.enabled:
+        # Made under no_grad: of a tensor that requires grad, it requires grad too (as in
+        # PyTorch), but has no history, and may not be changed in place with grad mode on.
+        result._no_grad_view = True
+        result._rg = x._rg
+    elif x._no_grad_view:       # a view of such a view: the same, named by its own node
+        result._no_grad_view = short_name(cls.__name__)
+    # The views of a base are listed with its version counter (weakly): a change in place of
+    # the base or of any view remakes their grad_fn (inplace.py).
+    if len(vc) == 1:
+        vc.append([])
+    views = vc[1]
+    views.append(weakref.ref(result))
+    if len(views) >= 64 and not len(views) & (len(views) - 1):     # 64, 128, ...: prune
+        views[:] = [ref for ref in views if ref() is not None]
     return result, node
 
 

@@ -22,6 +22,10 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    __slots__ = ()
+
+
 class CloneBackward0(Node):
     """out = a copy of self"""
     __slots__ = ()
@@ -31,7 +35,7 @@ class CloneBackward0(Node):
 
 
 def _shape_arg(shape):
-    if len(shape) == 1 and not isinstance(shape[0], int):
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
 
@@ -42,7 +46,8 @@ def _reshaped(x, shape, cls):
         new = a.reshape(shape)
     except ValueError:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.size}") from None
-    out, node = _view(cls, new, x)
+    # the reshape of a copy (UnsafeViewBackward0) is a tensor of its own, not a view
+    out, node = (_record1 if cls is UnsafeViewBackward0 else _view)(cls, new, x)
     if node:
         node.self_sym_sizes = a.shape
     return out
@@ -66,8 +71,13 @@ def reshape(x, *shape):
     shape = _shape_arg(shape)
     if x._data.flags.c_contiguous or x._data.size <= 1:
         return _reshaped(x, shape, ViewBackward0)
-    # not contiguous: PyTorch copies first (CloneBackward0), then views the copy
-    return _reshaped(clone(x), shape, UnsafeViewBackward0)
+    try:                            # not contiguous, but the new shape fits its strides: a view
+        v = x._data.view()
+        v.shape = shape
+    except (AttributeError, ValueError):
+        # PyTorch copies first (CloneBackward0), then views the copy
+        return _reshaped(clone(x), shape, UnsafeViewBackward0)
+    return _reshaped(x, shape, ReshapeAliasBackward0)
 
 
 def flatten(x):
@@ -215,8 +225,28 @@ class ExpandBackward0(Node):
 def expand(x, *shape):
     shape = _shape_arg(shape)
     a = x._storage()
-    shape = tuple(a.shape[i - len(shape) + a.ndim] if s == -1 else s for i, s in enumerate(shape))
-    out, node = _view(ExpandBackward0, np.broadcast_to(a, shape), x)
+    lead = len(shape) - a.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.{x.dtype.legacy}{{{list(a.shape)}}}, size={list(shape)}): the number of sizes "
+            f"provided ({len(shape)}) must be greater or equal to the number of dimensions in "
+            f"the tensor ({a.ndim})")
+    for i, s in enumerate(shape[:lead]):
+        if s == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                               f"non-existing dimension {i}")
+    shape = shape[:lead] + tuple(n if s == -1 else s for n, s in zip(a.shape, shape[lead:]))
+    for i, (n, s) in enumerate(zip(a.shape, shape[lead:])):
+        if n != s and n != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({n}) at "
+                f"non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  Tensor "
+                f"sizes: {list(a.shape)}")
+    # a view with stride 0 where it repeats (writable, unlike np.broadcast_to's: an in-place
+    # change of an expanded tensor that repeats nothing is allowed, as in PyTorch)
+    strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in
+                                  zip(a.shape, shape[lead:], a.strides))
+    out, node = _view(ExpandBackward0, np.lib.stride_tricks.as_strided(a, shape, strides), x)
     if node:
         node.self_sym_sizes = a.shape
     return out
@@ -228,11 +258,15 @@ class CatBackward0(Node):
     __slots__ = ("dim", "sizes")
 
     def backward(self, g):
-        bounds = np.cumsum(self.sizes)[:-1]
-        parts = np.split(g, bounds, axis=self.dim) if type(g) is not Tensor else \
-            [g[(slice(None),) * self.dim + (slice(s - n, s),)]
-             for s, n in zip(np.cumsum(self.sizes), self.sizes)]
-        return tuple(parts)
+        sizes = [n for n in self.sizes if n is not None]
+        bounds = np.cumsum(sizes)[:-1]
+        parts = iter(np.split(g, bounds, axis=self.dim) if type(g) is not Tensor else
+                     [g[(slice(None),) * self.dim + (slice(s - n, s),)]
+                      for s, n in zip(np.cumsum(sizes), sizes)])
+        # an input that was skipped (1-D and empty) gets an empty gradient
+        empty = np.zeros(0, _data(g).dtype)
+        return tuple(next(parts) if n is not None else _wrap(empty) if type(g) is Tensor
+                     else empty for n in self.sizes)
 
 
 def _tensor_list(tensors):
@@ -252,9 +286,12 @@ def cat(tensors, dim=0):
     for i, a in enumerate(arrays):
         if a.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    d = wrap_dim(dim, arrays[0].ndim)
-    first = arrays[0].shape
-    for i, a in enumerate(arrays):
+    # PyTorch skips 1-D empty tensors (the legacy "empty" shape) in its checks and the join
+    joined = [i for i, a in enumerate(arrays) if a.ndim != 1 or a.size] or list(range(len(arrays)))
+    d = wrap_dim(dim, arrays[joined[0]].ndim) if len(joined) < len(arrays) or \
+        arrays[0].ndim != 1 or arrays[0].size else 0
+    first = arrays[joined[0]].shape
+    for i, a in ((i, arrays[i]) for i in joined):
         if a.ndim != len(first):
             raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
                                f"and {a.ndim}")
@@ -263,9 +300,11 @@ def cat(tensors, dim=0):
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size {n} but "
                     f"got size {m} for tensor number {i} in the list.")
-    out, node = _record(CatBackward0, np.concatenate(arrays, axis=d), *tensors)
+    out, node = _record(CatBackward0, np.concatenate([arrays[i] for i in joined], axis=d),
+                        *tensors)
     if node:
-        node.dim, node.sizes = d, [a.shape[d] for a in arrays]
+        node.dim = d
+        node.sizes = [a.shape[d] if i in joined else None for i, a in enumerate(arrays)]
     return out
 
 

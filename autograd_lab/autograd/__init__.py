@@ -53,11 +53,14 @@ def _seeds(outputs, grad_outputs):
 
 
 def _roots(outputs):
+    roots = []
     for i, out in enumerate(outputs):
-        if not out.requires_grad:
+        root = out.requires_grad and (out.grad_fn or out._grad_accumulator())
+        if not root:        # (a view made under no_grad requires grad but has neither)
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                                "grad_fn")
-    return [out.grad_fn or out._grad_accumulator() for out in outputs]
+        roots.append(root)
+    return roots
 
 
 def _travelling(seed, create_graph):

@@ -175,8 +175,10 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
     Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
     extras = node._extras or _NOTHING
     if capture is not None and node in capture:
-        g = captured[node] = _hooked(node, g)
-    elif "pre" in extras or "tensor" in extras:
+        # a node that runs is captured before its hooks (a leaf's hooks run first: its
+        # AccumulateGrad does not run here), as in PyTorch
+        captured[node] = _hooked(node, g) if type(node) is AccumulateGrad else g
+    if "pre" in extras or "tensor" in extras:
         g = _pre_hooks(extras, g)
     if not accumulate and type(node) is AccumulateGrad:
         return ()

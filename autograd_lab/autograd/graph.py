@@ -448,13 +448,18 @@ def _legacy(np_dtype):
     return from_numpy_dtype(np_dtype).legacy
 
 
+def short_name(name):
+    """A node's name as PyTorch's error texts give it: MulBackward0 -> Mul, PowBackward1 -> Pow1."""
+    return re.sub(r"Backward(?:0|([0-9]+))$", lambda m: m.group(1) or "", name)
+
+
 def _modified_text(node, t, value, version, saved_version):
     # PyTorch names the op that produced the tensor: the saving node for its own output,
     # otherwise whatever produced the tensor *now* (the in-place op, after an in-place change).
     producer = node if t is None else t.grad_fn
     which = ""
     if producer is not None:
-        which = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
+        which = f", which is output 0 of {short_name(producer.name())},"
     kind = {"float32": "FloatTensor", "float64": "DoubleTensor"}.get(value.dtype.name, "Tensor")
     hint = ("the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. Good "
