@@ -36,7 +36,7 @@ __version__ = "0.1.0"
 # operation that makes one. Operations here are numpy calls, so numpy's floating-point
 # warnings are switched off for the process, once, rather than around every operation (which
 # would cost as much as the operation itself).
-np.seterr(all="ignore")
+_np.seterr(all="ignore")
 
 float = float32         # noqa: A001 -- PyTorch's aliases
 double = float64
