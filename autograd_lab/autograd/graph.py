@@ -450,7 +450,7 @@ def _legacy(np_dtype):
 
 def short_name(name):
     """A node's name as PyTorch's error texts give it: MulBackward0 -> Mul, PowBackward1 -> Pow1."""
-    return re.sub(r"Backward(?:0|([0-9]+))$", lambda m: m.group(1) or "", name)
+    return re.sub(r"Backward(?:0|([0-9]+))?$", lambda m: m.group(1) or "", name)
 
 
 def _modified_text(node, t, value, version, saved_version):
