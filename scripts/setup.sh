@@ -9,11 +9,13 @@ cd "$(dirname "$0")/.."
 # Debian packages: graphviz's `dot` draws the backward graphs; Chromium is the browser the
 # browser test drives (tests/test_browser.py) the way a learner's browser shows the course;
 # PostgreSQL is a gradebook several graders share (`autograd-lab --db-url`), and its test
-# starts a throwaway server with its programs.
+# starts a throwaway server with its programs; bubblewrap (`bwrap`) is the sandbox every
+# grading kernel runs in (autograd_lab/grading/sandbox.py).
 missing=()
 command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "setup: installing ${missing[*]}"
@@ -22,7 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     else
         echo "setup: missing ${missing[*]}; install them (sudo apt-get install ${missing[*]}," \
              "or brew install graphviz): graphviz's 'dot' draws the graphs, Chromium runs" \
-             "the browser test, PostgreSQL's test is skipped without it" >&2
+             "the browser test, PostgreSQL's test is skipped without it, bubblewrap is" \
+             "the grading sandbox" >&2
     fi
 fi
 

@@ -41,6 +41,28 @@ def _fail(message: str):
     raise typer.Exit(1)
 
 
+_NO_SANDBOX = typer.Option(
+    False, "--no-sandbox", help="Run learners' code unsandboxed, as you, with access to the "
+                                "course directory (only where bubblewrap cannot run).")
+_WARNING = ("WARNING: graded WITHOUT the sandbox (--no-sandbox). The learners' code ran as you, "
+            "and could read solutions/ and the hidden tests and change the gradebook and other "
+            "learners' files. The export marks these grades.")
+
+
+def _sandbox(no_sandbox: bool) -> bool:
+    """True when grading is sandboxed; stops with the reason when the sandbox cannot run."""
+    if no_sandbox:
+        console.print(f"[bold red]{_WARNING}")
+        return False
+    from .sandbox import Unavailable, check
+
+    try:
+        check()
+    except Unavailable as error:
+        _fail(f"Not grading: {error}")
+    return True
+
+
 @app.command()
 def release(ctx: typer.Context, lessons: List[str] = typer.Argument(
         None, help="Lessons to release (default: all of solutions/).")):
@@ -89,17 +111,20 @@ def grade(ctx: typer.Context,
           memory: Optional[int] = typer.Option(None, help="Megabytes per grading kernel "
                                                           "(default: 2048)."),
           shard: str = typer.Option("1/1", help="Grade part K of N of the class (K/N), for "
-                                                "several graders sharing one gradebook.")):
+                                                "several graders sharing one gradebook."),
+          no_sandbox: bool = _NO_SANDBOX):
     """Autograde every submission of LESSON, each in a process of its own.
 
+    Each kernel runs in a bubblewrap sandbox that sees no course file but its own submission.
     Shows a progress bar, then a summary; exits with status 1 when any submission failed."""
     from nbgrader.api import MissingEntry
 
     from . import grade as step
 
-    options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
-                           memory=memory * 1024**2 if memory else None)
     course = _course(ctx)
+    options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
+                           memory=memory * 1024**2 if memory else None,
+                           sandboxed=_sandbox(no_sandbox))
     skipped = []
 
     def start(total, unchanged):
@@ -118,6 +143,8 @@ def grade(ctx: typer.Context,
             _fail(f"{lesson} is not in the gradebook: release it first "
                   f"(autograd-lab release {lesson})")
     console.print(summary_table(rows, f"{lesson}: this run"))
+    if not options.sandboxed:
+        console.print(f"[bold red]{_WARNING}")
     if skipped:
         console.print(f"{len(skipped)} graded before and unchanged since, not graded again "
                       "(--force grades them again)")
@@ -130,12 +157,13 @@ def summary_table(rows, title) -> Table:
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
     table = Table(title=title)
-    for column in ("student", "status", "score", "note"):
+    for column in ("student", "status", "score", "note", "sandbox"):
         table.add_column(column)
     for row in rows:
-        if row["status"] != "graded" or row["reason"]:
+        if row["status"] != "graded" or row["reason"] or row.get("sandbox"):
             score = "" if row["score"] is None else f"{row['score']:g}/{row['max_score']:g}"
-            table.add_row(row["student"], row["status"], score, row["reason"])
+            table.add_row(row["student"], row["status"], score, row["reason"],
+                          row.get("sandbox", ""))
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
     return table
 
@@ -189,13 +217,16 @@ def report(ctx: typer.Context, lesson: str = typer.Argument(...),
 
 @app.command()
 def selftest(ctx: typer.Context, lessons: List[str] = typer.Argument(
-        None, help="Lessons to test (default: all of solutions/).")):
+        None, help="Lessons to test (default: all of solutions/)."),
+        no_sandbox: bool = _NO_SANDBOX):
     """Check the course grades its solutions full and its blank release zero.
 
-    Runs in a scratch copy of the course, with its own gradebook."""
+    Runs in a scratch copy of the course, with its own gradebook, sandboxed as grade is."""
+    from .grade import Options
     from .selftest import selftest as run
 
-    results = run(_course(ctx), lessons or None)
+    course = _course(ctx)
+    results = run(course, lessons or None, Options(sandboxed=_sandbox(no_sandbox)))
     table = Table(title="selftest")
     for column in ("lesson", "solution", "blank", "ok"):
         table.add_column(column)

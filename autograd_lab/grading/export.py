@@ -1,6 +1,7 @@
 """CSV exports with a status column, so that a failure is never read as a 0.0.
 
-grades.csv     a row per learner and lesson: status, score, max score, reason
+grades.csv     a row per learner and lesson: status, score, max score, reason, and what the
+               grading sandbox refused or which limit it hit (or that it was off)
 questions.csv  a row per learner, lesson and question (nbgrader grade cell): the same, per cell
 A lesson never graded by `autograd-lab grade` but graded by plain nbgrader is exported from
 nbgrader's own record; a learner with nothing at all for a lesson is "missing".
@@ -15,7 +16,7 @@ from nbgrader.api import MissingEntry
 from . import status
 from .course import Course
 
-GRADES = ("student", "lesson", "status", "score", "max_score", "reason")
+GRADES = ("student", "lesson", "status", "score", "max_score", "reason", "sandbox")
 QUESTIONS = ("student", "lesson", "question", "status", "score", "max_score")
 
 
@@ -37,17 +38,18 @@ def rows(course: Course):
                         submission = gb.find_submission(lesson, student)
                     except MissingEntry:
                         row = dict(status=status.MISSING, score=None, max_score=None,
-                                   reason="no submission")
+                                   reason="no submission", sandbox="")
                     else:
                         row = dict(status=status.MANUAL if submission.needs_manual_grade
                                    else status.GRADED, score=submission.score,
-                                   max_score=submission.max_score, reason="graded by nbgrader")
+                                   max_score=submission.max_score, reason="graded by nbgrader",
+                                   sandbox="unknown: graded by nbgrader")
                 graded = row["status"] in (status.GRADED, status.MANUAL)
                 grades.append(dict(student=student, lesson=lesson, status=row["status"],
                                    score=_number(row["score"] if graded else None),
                                    max_score=_number(row["max_score"] if graded
                                                      else assignment.max_score),
-                                   reason=row["reason"]))
+                                   reason=row["reason"], sandbox=row["sandbox"]))
                 for notebook in assignment.notebooks:
                     for cell in notebook.grade_cells:
                         question = dict(student=student, lesson=lesson, question=cell.name,

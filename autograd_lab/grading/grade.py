@@ -48,6 +48,7 @@ class Options:
     timeout: int | None = None    # seconds per cell; None: the course's Execute.timeout
     memory: int | None = None     # bytes of address space per kernel; None: kernel.Limits'
     shard: Shard = Shard()
+    sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
 
 
 def _last_change(folder: Path) -> float:
@@ -61,7 +62,8 @@ def _child(course, lesson, student, options, log_path, conn):
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     from .worker import grade_one
-    conn.send(grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory))
+    conn.send(grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory,
+                        sandboxed=options.sandboxed))
 
 
 def _cell_timeout(course: Course, options: Options) -> int:

@@ -1,10 +1,12 @@
 """The kernel a submission runs in, and the two nbgrader preprocessors that run it.
 
-``kernel_manager(limits)`` is the one place that decides how a grading kernel is started: today
-a plain local kernel under a memory limit that dies with its grader; a sandbox (bubblewrap) is a
-different launch command in the same place. ``GradingExecute`` is nbgrader's ``Execute`` with
-that kernel manager and an interrupt that must work; ``TruncateOutput`` keeps hundreds of
-megabytes of printed output out of the gradebook, the autograded notebook and the feedback.
+``kernel_manager(limits, sandboxed)`` is the one place that decides how a grading kernel is
+started: in a bubblewrap sandbox (``sandbox.py``) by default, or as a plain local process with
+``--no-sandbox``; either way under limits, and dying with its grader. ``GradingExecute`` is
+nbgrader's ``Execute`` with that kernel manager and an interrupt that must work;
+``TruncateOutput`` keeps hundreds of megabytes of printed output out of the gradebook, the
+autograded notebook and the feedback. What a sandbox refused or a limit stopped is collected in
+``INCIDENTS`` for the grading process to report.
 """
 from __future__ import annotations
 
@@ -21,38 +23,97 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient.util import ensure_async
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbgrader.preprocessors.execute import UnresponsiveKernelError
-from traitlets import Float, Integer
+from traitlets import Bool, Float, Integer
+
+from . import sandbox
 
 _PR_SET_PDEATHSIG = 1
+
+# what this grading process saw go wrong in its kernel (a limit, the output cut); the worker
+# empties it before a submission and reports it after
+INCIDENTS: list[str] = []
 
 
 @dataclass(frozen=True)
 class Limits:
-    memory: int = 2 * 1024**3       # bytes of address space for the kernel process
+    memory: int = 2 * 1024**3          # bytes of address space, per process
+    processes: int = 64                # processes and threads of the kernel's own user (sandbox)
+    cpu_seconds: int = 900             # CPU time, per process
+    file_size: int = 64 * 1024**2      # bytes, per file written
 
 
-def _limit_kernel(limits: Limits):
-    """Runs in the kernel's process between fork and exec."""
+def _limit_kernel(limits: Limits, sandboxed: bool):
+    """Runs in the kernel's process (or bwrap's) between fork and exec."""
     def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
+        for limit, value in ((resource.RLIMIT_AS, limits.memory),
+                             (resource.RLIMIT_CPU, limits.cpu_seconds),
+                             (resource.RLIMIT_FSIZE, limits.file_size),
+                             (resource.RLIMIT_CORE, 0)):
+            resource.setrlimit(limit, (value, value))
+        if sandboxed:
+            # counted per user: it holds for the kernel's own user in the sandbox (root is exempt)
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+            # the interrupt goes to the whole process group: bwrap must not die of it (and take
+            # the kernel along); the kernel sets its own SIGINT handler while it runs a cell
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         if sys.platform == "linux":
             # a kernel outlives a grader that was killed (wall-clock limit) unless told to die
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     return apply
 
 
-def kernel_manager(limits: Limits) -> type[AsyncKernelManager]:
+def _exit_incident(code: int | None, limits: Limits) -> str | None:
+    """What a kernel's exit code says about a limit (bwrap exits 128 + the signal that killed
+    its command; a plain kernel has a negative code)."""
+    if code is None:
+        return None
+    signum = -code if code < 0 else code - 128 if code > 128 else 0
+    if signum == signal.SIGXCPU:
+        return f"the CPU-time limit ({limits.cpu_seconds} s) ended the kernel"
+    if signum == signal.SIGXFSZ:
+        return f"the file-size limit ({limits.file_size // 1024**2} MB) ended the kernel"
+    return None
+
+
+def kernel_manager(limits: Limits, sandboxed: bool = True) -> type[AsyncKernelManager]:
     """The kernel manager class for one submission's kernel."""
 
     class GradingKernelManager(AsyncKernelManager):
+        _private = None
+
+        async def _async_pre_start_kernel(self, **kw):
+            if sandboxed:
+                # the kernel works in a private copy of nbgrader's folder, and is reached over
+                # sockets in that copy (the sandbox has no network)
+                self._private = sandbox.Private(kw.get("cwd"), sandbox._uid())
+                sandbox.copy_font_cache(self._private)
+                kw["cwd"] = str(self._private.work)
+                self.transport = "ipc"
+                self.ip = str(self._private.run / "kernel")
+                self.connection_file = str(self._private.run / "connection.json")
+            return await super()._async_pre_start_kernel(**kw)
+
         async def _async_launch_kernel(self, kernel_cmd, **kw):
             env = dict(kw.get("env") or os.environ)
             # one BLAS thread: the grader runs one kernel per core already
             env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                        MPLBACKEND="Agg")
+            if self._private is not None:
+                self._private.give(self.connection_file)
+                kernel_cmd = sandbox.command(kernel_cmd, self._private,
+                                             sandbox.kernel_env(self._private, env))
             kw["env"] = env
-            kw["preexec_fn"] = _limit_kernel(limits)
+            kw["preexec_fn"] = _limit_kernel(limits, sandboxed)
             await super()._async_launch_kernel(kernel_cmd, **kw)
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            process = getattr(self.provisioner, "process", None)
+            incident = _exit_incident(process.poll() if process else None, limits)
+            if incident and incident not in INCIDENTS:
+                INCIDENTS.append(incident)
+            await super()._async_cleanup_resources(restart=restart)
+            if self._private is not None and not restart:
+                self._private.remove()
 
     return GradingKernelManager
 
@@ -66,10 +127,14 @@ class GradingExecute(Execute):
         config=True)
     memory_limit = Integer(Limits.memory, help="Bytes of address space per kernel.").tag(
         config=True)
+    cpu_limit = Integer(Limits.cpu_seconds, help="Seconds of CPU time per kernel process.").tag(
+        config=True)
+    sandboxed = Bool(True, help="Run the kernel in the bubblewrap sandbox.").tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.kernel_manager_class = kernel_manager(Limits(memory=self.memory_limit))
+        self.kernel_manager_class = kernel_manager(
+            Limits(memory=self.memory_limit, cpu_seconds=self.cpu_limit), self.sandboxed)
 
     async def _async_handle_timeout(self, timeout, cell=None):
         reply = await super()._async_handle_timeout(timeout, cell)
@@ -97,6 +162,9 @@ class TruncateOutput(NbGraderPreprocessor):
             text = "".join(text)
         if len(text) <= self.max_chars:
             return text
+        incident = f"printed output cut to {self.max_chars} characters"
+        if incident not in INCIDENTS:
+            INCIDENTS.append(incident)
         return (text[: self.max_chars]
                 + f"\n... [{len(text) - self.max_chars} more characters cut by the grader]\n")
 

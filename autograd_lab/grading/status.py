@@ -1,7 +1,8 @@
 """What happened to each submission, kept in the gradebook's own database next to nbgrader's tables.
 
 nbgrader records a score, and a failed autograde leaves a bare 0.0 that looks like a real zero.
-This table adds what the instructor needs to tell them apart: a status and its reason. It lives
+This table adds what the instructor needs to tell them apart: a status and its reason, and
+what the grading sandbox refused or which limit stopped something (``sandbox``). It lives
 in the same database (SQLite or the PostgreSQL that several graders share), so every grader and
 every later step (export, feedback, report) reads one record.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from sqlalchemy import (Column, DateTime, Float, MetaData, String, Table, Text, create_engine,
-                        delete, select)
+                        delete, inspect, select, text)
 
 GRADED, FAILED, MISSING, MANUAL = "graded", "failed", "missing", "needs manual grading"
 
@@ -25,6 +26,7 @@ submissions = Table(
     Column("max_score", Float, nullable=True),
     Column("seconds", Float, nullable=True),
     Column("graded_at", DateTime, nullable=False),
+    Column("sandbox", Text, nullable=False, default=""),
 )
 
 
@@ -33,6 +35,11 @@ def _engine(course):
     course.gradebook().close()
     engine = create_engine(course.gradebook_url, future=True)
     _metadata.create_all(engine)
+    columns = {c["name"] for c in inspect(engine).get_columns(submissions.name)}
+    if "sandbox" not in columns:        # a gradebook written before the sandbox existed
+        with engine.begin() as db:
+            db.execute(text(f"ALTER TABLE {submissions.name} "
+                            "ADD COLUMN sandbox TEXT NOT NULL DEFAULT ''"))
     return engine
 
 

@@ -17,7 +17,7 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, LimitOutput
 
-from . import status
+from . import kernel, sandbox, status
 from .course import Course
 from .kernel import GradingExecute, TruncateOutput
 
@@ -81,10 +81,21 @@ def _timeouts(notebook: Path) -> list[str]:
             if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", []))]
 
 
+def _sandbox_note(graded: Path | None, sandboxed: bool) -> str:
+    """What the sandbox refused and which limits stopped something, for the instructor."""
+    if not sandboxed:
+        return sandbox.OFF
+    seen = list(kernel.INCIDENTS)
+    if graded is not None and graded.exists():
+        seen += [i for i in sandbox.refusals(nbformat.read(graded, as_version=4)) if i not in seen]
+    return "; ".join(seen)
+
+
 def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None = None,
-              memory: int | None = None) -> dict:
+              memory: int | None = None, sandboxed: bool = True) -> dict:
     """Autograde one submission in this process; returns its status row."""
     started = time.monotonic()
+    kernel.INCIDENTS.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
     with tempfile.TemporaryDirectory(prefix="autograd-lab-") as tmp:
         try:
@@ -106,12 +117,15 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
             execute["iopub_timeout"] = 30
         if memory:
             execute["memory_limit"] = memory
+        execute["sandboxed"] = sandboxed
         api = course.api(CourseDirectory={"submitted_directory": tmp},
                          Autograde={"autograde_preprocessors": ours},
                          GradingExecute=execute)
         result = api.autograde(lesson, student, force=True, create=True)
     print(result.get("log", ""), result.get("error") or "", sep="\n")   # into the grading log
     seconds = time.monotonic() - started
+    graded = course.directory("autograded") / student / lesson / f"{lesson}.ipynb"
+    row["sandbox"] = _sandbox_note(graded if result["success"] else None, sandboxed)
     if not result["success"]:
         return dict(row, status=status.FAILED,
                     reason=_failure_reason(result.get("log", "") + (result.get("error") or "")),
@@ -121,7 +135,6 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         score, max_score = submission.score, submission.max_score
         manual = submission.needs_manual_grade
     notes = [note] if note else []
-    graded = course.directory("autograded") / student / lesson / f"{lesson}.ipynb"
     stopped = _timeouts(graded) if graded.exists() else []
     if stopped:
         notes.append("stopped at the time limit: " + ", ".join(stopped))

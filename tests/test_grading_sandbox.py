@@ -1,0 +1,258 @@
+"""`autograd-lab grade` on a class of learners who attack the grader, with real nbgrader and real
+bubblewrap: every attempt is refused or stopped by a limit, the course directory is unchanged but
+for what the grader itself writes, the honest learners of the same run get the scores they get
+when graded alone, no process is left, and the instructor is told what each one tried.
+
+Every attacking submission also answers `square` wrongly (2 * x) and `slope` rightly, so that
+its score, 3 of 5, shows it was graded on what it did inside the sandbox.
+"""
+import hashlib
+import os
+import socket
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+from typer.testing import CliRunner
+
+import autograd_lab.checks
+import gradingcourse as gc
+from autograd_lab.grading import grade, sandbox, status
+from autograd_lab.grading.cli import app
+from autograd_lab.grading.course import Course
+
+WRONG_SQUARE = "\ndef square(x):\n    return 2 * x\n"
+MARKER = "4711.0815"     # `sleep MARKER`: the command line of every process the attacks start
+PACKAGE_FILE = autograd_lab.checks.__file__
+
+# student id -> (the attack, placed before the wrong square; what the sandbox note must name)
+ATTACKS = {
+    "reads-solutions": ("""
+import glob, os
+found = []
+for pattern in ['{root}/solutions/**/*', '../../../solutions/**/*', '*.ipynb', '../**/*.ipynb',
+                '/tmp/**/*.ipynb', '{root}/../**/*.ipynb']:
+    found += glob.glob(pattern, recursive=True)
+for path in found:
+    try:
+        print(path, open(path).read())
+    except Exception as error:
+        print(path, error)
+open('{root}/solutions/fixture/fixture.ipynb').read()
+""", "a path outside its folder was not there"),
+    "sets-own-score": ("""
+import sqlite3
+db = sqlite3.connect('{root}/gradebook.db')
+db.execute("UPDATE grade SET manual_score = 100")
+db.commit()
+""", "a path outside its folder was not there"),
+    "overwrites-another": ("""
+import os
+for path in ['{root}/submitted/zz-right/fixture/fixture.ipynb',
+             '{root}/autograded/zz-right/fixture/fixture.ipynb']:
+    try:
+        open(path, 'w').write('{{}}')
+    except OSError as error:
+        print(error)
+# a course under /tmp: the folders can be made again, in the kernel's own /tmp, thrown away
+os.makedirs('{root}/autograded/zz-right/fixture', exist_ok=True)
+open('{root}/autograded/zz-right/fixture/fixture.ipynb', 'w').write('{{}}')
+""", "a path outside its folder was not there"),
+    "writes-outside": ("""
+targets = ['{root}/planted.txt', '{package}', '/usr/planted', '/etc/planted', '/root/planted',
+           '{home}/planted']
+for target in targets:
+    try:
+        open(target, 'a').write('# planted')
+    except OSError as error:
+        print(error)
+open('{package}', 'a').write('# planted')
+""", "a read or write outside its folder was refused"),
+    "leaves-a-process": ("""
+import os, subprocess, time
+subprocess.Popen(['sleep', '{marker}'], start_new_session=True)
+if os.fork() == 0:              # a daemon: fork, new session, fork again
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp('sleep', ['sleep', '{marker}'])
+    os._exit(0)
+time.sleep(0.5)
+""", ""),
+    "connects-to-ports": ("""
+import socket
+for port in {ports}:
+    try:
+        socket.create_connection(('127.0.0.1', port), timeout=2).sendall(b'{marker}')
+    except OSError as error:
+        print(port, error)
+socket.create_connection(('127.0.0.1', {ports}[0]), timeout=2)
+""", "a network connection was refused"),
+    "changes-config": ("""
+open('{root}/nbgrader_config.py', 'a').write('\\nc.Execute.timeout = 1\\n')
+""", "a path outside its folder was not there"),
+    "memory-hog": ("""
+hoard = bytearray(16 * 1024**3)
+""", "the memory limit stopped an allocation"),
+    "process-bomb": ("""
+import subprocess
+children = []
+for _ in range(200):            # bounded, so that a broken limit cannot harm the machine
+    children.append(subprocess.Popen(['sleep', '{marker}']))
+""", "the process limit stopped a new process or thread"),
+    "floods-output": ("""
+for _ in range(300):
+    print('x' * 1_000_000)
+""", "printed output cut"),
+}
+CONTROLS = {"zz-right": 5, "zz-wrong": 3}
+RESULTS = ("autograded", "grading-logs", "gradebook.db")      # what the grader itself writes
+
+
+def _fingerprint(root: Path) -> dict:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.relative_to(root).parts[0] not in RESULTS}
+
+
+def _processes_with(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if marker in cmdline and "pytest" not in cmdline:
+            found.append(f"{pid}: {cmdline}")
+    return found
+
+
+class Listener:
+    """A TCP server on loopback, standing for the grader's and Jupyter's ports."""
+
+    def __init__(self):
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+        self.socket.settimeout(0.2)
+        self.accepted = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.socket.accept()
+            except OSError:
+                continue
+            self.accepted.append(conn.recv(100))
+            conn.close()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        self.socket.close()
+
+
+def _attack_class(root: Path, ports: list[int]):
+    for student, (attack, _) in ATTACKS.items():
+        code = attack.format(root=root, package=PACKAGE_FILE, home=Path.home(), marker=MARKER,
+                             ports=ports)
+        gc.submit(root, student, {"answer_square": code.strip() + "\n" + WRONG_SQUARE})
+    gc.submit(root, "zz-right")
+    gc.submit(root, "zz-wrong", {"answer_square": WRONG_SQUARE})
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory):
+    root = gc.make_course(tmp_path_factory.mktemp("attacked") / "course", timeout=6)
+    listener = Listener()
+    _attack_class(root, [listener.port])
+    package_before = Path(PACKAGE_FILE).read_bytes()
+    before = _fingerprint(root)
+    try:
+        rows = grade.grade(Course(root), gc.LESSON, grade.Options(jobs=2))
+    finally:
+        listener.close()
+    return dict(root=root, rows={r["student"]: r for r in rows}, before=before,
+                listener=listener, package_before=package_before,
+                left=_processes_with(MARKER))
+
+
+@pytest.mark.parametrize("student", list(ATTACKS))
+def test_an_attack_is_graded_on_what_it_did_and_reported(attacked, student):
+    row = attacked["rows"][student]
+    assert (row["status"], row["score"]) == (status.GRADED, 3), row
+    assert ATTACKS[student][1] in row["sandbox"], row
+    stored = status.read(Course(attacked["root"]), gc.LESSON)[(gc.LESSON, student)]
+    assert stored["sandbox"] == row["sandbox"]
+
+
+def test_the_honest_learners_get_the_scores_they_get_alone(attacked):
+    for student, score in CONTROLS.items():
+        row = attacked["rows"][student]
+        assert (row["status"], row["score"], row["sandbox"]) == (status.GRADED, score, ""), row
+
+
+def test_the_course_directory_is_unchanged_but_for_the_results(attacked):
+    assert _fingerprint(attacked["root"]) == attacked["before"]
+    assert Path(PACKAGE_FILE).read_bytes() == attacked["package_before"]
+    assert not (Path.home() / "planted").exists()
+
+
+def test_no_hidden_test_reaches_an_output(attacked):
+    nb = nbformat.read(attacked["root"] / "autograded" / "reads-solutions" / gc.LESSON
+                       / f"{gc.LESSON}.ipynb", as_version=4)
+    # what the attack printed (the test cells' own tracebacks quote their source, for the grader)
+    printed = str(gc.cell(nb, "answer_square").outputs)
+    assert "HIDDEN-SQUARE" not in printed and "BEGIN HIDDEN" not in printed
+    assert "No such file or directory" in printed       # it did try
+
+
+def test_no_connection_reached_the_grader(attacked):
+    assert attacked["listener"].accepted == []
+
+
+def test_no_process_is_left(attacked):
+    assert attacked["left"] == []
+
+
+def test_the_gradebook_holds_the_graders_scores_only(attacked):
+    course = Course(attacked["root"])
+    with course.gradebook() as gb:
+        submission = gb.find_submission(gc.LESSON, "sets-own-score")
+        assert submission.score == 3
+        assert all(g.manual_score is None for g in submission.notebooks[0].grades)
+
+
+def test_export_shows_what_the_sandbox_stopped(attacked, tmp_path):
+    from autograd_lab.grading.export import rows
+    grades, _ = rows(Course(attacked["root"]))
+    by_student = {g["student"]: g for g in grades}
+    assert "memory limit" in by_student["memory-hog"]["sandbox"]
+    assert by_student["zz-right"]["sandbox"] == ""
+
+
+def test_grade_refuses_without_bwrap_and_says_how_to_go_on(tmp_path, monkeypatch):
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "alice")
+    empty = tmp_path / "no-bwrap"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    result = CliRunner().invoke(app, ["--course", str(root), "grade", gc.LESSON])
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "needs bwrap, which is not installed" in text and "--no-sandbox" in text
+    assert status.read(Course(root), gc.LESSON) == {}            # nothing was graded
+
+
+def test_no_sandbox_grades_with_a_loud_warning_kept_in_the_export(tmp_path):
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "alice")
+    runner = CliRunner()
+    result = runner.invoke(app, ["--course", str(root), "grade", gc.LESSON, "--no-sandbox"])
+    assert result.exit_code == 0, result.output
+    assert " ".join(result.output.split()).count("WITHOUT the sandbox") == 2   # before, after
+    result = runner.invoke(app, ["--course", str(root), "export", "--out", str(tmp_path / "g")])
+    assert result.exit_code == 0, result.output
+    assert sandbox.OFF in (tmp_path / "g" / "grades.csv").read_text()
