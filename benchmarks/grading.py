@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Grading a class: serial `nbgrader autograde` against `autograd-lab grade`, in one run.
+"""Grading a class: serial `nbgrader autograde` against `autograd-lab grade`, with and without
+its sandbox, in one run.
 
     python benchmarks/grading.py [--count 60] [--lessons 01_x,02_y] [--jobs N]
 
 For every lesson, a scratch copy of the course gets `count` submissions (the solution and the
-blank release, alternately) and both tools grade all of them (--force), nbgrader first. Each
-time is wall-clock from the command's start to its end, imports included. Columns: seconds per
-notebook for each tool, autograd-lab's seconds per notebook per core (wall x cores / notebooks:
-the target is at most 1.5), and the speed-up. A report, not a test: exit status 0 whatever the
-times.
+blank release, alternately) and the three grade all of them (--force): nbgrader first, then
+autograd-lab with and without the sandbox, in turns (which goes first alternates by lesson).
+Each time is wall-clock from the command's start to its end, imports included. Columns: seconds
+per notebook for each, autograd-lab's (sandboxed) seconds per notebook per core (wall x jobs /
+notebooks: the target is at most 1.5), its speed-up over nbgrader, and what the sandbox costs a
+notebook, per core ((sandboxed - unsandboxed) x jobs / notebooks: the target is at most 0.3).
+A report, not a test: exit status 0 whatever the times.
 """
 import argparse
 import os
@@ -48,15 +51,16 @@ def main():
                PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     print(f"{args.count} submissions per lesson, {os.cpu_count()} cores, autograd-lab "
           f"--jobs {args.jobs}; seconds per notebook (wall clock, imports included)")
-    print(f"{'lesson':28} {'nbgrader':>9} {'autograd-lab':>13} {'per core':>9} {'speed-up':>9}")
-    totals = [0.0, 0.0, 0]
+    print(f"{'lesson':28} {'nbgrader':>9} {'no sandbox':>11} {'sandboxed':>10} {'per core':>9} "
+          f"{'speed-up':>9} {'sandbox cost':>13}")
+    totals = [0.0, 0.0, 0.0, 0]
     with tempfile.TemporaryDirectory(prefix="autograd-lab-bench-") as tmp:
         scratch = Path(tmp)
         shutil.copy2(ROOT / CONFIG_FILE, scratch / CONFIG_FILE)
         shutil.copytree(course.directory("source"), scratch / "solutions")
         copy = Course(scratch)
         api = copy.api()
-        for lesson in lessons:
+        for index, lesson in enumerate(lessons):
             assert api.generate_assignment(lesson, force=True)["success"], lesson
             notebooks = [scratch / "solutions" / lesson / f"{lesson}.ipynb",
                          scratch / "notebooks" / lesson / f"{lesson}.ipynb"]
@@ -66,15 +70,22 @@ def main():
                 shutil.copy2(notebooks[i % 2], folder / f"{lesson}.ipynb")
             serial = timed([str(bin_dir / "nbgrader"), "autograde", lesson, "--force"],
                            scratch, env)
-            ours = timed([sys.executable, "-m", "autograd_lab.grading", "grade", lesson,
-                          "--force", "--jobs", str(args.jobs)], scratch, env)
-            n = args.count
-            print(f"{lesson:28} {serial / n:9.2f} {ours / n:13.2f} "
-                  f"{ours * os.cpu_count() / n:9.2f} {serial / ours:8.1f}x", flush=True)
-            totals = [totals[0] + serial, totals[1] + ours, totals[2] + n]
-    serial, ours, n = totals
-    print(f"{'all':28} {serial / n:9.2f} {ours / n:13.2f} {ours * os.cpu_count() / n:9.2f} "
-          f"{serial / ours:8.1f}x")
+            grade = [sys.executable, "-m", "autograd_lab.grading", "grade", lesson, "--force",
+                     "--jobs", str(args.jobs)]
+            runs = {}
+            for sandboxed in ((True, False) if index % 2 else (False, True)):
+                runs[sandboxed] = timed(grade + ([] if sandboxed else ["--no-sandbox"]),
+                                        scratch, env)
+            row(lesson, serial, runs[False], runs[True], args.count, args.jobs)
+            totals = [totals[0] + serial, totals[1] + runs[False], totals[2] + runs[True],
+                      totals[3] + args.count]
+    row("all", *totals, args.jobs)
+
+
+def row(name, serial, plain, sandboxed, n, jobs):
+    print(f"{name:28} {serial / n:9.2f} {plain / n:11.2f} {sandboxed / n:10.2f} "
+          f"{sandboxed * jobs / n:9.2f} {serial / sandboxed:8.1f}x "
+          f"{(sandboxed - plain) * jobs / n:12.2f}s", flush=True)
 
 
 if __name__ == "__main__":
