@@ -100,13 +100,24 @@ children = []
 for _ in range(200):            # bounded, so that a broken limit cannot harm the machine
     children.append(subprocess.Popen(['sleep', '{marker}']))
 """, "the process limit stopped a new process or thread"),
+    "prints-its-tests": ("""
+import inspect, linecache
+seen = []
+def spy(info):                  # IPython runs this before every cell: the test cells too
+    seen.append(info.raw_cell)
+    print(info.raw_cell)
+get_ipython().events.register('pre_run_cell', spy)
+def square(x):                  # and the test's own source, from the caller's frame
+    caller = inspect.stack()[1]
+    raise ValueError(''.join(linecache.getlines(caller.filename)) + repr(seen))
+""", ""),
     "floods-output": ("""
 for _ in range(300):
     print('x' * 1_000_000)
 """, "printed output cut"),
 }
 CONTROLS = {"zz-right": 5, "zz-wrong": 3}
-RESULTS = ("autograded", "grading-logs", "gradebook.db")      # what the grader itself writes
+RESULTS = ("autograded", "grading-logs", "gradebook.db", "feedback")   # the grader's own
 
 
 def _fingerprint(root: Path) -> dict:
@@ -223,6 +234,20 @@ def test_the_gradebook_holds_the_graders_scores_only(attacked):
         submission = gb.find_submission(gc.LESSON, "sets-own-score")
         assert submission.score == 3
         assert all(g.manual_score is None for g in submission.notebooks[0].grades)
+
+
+def test_feedback_shows_no_hidden_test_whatever_the_code_printed(attacked):
+    result = CliRunner().invoke(app, ["--course", str(attacked["root"]), "feedback",
+                                      gc.LESSON])
+    assert result.exit_code == 0, result.output
+    page = (attacked["root"] / "feedback" / "prints-its-tests" / gc.LESSON
+            / f"{gc.LESSON}.html").read_text()
+    assert "check.square(square)" in page            # what it printed reached the page...
+    assert "[a hidden test]" in page                  # ...less every hidden line
+    for student in ATTACKS:
+        page = (attacked["root"] / "feedback" / student / gc.LESSON
+                / f"{gc.LESSON}.html").read_text()
+        assert "HIDDEN-SQUARE" not in page and "HIDDEN-SLOPE" not in page, student
 
 
 def test_export_shows_what_the_sandbox_stopped(attacked, tmp_path):
