@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .course import Course
+from .sandbox import OFF
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Grade the autograd-lab course over nbgrader: release, collect, grade, "
@@ -160,10 +161,11 @@ def summary_table(rows, title) -> Table:
     for column in ("student", "status", "score", "note", "sandbox"):
         table.add_column(column)
     for row in rows:
-        if row["status"] != "graded" or row["reason"] or row.get("sandbox"):
+        # (without the sandbox every row would say so: the warning below the table does)
+        sandbox = "" if row.get("sandbox") == OFF else row.get("sandbox", "")
+        if row["status"] != "graded" or row["reason"] or sandbox:
             score = "" if row["score"] is None else f"{row['score']:g}/{row['max_score']:g}"
-            table.add_row(row["student"], row["status"], score, row["reason"],
-                          row.get("sandbox", ""))
+            table.add_row(row["student"], row["status"], score, row["reason"], sandbox)
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
     return table
 
