@@ -23,7 +23,7 @@ from ._ops import (abs, add, all, any, argmax, argmin, cat, clamp, clone, cos, d
                    norm, relu, reshape, sigmoid, sin, softmax, sqrt, squeeze, stack, sub, sum, t,
                    tanh, transpose, unsqueeze, where)
 from ._ops import clamp as clip
-from ._ops import matmul as dot
+from ._ops import dot
 from .serialization import load, save
 from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
 from ._tensor import Tensor, _wrap, tensor
@@ -50,7 +50,7 @@ def _install():
     o = _ops
     methods = {
         "add": o.add, "sub": o.sub, "mul": o.mul, "div": o.div, "pow": o.pow, "neg": o.neg,
-        "matmul": lambda x, other: o.matmul(x, other), "mm": o.mm, "mv": o.mv, "dot": o.matmul, "exp": o.exp, "log": o.log,
+        "matmul": lambda x, other: o.matmul(x, other), "mm": o.mm, "mv": o.mv, "dot": o.dot, "exp": o.exp, "log": o.log,
         "sin": o.sin, "cos": o.cos, "tanh": o.tanh, "sigmoid": o.sigmoid, "relu": o.relu,
         "sqrt": o.sqrt, "abs": o.abs, "sign": o.sign, "reciprocal": o.reciprocal,
         "square": lambda x: o.pow(x, 2), "sum": o.sum, "mean": o.mean, "max": o.max,
@@ -65,6 +65,8 @@ def _install():
         "clip_": lambda x, min=None, max=None: o.inplace_unary(x, lambda b: o.clamp(b, min, max)),
         "clone": o.clone, "contiguous": o.contiguous, "to": o.to,
         "double": lambda x: o.to(x, float64), "float": lambda x: o.to(x, float32),
+        "half": lambda x: o.to(x, float16), "long": lambda x: o.to(x, int64),
+        "int": lambda x: o.to(x, int32), "bool": lambda x: o.to(x, bool),
         "eq": o.eq, "ne": o.ne, "lt": o.lt, "le": o.le, "gt": o.gt, "ge": o.ge,
         "__add__": o.add, "__radd__": o.add, "__sub__": o.sub, "__rsub__": o.rsub,
         "__mul__": o.mul, "__rmul__": o.mul, "__truediv__": o.div, "__rtruediv__": o.rdiv,

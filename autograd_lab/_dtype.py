@@ -18,6 +18,11 @@ class dtype:
         return self.legacy[:-len("Tensor")]
 
     @property
+    def c_name(self):
+        """The C++ type, as the error texts of PyTorch's BLAS products say it: 'float', 'long int'."""
+        return _C_NAMES[self.name]
+
+    @property
     def itemsize(self):
         return self.np.itemsize
 
@@ -38,6 +43,9 @@ int8 = dtype("int8", np.int8, "CharTensor")
 uint8 = dtype("uint8", np.uint8, "ByteTensor")
 bool = dtype("bool", np.bool_, "BoolTensor")    # noqa: A001 -- PyTorch's own name
 
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
 _BY_NUMPY = {d.np: d for d in (float32, float64, float16, int64, int32, int16, int8, uint8, bool)}
 
 

@@ -1421,11 +1421,43 @@ RAISES_EXPRESSIONS = [
     "a @ None", "a > None", "a == None", "a + 'x'", "a.add(None)", "torch.add(a, None)",
     "a.mul(None)", "torch.maximum(a, None)", "a.clone().add_(None)", "torch.cat([a, None])",
     "torch.stack([a, None])",
+    # products take one dtype (numpy would promote silently), and dot takes vectors only
+    "v @ v.double()", "a @ a.t().double()", "a @ v.double()", "v[:2] @ a.double()",
+    "m @ torch.ones(4, 2, dtype=torch.float64)", "torch.ones(5, 3) @ m.double()",
+    "v @ m.double()", "m @ torch.ones(4, dtype=torch.float64)", "v.long()", "a.int().half()",
+    "(v > 1).int()", "v.bool()",
+    "m.double() @ m.transpose(1, 2)", "torch.mm(a, a.t().double())", "torch.mv(a, v.double())",
+    "torch.dot(v, v.double())", "v.dot(v.long())", "a.long() @ a.t().int()",
+    "torch.dot(a, v)", "a.dot(a)", "torch.dot(v, torch.ones(2, dtype=torch.float64))",
+    "torch.dot(v, torch.ones(2))", "a.t().mv(torch.ones(2, dtype=torch.float64))",
+    # which kernel PyTorch's matmul picks for a batch (one mm or mv, or bmm) shows in the text
+    "torch.ones(2, dtype=torch.float64) @ torch.ones(2, 2, 2)",
+    "torch.ones(2, dtype=torch.float64, requires_grad=True) @ torch.ones(2, 2, 2)",
+    "torch.ones(2, dtype=torch.float64) @ torch.ones(3, 2, 1)",
+    "torch.ones(2, 2, 2).transpose(0, 1) @ torch.ones(2, 2, dtype=torch.float64)",
+    "torch.ones(2, 2, 2).transpose(0, 1) @ torch.ones(2, dtype=torch.float64)",
+    "torch.ones(2, 2, 2).transpose(0, 1) @ torch.ones(2, dtype=torch.float64).requires_grad_()",
+    "torch.ones(2, 2, 2) @ torch.ones(2, dtype=torch.float64)",
+    "a[:, :2] @ torch.ones(2, 2, 2, dtype=torch.float64)",
+    "torch.ones(2, 2) @ torch.ones(2, 2, 2, dtype=torch.float64, requires_grad=True)",
+    "m.transpose(0, 1) @ torch.ones(4, 2, dtype=torch.float64)",
+    "torch.ones(2, 2, dtype=torch.uint8) @ torch.ones(2, 2, dtype=torch.int8)",
+    "torch.ones(2, 2, dtype=torch.bool) @ torch.ones(2, 2)", "torch.dot(v, v)", "v.dot(v)",
     # small differences of value and identity
     "torch.tensor([float('nan'), -2., 0.], requires_grad=True).sign()", "m.flatten()",
     "torch.tensor(2., requires_grad=True).flatten()", "v.flatten() is v",
 ]
 _add("raises", {e: _RAISES.format(expr=e) for e in RAISES_EXPRESSIONS})
+_add("expanded_fill", {
+    # fill_ and zero_ may write an expanded tensor (one value for every element); backward
+    # through it may not, nor may any other in-place operation
+    "fill": "w = torch.ones(3, 3, requires_grad=True)\nt = torch.ones(1, 3).mm(w).expand(3, -1)\n"
+            "t.fill_(0.5)\nprint(t, t.grad_fn.name())\nt.sum().backward()\n",
+    "zero": "w = torch.ones(3, 3, requires_grad=True)\nt = (w * 2)[:1].expand(2, -1)\n"
+            "t.zero_()\nprint(t, t.grad_fn.name())\nt.sum().backward()\n",
+    "no_grad": "t = torch.ones(1, 3).expand(3, -1)\nt.fill_(2.)\nprint(t)\nt.zero_()\nprint(t)\n",
+    "mul": "t = torch.ones(1, 3).expand(3, -1)\nt.mul_(2.)\n",
+})
 _add("raises_setitem", {
     "out_of_range": "x = torch.ones(2, 3)\nx[0, 5] = 1.\n",
     "out_of_range_list": "x = torch.ones(3)\nx[[0, 3]] = 1.\n",

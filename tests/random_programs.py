@@ -451,9 +451,10 @@ KEPT_DIFFERENT = {
 # Known differences still to fix (issue 13): feature -> what differs.
 NOT_YET = {
     "matmul": "node names of 1-D and batched products (SqueezeBackward4, UnsafeViewBackward0, "
-              "TransposeBackward0); the dtype errors of float32 @ float64",
-    "matmul_named": "the dtype errors of mm, mv and dot with mixed float32/float64",
-    "invalid": "view(None)'s TypeError text; float32 @ float64",
+              "TransposeBackward0)",
+    "matmul_named": "the text of the dtype error of a batched product with mixed dtypes whose "
+                    "batch broadcasts (which kernel PyTorch's matmul picks: mm, mv or bmm)",
+    "invalid": "the same dtype error's text, from the mixed-dtype products it proposes",
     "reduce_other": "prod() is not twice differentiable (its backward is numpy only)",
     "no_grad_view_read": "PyTorch raises when the grad_fn of a view made under no_grad is read "
                          "after its base changed in place; autograd_lab gives None",

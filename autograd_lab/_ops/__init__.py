@@ -30,7 +30,7 @@ from .arithmetic import (abs, add, cos, div, exp, log, maximum, mul, neg, pow, r
                          where)
 from .indexing import getitem
 from .inplace import copy_grad, inplace, inplace_fill, inplace_unary, setitem, zero_
-from .linalg import matmul, mm, mv
+from .linalg import dot, matmul, mm, mv
 from .nn import (all, any, argmax, argmin, clamp, log_softmax, movedim,  # noqa: A004
                  softmax)
 from .record import _edge, other_type_error

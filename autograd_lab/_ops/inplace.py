@@ -45,7 +45,7 @@ OVERLAP_INPLACE = (
     "memory location. Please clone() the tensor before performing the operation.")
 
 
-def _check_inplace(x, other=None, operand=False):
+def _check_inplace(x, other=None, operand=False, fill=False):
     """PyTorch's refusals, in its order (``operand``: other is an operand of arithmetic, which
     may not share only some of x's elements)."""
     if _State.enabled and (x._rg or type(other) is Tensor and other._rg):   # to be recorded
@@ -60,7 +60,8 @@ def _check_inplace(x, other=None, operand=False):
         elif x._rg and x.grad_fn is None:
             raise RuntimeError(LEAF_INPLACE)
     a = x._data
-    if a.size and any(s == 0 and n > 1 for s, n in zip(getattr(a, "strides", ()), a.shape)):
+    if not fill and a.size and any(s == 0 and n > 1
+                                   for s, n in zip(getattr(a, "strides", ()), a.shape)):
         raise RuntimeError(OVERLAP_INPLACE)         # an expanded tensor
     if operand:
         _check_operand(x, other)
@@ -94,10 +95,11 @@ def _type_name(np_dtype):
     return from_numpy_dtype(np_dtype).scalar_name
 
 
-def _apply(x, compute, other=None, operand=False):
+def _apply(x, compute, other=None, operand=False, fill=False):
     """Change x in place to ``compute(before)``, ``before`` being x as it was (a copy of its
-    values, with its history); record the change if ``compute`` recorded a node."""
-    _check_inplace(x, other, operand)
+    values, with its history); record the change if ``compute`` recorded a node. ``fill``:
+    every element gets one value, so elements that share memory may be written (fill_, zero_)."""
+    _check_inplace(x, other, operand, fill)
     before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
     before._acc = x._acc
     result = compute(before)
@@ -204,6 +206,10 @@ class CopySlices(Node):
 
     def backward(self, g):
         positions, shape = self.where.positions, g.shape
+        if np.unique(positions).size < np.size(positions):
+            # the view was expanded (fill_ and zero_ may write one): PyTorch writes the
+            # gradient back through the same view, and refuses to
+            raise RuntimeError(OVERLAP_INPLACE)
         flat = g.reshape(-1)
         fn = self.fn
         grads = fn._checked_backward(flat[(positions,)], as_tensors=type(g) is Tensor)
@@ -308,7 +314,7 @@ def inplace_fill(x, value, cls=None):
     if type(value) is Tensor and value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
-    return _apply(x, lambda before: _filled(before, value, cls), value)
+    return _apply(x, lambda before: _filled(before, value, cls), value, fill=True)
 
 
 def zero_(x):

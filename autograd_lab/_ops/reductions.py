@@ -117,7 +117,8 @@ class MaxBackward1(Node):
     def backward(self, g):
         a, y = self._saved
         mask = (a == y) if y == y else (a != a)     # a nan result came from the nans
-        return (mask * (g / int(mask.sum())),)     # a Python int keeps g's dtype
+        # (a Python int keeps g's dtype; not mask * g: a nan or inf g times 0 would be nan)
+        return (_f.where(mask, g / int(mask.sum()), 0.0),)
 
 
 class MinBackward1(MaxBackward1):

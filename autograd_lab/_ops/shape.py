@@ -54,6 +54,12 @@ def _reshaped(x, shape, cls):
 
 
 def view(x, *shape):
+    if shape == (None,):        # PyTorch's argument parser: view takes a dtype or a shape
+        raise TypeError(
+            "view() received an invalid combination of arguments - got (NoneType), but expected "
+            "one of:\n * (torch.dtype dtype)\n      didn't match because some of the arguments "
+            "have invalid types: (!NoneType!)\n * (tuple of ints size)\n      didn't match "
+            "because some of the arguments have invalid types: (!NoneType!)\n")
     shape = _shape_arg(shape)
     a = x._data
     if not a.flags.c_contiguous and a.size > 1:
@@ -357,7 +363,10 @@ def to(x, *args, dtype=None, device=None, non_blocking=False, copy=False):
     target = x._data.dtype if dtype is None else dtype.np
     if target == x._data.dtype and not (copy or moved):
         return x
-    out, node = _record1(ToCopyBackward0, x._data.astype(target), x)
+    data = x._data.astype(target)
+    if data.dtype.kind != "f":      # integers and bools have no gradient: never in the graph
+        return _wrap(data)
+    out, node = _record1(ToCopyBackward0, data, x)
     if node:
         node.dtype = x.dtype
     return out
