@@ -7,7 +7,8 @@ Debian's `bwrap` instead, and sees
 - the system (`/usr`, `/etc`, ...), Python and the installed packages, and the `autograd_lab`
   package folder (never the checkout around it), all read-only;
 - a private folder, writable, thrown away afterwards: a copy of the folder nbgrader runs the
-  notebook in, less the notebooks (`work/`), its home (`home/`) and the kernel's sockets (`run/`); and its own `/tmp`;
+  notebook in, less the notebooks (`work/`), its home (`home/`) and the kernel's sockets
+  (`run/`); and a `/tmp` of its own;
 - no network (the grader talks to it over ZeroMQ's `ipc` transport, sockets in `run/`), its own
   PID namespace (whatever it starts dies with it), and limits on memory, processes, CPU time and
   the size of a file it writes (set by `kernel.py` on the bwrap process, and inherited).
@@ -18,6 +19,7 @@ process limit holds and no root-owned file is readable. `check()` says whether b
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +31,6 @@ import autograd_lab
 # what the system offers a Python kernel, read-only (those missing here are skipped)
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/var/cache/fontconfig")
 _TMP_SIZE = 256 * 1024**2        # bytes of the kernel's own /tmp (it is memory)
-
 
 OFF = "OFF: graded without the sandbox (--no-sandbox)"
 
@@ -53,8 +54,6 @@ _REFUSALS = [
 def refusals(nb) -> list[str]:
     """What the sandbox refused, as the executed notebook shows it (an error, or a message the
     learner's code printed). A refusal that the code caught and kept quiet about is not seen."""
-    import re
-
     texts = []
     for cell in nb.cells:
         for output in cell.get("outputs", []):
