@@ -1457,6 +1457,8 @@ _add("expanded_fill", {
             "t.zero_()\nprint(t, t.grad_fn.name())\nt.sum().backward()\n",
     "no_grad": "t = torch.ones(1, 3).expand(3, -1)\nt.fill_(2.)\nprint(t)\nt.zero_()\nprint(t)\n",
     "mul": "t = torch.ones(1, 3).expand(3, -1)\nt.mul_(2.)\n",
+    "setitem": "t = torch.tensor(1.).expand(3)\nt[::2].fill_(0.5)\nprint(t)\nt[::2] = 1.5\n",
+    "setitem_row": "t = torch.ones(1, 3).expand(3, -1)\nt[0] = 1.5\nprint(t)\n",
 })
 _add("raises_setitem", {
     "out_of_range": "x = torch.ones(2, 3)\nx[0, 5] = 1.\n",

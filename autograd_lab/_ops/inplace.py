@@ -48,6 +48,7 @@ OVERLAP_INPLACE = (
 def _check_inplace(x, other=None, operand=False, fill=False):
     """PyTorch's refusals, in its order (``operand``: other is an operand of arithmetic, which
     may not share only some of x's elements)."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     if _State.enabled and (x._rg or type(other) is Tensor and other._rg):   # to be recorded
         base = x._base
         if base is not None:
@@ -99,6 +100,7 @@ def _apply(x, compute, other=None, operand=False, fill=False):
     """Change x in place to ``compute(before)``, ``before`` being x as it was (a copy of its
     values, with its history); record the change if ``compute`` recorded a node. ``fill``:
     every element gets one value, so elements that share memory may be written (fill_, zero_)."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     _check_inplace(x, other, operand, fill)
     before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
     before._acc = x._acc
@@ -228,6 +230,7 @@ class CopySlices(Node):
 # -- the in-place operations ------------------------------------------------------------
 def inplace(x, op, other, alpha=None):
     """``x.add_(other)`` and friends: compute out of place, then write into x."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     other, given = _operand(other), other
     if other is NotImplemented:
         raise other_type_error(op.__name__ + "_", given, 1)
@@ -308,13 +311,15 @@ def _filled(before, value, cls):
         _record1(cls, out, before)[0]
 
 
-def inplace_fill(x, value, cls=None):
+def inplace_fill(x, value, cls=None, fill=True):
+    """x.fill_(value); ``fill=False``: an assignment ``x[...] = value`` that fills, which PyTorch
+    refuses on elements that share memory as it refuses any other write."""
     if cls is None:
         cls = FillBackward3 if type(value) is Tensor else FillBackward2
     if type(value) is Tensor and value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
-    return _apply(x, lambda before: _filled(before, value, cls), value, fill=True)
+    return _apply(x, lambda before: _filled(before, value, cls), value, fill=fill)
 
 
 def zero_(x):
@@ -363,7 +368,8 @@ def setitem(x, key, value):
             value = _wrap(np.asarray(value, x._data.dtype))
         return _apply(target, lambda before: _put(before, index, value), value)
     if type(value) is not Tensor:
-        return inplace_fill(target, _wrap(np.asarray(value, x._data.dtype)), FillBackward3)
+        return inplace_fill(target, _wrap(np.asarray(value, x._data.dtype)), FillBackward3,
+                            fill=False)
     if value._data.ndim == 0:
-        return inplace_fill(target, value, FillBackward3)
+        return inplace_fill(target, value, FillBackward3, fill=False)
     return _apply(target, lambda before: _copied(before, value), value)
