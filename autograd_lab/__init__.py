@@ -116,6 +116,7 @@ def _typed(op, position):
 
 def _inplace_method(op):
     def method(self, other, **kwargs):
+        __tracebackhide__ = True     # IPython shows the learner's line, not this one
         return _inplace(self, op, other, **kwargs)
     method.__name__ = op.__name__ + "_"
     return method

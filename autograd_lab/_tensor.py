@@ -347,6 +347,7 @@ class Tensor:
         """Compute the gradient of this tensor with respect to the graph's leaves and add
         it into their ``.grad``. ``gradient`` is the vector v of the product v^T J; it may
         be left out only when this tensor holds a single element (v = 1)."""
+        __tracebackhide__ = True     # IPython shows the learner's line, not this one
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 

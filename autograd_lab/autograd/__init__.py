@@ -29,6 +29,7 @@ def _tuple(x):
 
 def _seeds(outputs, grad_outputs):
     """The gradient each output starts with (PyTorch's checks and messages, in its order)."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     from .._tensor import Tensor, _wrap
     import numpy as np
     seeds = []
@@ -53,6 +54,7 @@ def _seeds(outputs, grad_outputs):
 
 
 def _roots(outputs):
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     roots = []
     for i, out in enumerate(outputs):
         root = out.requires_grad and (out.grad_fn or out._grad_accumulator())
@@ -71,6 +73,7 @@ def _travelling(seed, create_graph):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate d(tensors)/d(leaf), weighted by ``grad_tensors``, into every leaf's ``.grad``."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     tensors = _tuple(tensors)
     grad_tensors = (None,) * len(tensors) if grad_tensors is None else _tuple(grad_tensors)
     if retain_graph is None:
@@ -101,6 +104,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False, is_grads_batched=False):
     """d(outputs)/d(inputs), weighted by ``grad_outputs``, returned instead of accumulated."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     from .._tensor import _wrap
     import numpy as np
     outputs, inputs = _tuple(outputs), _tuple(inputs)

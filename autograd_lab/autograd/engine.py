@@ -53,6 +53,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     alone. ``on_step(node, grad_in, grads_out)``, if given, sees every node as it runs
     (``viz.trace_backward`` records the pass with it).
     """
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     for node, g in zip(roots, grads):
         node._pending = g if node._pending is None else node._pending + g
     order = toposort(list(roots))
@@ -173,6 +174,7 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
     """One node's step with everything a plain backward() does not need: hooks, capture,
     broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
     Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
     extras = node._extras or _NOTHING
     if capture is not None and node in capture:
         # a node that runs is captured before its hooks (a leaf's hooks run first: its

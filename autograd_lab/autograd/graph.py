@@ -137,6 +137,7 @@ class Node:
         Raises PyTorch's errors if an earlier backward freed them, or if a saved tensor was
         changed in place after it was saved. With ``only`` (a position), that value alone is
         checked and converted: ``grad_fn._saved_self`` reads fine while ``other`` was changed."""
+        __tracebackhide__ = True     # IPython shows the learner's line, not this one
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
@@ -165,6 +166,7 @@ class Node:
         """``backward(grad)`` after checking what it will read: PyTorch's errors if an
         earlier backward freed it or it was changed in place. With ``as_tensors`` (the
         backward is itself being recorded) the formula reads Tensors instead of arrays."""
+        __tracebackhide__ = True     # IPython shows the learner's line, not this one
         values = self._unpack(as_tensors)
         if not as_tensors and (self._extras is None or "packed" not in self._extras):
             return self.backward(grad)
