@@ -1355,6 +1355,10 @@ PROMOTE_EXPRESSIONS = [
     "i * f", "i + d", "b * f", "f * 0.1", "d * 0.1", "f + 1e-3", "d / 3.0", "i * 0.1",
     "torch.tensor(3) * 0.5", "torch.tensor(3.) * i", "f * torch.tensor(2.)",
     "d * torch.tensor(2.)", "i.sum() * 0.5", "i.float() * 0.5", "(i * 0.5).sum()",
+    # a 0-dim float tensor that brings the floats gives its own dtype, not the default
+    "i * torch.tensor(0.5, dtype=torch.float64)", "b + torch.tensor(1., dtype=torch.float64)",
+    "i / torch.tensor(2, dtype=torch.int64)", "b * torch.tensor(0.5, dtype=torch.float16)",
+    "torch.where(b, torch.tensor(0.5, dtype=torch.float64) / 2, 0.0)",
     # what PyTorch refuses
     "b - b", "i - b", "b - f", "-b", "i ** -1", "b ** -1", "torch.tensor(2) ** -1", "i.mean()",
     "b.mean()", "i ** -1.0",

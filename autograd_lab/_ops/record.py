@@ -104,15 +104,18 @@ def _promote(out, a, b):
     """Fix numpy's result dtype where PyTorch's promotion differs (called only on a mismatch).
 
     PyTorch: integer tensors with a float scalar or true division give the default float32;
-    a 0-dim tensor does not raise the dtype of a tensor with dimensions."""
+    a 0-dim tensor does not raise the dtype of a tensor with dimensions, unless it brings the
+    floats: then its dtype is the result's (an integer or bool tensor times a 0-dim float64)."""
     da, db = _data(a), _data(b)
-    arrays = [d for d in (da, db) if isinstance(d, _ndarray)]
+    # (a tensor's 0-d result may be a numpy scalar; a Python number never counts)
+    arrays = [d for d in (da, db) if isinstance(d, (_ndarray, np.generic))]
     dims = [d for d in arrays if d.ndim] or arrays
     floats = [d.dtype for d in dims if d.dtype.kind == "f"]
     if floats:
         want = np.result_type(*floats)
     elif out.dtype.kind == "f":
-        want = np.float32
+        zero_dim = [d.dtype for d in arrays if d.dtype.kind == "f"]
+        want = np.result_type(*zero_dim) if zero_dim else np.float32
     elif any(d.dtype.kind == "b" for d in dims) and out.dtype.kind != "b":
         want = out.dtype
     else:
