@@ -1464,6 +1464,29 @@ _add("expanded_fill", {
     "setitem": "t = torch.tensor(1.).expand(3)\nt[::2].fill_(0.5)\nprint(t)\nt[::2] = 1.5\n",
     "setitem_row": "t = torch.ones(1, 3).expand(3, -1)\nt[0] = 1.5\nprint(t)\n",
 })
+_add("norm_at_zero", {
+    "create_graph": "x = torch.zeros(3, requires_grad=True)\n"
+                    "g, = torch.autograd.grad(x.norm(), x, create_graph=True)\nprint(g)\n",
+    "relu_then_norm": "a = torch.tensor([-1.1], requires_grad=True)\nt = torch.relu(a)\n"
+                      "h, = torch.autograd.grad(t.norm(), [t], create_graph=True)\nprint(h)\n",
+    "gradgradcheck": "x = torch.tensor([1.5, -2., 0.5], dtype=torch.float64, requires_grad=True)\n"
+                     "print(torch.autograd.gradgradcheck(lambda t: t.norm(), (x,)))\n",
+})
+_add("prod_twice", {
+    # prod is differentiable twice, with and without a zero, and 0-d and empty inputs work
+    "no_zero": "x = torch.tensor([2., 3., 4.], requires_grad=True)\n"
+               "g, = torch.autograd.grad(x.prod(), x, create_graph=True)\n"
+               "print(g.detach(), torch.autograd.grad(g.sum(), x))\n",
+    "a_zero": "x = torch.tensor([[2., 0.], [3., 5.]], dtype=torch.float64, requires_grad=True)\n"
+              "g, = torch.autograd.grad(x.prod(), x, create_graph=True)\n"
+              "print(g.detach(), torch.autograd.grad(g.sum(), x))\n",
+    "gradgradcheck": "x = torch.tensor([1.5, -2., 0.5], dtype=torch.float64, requires_grad=True)\n"
+                     "print(torch.autograd.gradgradcheck(lambda t: t.prod(), (x,)))\n",
+    "zero_dim": "x = torch.tensor(3., requires_grad=True)\n"
+                "g, = torch.autograd.grad(x.prod(), x, create_graph=True)\n"
+                "print(g, g.requires_grad)\n",
+    "empty": "e = torch.ones(0, requires_grad=True)\ne.prod().backward()\nprint(e.grad)\n",
+})
 _add("raises_setitem", {
     "out_of_range": "x = torch.ones(2, 3)\nx[0, 5] = 1.\n",
     "out_of_range_list": "x = torch.ones(3)\nx[[0, 3]] = 1.\n",

@@ -455,7 +455,6 @@ NOT_YET = {
     "matmul_named": "the text of the dtype error of a batched product with mixed dtypes whose "
                     "batch broadcasts (which kernel PyTorch's matmul picks: mm, mv or bmm)",
     "invalid": "the same dtype error's text, from the mixed-dtype products it proposes",
-    "reduce_other": "prod() is not twice differentiable (its backward is numpy only)",
     "no_grad_view_read": "PyTorch raises when the grad_fn of a view made under no_grad is read "
                          "after its base changed in place; autograd_lab gives None",
     "no_grad": "a view made under no_grad whose base then changes in place with grad mode on: "

@@ -216,7 +216,20 @@ class ProdBackward0(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
-        a = _data(self._saved[0])       # numpy only: the product of the others, as numbers
+        if type(g) is Tensor:       # create_graph: PyTorch's formula, differentiable again
+            a, y = self._saved
+            if not a.dim():
+                return (g,)
+            if not (_data(a) == 0).any():
+                return (g * (y / a),)
+            # a zero: the product of the others, one prod per element
+            from .shape import cat, stack
+            flat = a.reshape(-1)
+            others = [prod(cat([flat[:i], flat[i + 1:]])) for i in range(flat.shape[0])]
+            return (g * stack(others).reshape(a.shape),)
+        a = _data(self._saved[0])       # the product of the others, from running products
+        if not a.size:
+            return (np.zeros_like(a),)
         flat = a.reshape(-1)
         before = np.concatenate([[1], np.cumprod(flat[:-1])]).astype(a.dtype)
         after = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1]]).astype(a.dtype)
@@ -237,7 +250,10 @@ class LinalgVectorNormBackward0(Node):
 
     def backward(self, g):
         a, y = self._saved
-        if type(g) is not Tensor and not y:
+        if type(g) is Tensor:
+            # create_graph: PyTorch's g / y with the zero norm masked, so the subgradient stays 0
+            return (a * _f.where(_data(y) == 0, 0.0, g / y),)
+        if not y:
             return (np.zeros_like(a),)      # at the zero vector PyTorch picks the subgradient 0
         return (g * a / y,)
 
