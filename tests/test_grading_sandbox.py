@@ -281,3 +281,18 @@ def test_no_sandbox_grades_with_a_loud_warning_kept_in_the_export(tmp_path):
     result = runner.invoke(app, ["--course", str(root), "export", "--out", str(tmp_path / "g")])
     assert result.exit_code == 0, result.output
     assert sandbox.OFF in (tmp_path / "g" / "grades.csv").read_text()
+
+
+def test_a_python_under_tmp_stays_visible(tmp_path, monkeypatch):
+    """The kernel's /tmp is a tmpfs of its own: an environment or package that lives under the
+    grader's /tmp (a checkout cloned there) is bound after it, not hidden by it."""
+    venv = tmp_path / "checkout" / ".venv"
+    monkeypatch.setattr(sandbox, "_python_paths", lambda: [venv])
+    private = sandbox.Private(None, None)
+    try:
+        argv = sandbox.command(["python"], private, {})
+    finally:
+        private.remove()
+    tmpfs = argv.index("/tmp", argv.index("--tmpfs"))
+    assert argv.index(str(venv)) > tmpfs
+    assert argv.index(str(private.root)) > tmpfs

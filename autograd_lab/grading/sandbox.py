@@ -149,12 +149,13 @@ def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> lis
             args += ["--symlink", os.readlink(path), name]
         elif path.is_dir():
             args += _mount_point_dirs([path], made) + ["--ro-bind", name, name]
-    for path in _python_paths():
-        args += _mount_point_dirs([path], made) + ["--ro-bind", str(path), str(path)]
+    # the tmpfs first: it would hide whatever was bound under /tmp before it (a checkout with
+    # its .venv in /tmp, the private folder)
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", str(_TMP_SIZE), "--tmpfs", "/tmp"]
     made.add(Path("/tmp"))
-    # after the tmpfs: a later tmpfs would hide the private folder if it lives under /tmp
+    for path in _python_paths():
+        args += _mount_point_dirs([path], made) + ["--ro-bind", str(path), str(path)]
     args += _mount_point_dirs([private.root], made)
     args += ["--bind", str(private.root), str(private.root), "--chdir", str(private.work)]
     for key, value in env.items():
