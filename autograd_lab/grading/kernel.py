@@ -64,14 +64,13 @@ def _limit_kernel(limits: Limits, sandboxed: bool):
 
 def _exit_incident(code: int | None, limits: Limits) -> str | None:
     """What a kernel's exit code says about a limit (bwrap exits 128 + the signal that killed
-    its command; a plain kernel has a negative code)."""
+    its command; a plain kernel has a negative code). Only the CPU limit kills: Python ignores
+    SIGXFSZ, so a file past the size limit is an OSError the notebook shows."""
     if code is None:
         return None
     signum = -code if code < 0 else code - 128 if code > 128 else 0
     if signum == signal.SIGXCPU:
         return f"the CPU-time limit ({limits.cpu_seconds} s) ended the kernel"
-    if signum == signal.SIGXFSZ:
-        return f"the file-size limit ({limits.file_size // 1024**2} MB) ended the kernel"
     return None
 
 
