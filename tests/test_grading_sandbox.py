@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import autograd_lab.checks
 import gradingcourse as gc
-from autograd_lab.grading import grade, sandbox, status
+from autograd_lab.grading import grade, sandbox, status, warm
 from autograd_lab.grading.cli import app
 from autograd_lab.grading.course import Course
 
@@ -296,3 +296,62 @@ def test_a_python_under_tmp_stays_visible(tmp_path, monkeypatch):
     tmpfs = argv.index("/tmp", argv.index("--tmpfs"))
     assert argv.index(str(venv)) > tmpfs
     assert argv.index(str(private.root)) > tmpfs
+
+
+# -- warm kernels (warm.py, zygote.py): forked from one server per run, isolated all the same --
+
+PROBE = """
+import os, sys
+print('WARM' if 'matplotlib.pyplot' in sys.modules else 'COLD')
+print('TMP', sorted(os.listdir('/tmp')))
+print('PROCESSES', [open(f'/proc/{pid}/cmdline', 'rb').read().replace(b'\\0', b' ').decode()
+                    for pid in os.listdir('/proc') if pid.isdigit()])
+"""
+LEAVES = """
+import os, subprocess
+open('/tmp/left-by-a', 'w').write('x')
+os.makedirs('/tmp/a-folder/inside', exist_ok=True)
+subprocess.Popen(['sleep', '{marker}'], start_new_session=True)
+"""
+RIGHT_SQUARE = "\ndef square(x):\n    return x * x\n"
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="warm kernels need a root grader")
+
+
+def _probed(root, student):
+    nb = nbformat.read(root / "autograded" / student / gc.LESSON / f"{gc.LESSON}.ipynb",
+                       as_version=4)
+    return "".join(o.get("text", "") for o in gc.cell(nb, "answer_square").outputs)
+
+
+@root_only
+def test_the_next_learner_finds_nothing_the_last_one_left(tmp_path):
+    """Kernels forked by one server share its sandbox: what a learner leaves in /tmp or running
+    is gone before the next learner's kernel starts."""
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "a-leaves", {"answer_square": LEAVES.format(marker=MARKER) + RIGHT_SQUARE})
+    gc.submit(root, "b-looks", {"answer_square": PROBE + RIGHT_SQUARE})
+    rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1))}
+    assert [rows[s]["score"] for s in ("a-leaves", "b-looks")] == [5, 5], rows
+    seen = _probed(root, "b-looks")
+    assert "WARM" in seen, seen
+    assert "left-by-a" not in seen and "a-folder" not in seen, seen
+    assert MARKER not in seen, seen
+    assert _processes_with(MARKER) == []
+
+
+@root_only
+def test_kernels_start_cold_when_asked_or_when_the_server_cannot_start(tmp_path, monkeypatch,
+                                                                       capfd):
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "alice", {"answer_square": PROBE + RIGHT_SQUARE})
+    course = Course(root)
+    grade.grade(course, gc.LESSON, grade.Options(jobs=1, warm=False))
+    assert "COLD" in _probed(root, "alice")
+
+    def broken(self):
+        raise warm.Unavailable("no server today")
+    monkeypatch.setattr(warm.Server, "_start", broken)
+    rows = grade.grade(course, gc.LESSON, grade.Options(jobs=1, force=True))
+    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
+    assert "COLD" in _probed(root, "alice")
+    assert "kernels start cold: no server today" in capfd.readouterr().err

@@ -1,8 +1,16 @@
 """The instructor's side of the course: grading a class over nbgrader (``autograd-lab``).
 
 One module a step: ``collect`` (submissions in), ``grade`` (one process per submission, running
-``worker``'s autograde with ``kernel``'s grading kernel), ``feedback``, ``export``, ``report``,
+``worker``'s autograde with ``kernel``'s grading kernel, sandboxed by ``sandbox``, forked warm
+by ``zygote`` through ``warm`` where it can be), ``feedback``, ``export``, ``report``,
 ``release`` (student notebooks, the learners' repository), ``selftest``; ``status`` keeps what
 happened to each submission in the gradebook; ``cli`` is the command line over them.
 ``import autograd_lab`` never imports this package (it needs nbgrader, typer, rich, matplotlib).
 """
+import sys
+
+# jsonschema imports rfc3987_syntax, when it is installed, for one string format ("iri") that
+# no notebook schema uses, and building that package's grammar costs 1.2 s of CPU in every
+# process that imports nbformat (the command, and the server its grading processes fork from).
+# Marked missing, as jsonschema allows for.
+sys.modules.setdefault("rfc3987_syntax", None)

@@ -8,8 +8,10 @@ others go on, and a process that hangs past its wall-clock limit is killed with 
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
 import time
 import zlib
 from dataclasses import dataclass
@@ -18,7 +20,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Callable
 
-from . import status
+from . import status, warm
 from .course import Course
 
 
@@ -49,13 +51,14 @@ class Options:
     memory: int | None = None     # bytes of address space per kernel; None: kernel.Limits'
     shard: Shard = Shard()
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
+    warm: bool = True             # kernels forked from a warm server where it can run (warm.py)
 
 
 def _last_change(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
 
 
-def _child(course, lesson, student, options, log_path, conn):
+def _child(course, lesson, student, options, server, log_path, conn):
     """A grading process: its output, and its kernel's, go to log_path, its result to conn."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -63,7 +66,7 @@ def _child(course, lesson, student, options, log_path, conn):
     os.dup2(fd, 2)
     from .worker import grade_one
     conn.send(grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory,
-                        sandboxed=options.sandboxed))
+                        sandboxed=options.sandboxed, server=server))
 
 
 def _cell_timeout(course: Course, options: Options) -> int:
@@ -120,6 +123,17 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
         on_done: Callable[[dict], None] = lambda row: None) -> list[dict]:
     """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
     their status rows."""
+    with contextlib.ExitStack() as stack:
+        server = ""
+        if options.sandboxed and options.warm and submissions and os.geteuid() == 0:
+            try:
+                server = str(stack.enter_context(warm.Server()).socket)
+            except (warm.Unavailable, OSError) as error:
+                print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
+        return _run(course, submissions, options, server, on_done)
+
+
+def _run(course, submissions, options, server, on_done):
     jobs = options.jobs or os.cpu_count() or 1
     limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     context = multiprocessing.get_context("forkserver")
@@ -132,7 +146,7 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
             lesson, student = waiting.pop()
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_child, daemon=True, args=(
-                course, lesson, student, options, _log(course, lesson, student), send))
+                course, lesson, student, options, server, _log(course, lesson, student), send))
             process.start()
             send.close()
             running[receive] = (process, lesson, student, time.monotonic())

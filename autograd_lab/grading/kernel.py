@@ -1,8 +1,9 @@
 """The kernel a submission runs in, and the two nbgrader preprocessors that run it.
 
-``kernel_manager(limits, sandboxed)`` is the one place that decides how a grading kernel is
-started: in a bubblewrap sandbox (``sandbox.py``) by default, or as a plain local process with
-``--no-sandbox``; either way under limits, and dying with its grader. ``GradingExecute`` is
+``kernel_manager(limits, sandboxed, server)`` is the one place that decides how a grading kernel
+is started: forked by the grading run's warm-kernel server (``warm.py``, ``zygote.py``) when it
+has one, else in a bubblewrap sandbox of its own (``sandbox.py``), or as a plain local process
+with ``--no-sandbox``; always under limits, and dying with its grader. ``GradingExecute`` is
 nbgrader's ``Execute`` with that kernel manager and an interrupt that must work;
 ``TruncateOutput`` keeps hundreds of megabytes of printed output out of the gradebook, the
 autograded notebook and the feedback. What a sandbox refused or a limit stopped is collected in
@@ -17,15 +18,16 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from queue import Empty
 
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.util import ensure_async
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbgrader.preprocessors.execute import UnresponsiveKernelError
-from traitlets import Bool, Float, Integer
+from traitlets import Bool, Float, Integer, Unicode
 
-from . import sandbox
+from . import sandbox, warm
 
 _PR_SET_PDEATHSIG = 1
 
@@ -42,17 +44,22 @@ class Limits:
     file_size: int = 64 * 1024**2      # bytes, per file written
 
 
+def _rlimits(limits: Limits, sandboxed: bool) -> list[tuple[int, int]]:
+    """(resource, value) for setrlimit, in a kernel's process or bwrap's before it."""
+    found = [(resource.RLIMIT_AS, limits.memory), (resource.RLIMIT_CPU, limits.cpu_seconds),
+             (resource.RLIMIT_FSIZE, limits.file_size), (resource.RLIMIT_CORE, 0)]
+    if sandboxed:
+        # counted per user: it holds for the kernel's own user in the sandbox (root is exempt)
+        found.append((resource.RLIMIT_NPROC, limits.processes))
+    return found
+
+
 def _limit_kernel(limits: Limits, sandboxed: bool):
     """Runs in the kernel's process (or bwrap's) between fork and exec."""
     def apply():
-        for limit, value in ((resource.RLIMIT_AS, limits.memory),
-                             (resource.RLIMIT_CPU, limits.cpu_seconds),
-                             (resource.RLIMIT_FSIZE, limits.file_size),
-                             (resource.RLIMIT_CORE, 0)):
+        for limit, value in _rlimits(limits, sandboxed):
             resource.setrlimit(limit, (value, value))
         if sandboxed:
-            # counted per user: it holds for the kernel's own user in the sandbox (root is exempt)
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
             # the interrupt goes to the whole process group: bwrap must not die of it (and take
             # the kernel along); the kernel sets its own SIGINT handler while it runs a cell
             signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -74,18 +81,22 @@ def _exit_incident(code: int | None, limits: Limits) -> str | None:
     return None
 
 
-def kernel_manager(limits: Limits, sandboxed: bool = True) -> type[AsyncKernelManager]:
-    """The kernel manager class for one submission's kernel."""
+def kernel_manager(limits: Limits, sandboxed: bool = True,
+                   server: str = "") -> type[AsyncKernelManager]:
+    """The kernel manager class for one submission's kernel: forked by the warm-kernel server
+    listening at `server` (warm.py), or else started cold."""
+    spool = Path(server).parent.parent if server else None
 
     class GradingKernelManager(AsyncKernelManager):
         _private = None
+        _forked = None
 
         async def _async_pre_start_kernel(self, **kw):
             if sandboxed:
                 # the kernel works in a private copy of nbgrader's folder, and is reached over
                 # sockets in that copy (the sandbox has no network)
-                self._private = sandbox.Private(kw.get("cwd"), sandbox._uid())
-                sandbox.copy_font_cache(self._private)
+                self._private = sandbox.Private(kw.get("cwd"), sandbox._uid(), parent=spool)
+                sandbox.copy_font_cache(self._private.home, self._private.uid)
                 kw["cwd"] = str(self._private.work)
                 self.transport = "ipc"
                 self.ip = str(self._private.run / "kernel")
@@ -99,18 +110,43 @@ def kernel_manager(limits: Limits, sandboxed: bool = True) -> type[AsyncKernelMa
                        MPLBACKEND="Agg")
             if self._private is not None:
                 self._private.give(self.connection_file)
-                kernel_cmd = sandbox.command(kernel_cmd, self._private,
-                                             sandbox.kernel_env(self._private, env))
+                env = sandbox.kernel_env(self._private.home, env)
+                if spool and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
+                    return self._fork(kernel_cmd, env)
+                kernel_cmd = sandbox.command(kernel_cmd, self._private, env)
             kw["env"] = env
             kw["preexec_fn"] = _limit_kernel(limits, sandboxed)
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
+        def _fork(self, kernel_cmd, env):
+            """The kernel, forked by the warm-kernel server: the provisioner then handles it as
+            the process it would have started."""
+            self._forked = warm.Forked(server, dict(
+                uid=self._private.uid, cwd=str(self._private.work), env=env,
+                limits=_rlimits(limits, True), argv=["ipykernel_launcher", *kernel_cmd[3:]],
+                log=str(self._private.run / "kernel.log")))
+            provisioner = self.provisioner
+            provisioner.process, provisioner.pid, provisioner.pgid = (
+                self._forked, self._forked.pid, None)
+            provisioner.cwd = str(self._private.work)
+            self._reconcile_connection_info(provisioner.connection_info)
+
+        async def _async_wait(self, pollinterval: float = 0.1) -> None:
+            # (jupyter_client looks ten times a second whether a killed kernel has gone: a
+            # tenth of a second of every grading, idle)
+            await super()._async_wait(pollinterval=0.01)
+
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
-            process = getattr(self.provisioner, "process", None)
+            process = getattr(self.provisioner, "process", None) or self._forked
             incident = _exit_incident(process.poll() if process else None, limits)
             if incident and incident not in INCIDENTS:
                 INCIDENTS.append(incident)
             await super()._async_cleanup_resources(restart=restart)
+            if self._forked is not None and not restart:
+                self._forked.close()              # the server clears the kernel's user
+                log = self._private.run / "kernel.log"
+                if log.exists():                  # into the grading log, as a cold kernel's
+                    print(log.read_text(errors="replace")[-20_000:], file=sys.stderr)
             if self._private is not None and not restart:
                 self._private.remove()
 
@@ -129,11 +165,14 @@ class GradingExecute(Execute):
     cpu_limit = Integer(Limits.cpu_seconds, help="Seconds of CPU time per kernel process.").tag(
         config=True)
     sandboxed = Bool(True, help="Run the kernel in the bubblewrap sandbox.").tag(config=True)
+    warm_server = Unicode("", help="The socket of the warm-kernel server of this grading run "
+                                   "(warm.py); empty: kernels start cold.").tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.kernel_manager_class = kernel_manager(
-            Limits(memory=self.memory_limit, cpu_seconds=self.cpu_limit), self.sandboxed)
+            Limits(memory=self.memory_limit, cpu_seconds=self.cpu_limit), self.sandboxed,
+            self.warm_server)
 
     async def _async_handle_timeout(self, timeout, cell=None):
         reply = await super()._async_handle_timeout(timeout, cell)

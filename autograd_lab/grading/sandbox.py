@@ -98,8 +98,10 @@ def _python_paths() -> list[Path]:
 class Private:
     """A kernel's private folder: work/ (its working directory), home/ and run/ (sockets)."""
 
-    def __init__(self, workdir: str | os.PathLike | None, uid: int | None):
-        self.root = Path(tempfile.mkdtemp(prefix="autograd-lab-kernel-"))
+    def __init__(self, workdir: str | os.PathLike | None, uid: int | None,
+                 parent: Path | None = None):
+        # (under `parent`: the spool folder of a warm-kernel server, which sees only that)
+        self.root = Path(tempfile.mkdtemp(prefix="autograd-lab-kernel-", dir=parent))
         self.work, self.home, self.run = (self.root / n for n in ("work", "home", "run"))
         if workdir:
             # not the notebooks: nbgrader has already put the test cells back into the one it
@@ -136,12 +138,13 @@ def _mount_point_dirs(targets: list[Path], made: set[Path]) -> list[str]:
     return args
 
 
-def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> list[str]:
-    """The bwrap command line that runs kernel_cmd in private's sandbox."""
+def _jail(unprivileged: bool) -> tuple[list[str], set[Path]]:
+    """bwrap's options for what every sandbox sees: namespaces, the system and Python read-only,
+    /proc, /dev and a /tmp of its own; and the folders made so far (for _mount_point_dirs)."""
     args = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grading", "--clearenv"]
-    if private.uid is None:
-        args.append("--unshare-user")          # unprivileged: bwrap needs a user namespace
+    if unprivileged:
+        args.append("--unshare-user")          # bwrap needs a user namespace
     made: set[Path] = set()
     for name in _SYSTEM:
         path = Path(name)
@@ -156,10 +159,23 @@ def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> lis
     made.add(Path("/tmp"))
     for path in _python_paths():
         args += _mount_point_dirs([path], made) + ["--ro-bind", str(path), str(path)]
-    args += _mount_point_dirs([private.root], made)
-    args += ["--bind", str(private.root), str(private.root), "--chdir", str(private.work)]
+    return args, made
+
+
+def _writable(args: list[str], made: set[Path], folder: Path, env: dict[str, str]) -> list[str]:
+    """The folder the sandboxed command may write, its working directory, and its environment."""
+    args = args + _mount_point_dirs([folder], made)
+    args += ["--bind", str(folder), str(folder), "--chdir", str(folder)]
     for key, value in env.items():
         args += ["--setenv", key, value]
+    return args
+
+
+def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> list[str]:
+    """The bwrap command line that runs kernel_cmd in private's sandbox."""
+    args, made = _jail(unprivileged=private.uid is None)
+    args = _writable(args, made, private.root, env)
+    args[args.index("--chdir") + 1] = str(private.work)
     args.append("--")
     if private.uid is not None:
         args += ["setpriv", f"--reuid={private.uid}", f"--regid={private.uid}",
@@ -169,13 +185,23 @@ def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> lis
     return args + list(kernel_cmd)
 
 
-def kernel_env(private: Private, grader_env: dict[str, str]) -> dict[str, str]:
+def zygote_command(spool: Path, env: dict[str, str]) -> list[str]:
+    """The bwrap command line of the warm-kernel server (zygote.py) over the folder `spool`,
+    where the kernels' private folders are made. It stays root in the sandbox, with the
+    capabilities to make each kernel a user of its own and to signal it, and no other."""
+    args, made = _jail(unprivileged=False)
+    args = _writable(args, made, spool, env)
+    args[1:1] = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_KILL"]
+    zygote = Path(__file__).resolve().with_name("zygote.py")
+    return args + ["--", sys.executable, str(zygote), str(spool / "control" / "zygote.sock")]
+
+
+def kernel_env(home: Path, grader_env: dict[str, str]) -> dict[str, str]:
     """The kernel's whole environment: nothing of the grader's but what a kernel needs."""
     venv_bin = str(Path(sys.executable).parent)
-    env = dict(PATH=f"{venv_bin}:/usr/local/bin:/usr/bin:/bin", HOME=str(private.home),
+    env = dict(PATH=f"{venv_bin}:/usr/local/bin:/usr/bin:/bin", HOME=str(home),
                TMPDIR="/tmp", LANG="C.UTF-8", MPLBACKEND="Agg",
-               MPLCONFIGDIR=str(private.home / ".matplotlib"),
-               IPYTHONDIR=str(private.home / ".ipython"), PYTHONDONTWRITEBYTECODE="1",
+               MPLCONFIGDIR=str(home / ".matplotlib"), IPYTHONDIR=str(home / ".ipython"), PYTHONDONTWRITEBYTECODE="1",
                OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                # the package the grader imported, however it found it (only it is bound there)
                PYTHONPATH=str(Path(autograd_lab.__file__).resolve().parent.parent))
@@ -185,7 +211,7 @@ def kernel_env(private: Private, grader_env: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def copy_font_cache(private: Private) -> None:
+def copy_font_cache(home: Path, uid: int | None) -> None:
     """matplotlib's font list, so that the first plot does not rebuild it (seconds, and a
     message on stderr) in every sandbox."""
     sources = [os.environ.get("MPLCONFIGDIR"), Path.home() / ".cache" / "matplotlib",
@@ -193,13 +219,13 @@ def copy_font_cache(private: Private) -> None:
     for source in filter(None, sources):
         found = sorted(Path(source).glob("fontlist-v*.json")) if Path(source).is_dir() else []
         if found:
-            target = private.home / ".matplotlib"
+            target = home / ".matplotlib"
             target.mkdir(exist_ok=True)
             for path in found:
                 shutil.copy(path, target / path.name)
-            if private.uid is not None:
+            if uid is not None:
                 for path in [target, *target.iterdir()]:
-                    os.chown(path, private.uid, private.uid)
+                    os.chown(path, uid, uid)
             return
 
 
@@ -219,7 +245,7 @@ def check() -> None:
     private = Private(None, _uid())
     try:
         argv = command([sys.executable, "-c", "import autograd_lab"], private,
-                       kernel_env(private, {}))
+                       kernel_env(private.home, {}))
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise Unavailable(f"bwrap could not start a sandbox here ({error}). " + how)

@@ -92,8 +92,9 @@ def _sandbox_note(graded: Path | None, sandboxed: bool) -> str:
 
 
 def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None = None,
-              memory: int | None = None, sandboxed: bool = True) -> dict:
-    """Autograde one submission in this process; returns its status row."""
+              memory: int | None = None, sandboxed: bool = True, server: str = "") -> dict:
+    """Autograde one submission in this process; returns its status row. `server`: the socket
+    of the run's warm-kernel server (warm.py), if it has one."""
     started = time.monotonic()
     kernel.INCIDENTS.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
@@ -118,6 +119,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         if memory:
             execute["memory_limit"] = memory
         execute["sandboxed"] = sandboxed
+        execute["warm_server"] = server if sandboxed else ""
         api = course.api(CourseDirectory={"submitted_directory": tmp},
                          Autograde={"autograde_preprocessors": ours},
                          GradingExecute=execute)

@@ -1,0 +1,168 @@
+"""The grader's side of warm kernels (``zygote.py`` is the other): the server of a grading run,
+and the handle of one kernel it forked.
+
+``Server()`` starts zygote.py in a sandbox over a spool folder of its own (the kernels' private
+folders are made there), for the length of a grading run; ``Forked`` stands for one kernel as
+the ``Popen`` that jupyter_client's provisioner expects, so that nbclient interrupts, kills and
+waits for it as for any kernel. Only when the grader runs as root: the server makes each kernel
+a user of its own, and an unprivileged sandbox has one user (kernels then start cold).
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from . import sandbox
+
+_PR_SET_PDEATHSIG = 1
+START_TIMEOUT = 120          # seconds: the first import of matplotlib may build its font list
+
+
+class Unavailable(RuntimeError):
+    pass
+
+
+class Server:
+    """zygote.py in its sandbox; `socket` is where kernels are asked for, `spool` where their
+    private folders go. A context manager: leaving it kills every kernel and removes the spool."""
+
+    def __init__(self):
+        if os.geteuid() != 0:
+            raise Unavailable("warm kernels need the grader to run as root (one user a kernel)")
+        self.spool = Path(tempfile.mkdtemp(prefix="autograd-lab-spool-"))
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self):
+        self.spool.chmod(0o711)        # a kernel passes through to its own folder, lists nothing
+        (self.spool / "control").mkdir(mode=0o700)
+        self.socket = self.spool / "control" / "zygote.sock"
+        home = self.spool / "server-home"
+        home.mkdir(mode=0o755)
+        # the server imports matplotlib once for every kernel: its font list, readable by all
+        sandbox.copy_font_cache(home, None)
+        for path in [home, *home.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        env = sandbox.kernel_env(home, {"NBGRADER_EXECUTION": "autograde"})
+        self.log = self.spool / "control" / "server.log"
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                sandbox.zygote_command(self.spool, env), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=log, preexec_fn=_die_with_grader)
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            ready = selector.select(timeout=START_TIMEOUT)
+        line = self.process.stdout.readline() if ready else b""
+        if line.strip() != b"ready":
+            said = self.log.read_text(errors="replace").strip().splitlines() or ["no message"]
+            raise Unavailable(f"the warm-kernel server did not start ({said[-1]})")
+
+    def stop(self):
+        process = getattr(self, "process", None)
+        if process is not None:
+            process.stdin.close()          # its lifeline: every kernel is killed, and it ends
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            process.stdout.close()
+        shutil.rmtree(self.spool, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def _die_with_grader():
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class Forked:
+    """One kernel the server forked, with the methods of subprocess.Popen that a provisioner
+    uses. Its connection is its life: closing it (or the grader's end) kills the kernel's user."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, server_socket: str | os.PathLike, request: dict):
+        self.returncode = None
+        self._buffer = b""
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.connect(str(server_socket))
+        self._send(request)
+        reply = self._next(timeout=60)
+        if not reply or "pid" not in reply:
+            self.close()
+            raise OSError(f"the warm-kernel server did not start a kernel: {reply}")
+        self.pid = reply["pid"]
+
+    def _send(self, message):
+        self._sock.sendall(json.dumps(message).encode() + b"\n")
+
+    def _next(self, timeout: float | None):
+        """The server's next message; None when there is none within `timeout` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self._sock.settimeout(left)
+            try:
+                data = self._sock.recv(4096)
+            except (BlockingIOError, TimeoutError):
+                return None
+            except OSError:
+                data = b""
+            if not data:          # the server is gone, and its kernels with it
+                return {"exit": -signal.SIGKILL}
+            self._buffer += data
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def _read(self, timeout):
+        message = self._next(timeout)
+        if message and "exit" in message:
+            self.returncode = message["exit"]
+        return message
+
+    def poll(self):
+        while self.returncode is None and self._sock.fileno() >= 0 and self._read(0):
+            pass
+        return self.returncode
+
+    def wait(self, timeout: float | None = None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise subprocess.TimeoutExpired("kernel", timeout)
+            self._read(left)
+        return self.returncode
+
+    def send_signal(self, signum: int):
+        if self.returncode is None:
+            try:
+                self._send({"signal": int(signum)})
+            except OSError:
+                pass
+
+    def kill(self):
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self):
+        self.send_signal(signal.SIGTERM)
+
+    def close(self):
+        self._sock.close()
