@@ -113,10 +113,13 @@ def grade(ctx: typer.Context,
                                                           "(default: 2048)."),
           shard: str = typer.Option("1/1", help="Grade part K of N of the class (K/N), for "
                                                 "several graders sharing one gradebook."),
+          cold: bool = typer.Option(False, "--cold", help="Start every kernel afresh instead "
+                                    "of forking it from the run's warm server (slower)."),
           no_sandbox: bool = _NO_SANDBOX):
     """Autograde every submission of LESSON, each in a process of its own.
 
-    Each kernel runs in a bubblewrap sandbox that sees no course file but its own submission.
+    Each kernel runs in a bubblewrap sandbox that sees no course file but its own submission;
+    run as root, kernels are forked from one warm server per run, each as a user of its own.
     Shows a progress bar, then a summary; exits with status 1 when any submission failed."""
     from nbgrader.api import MissingEntry
 
@@ -125,7 +128,7 @@ def grade(ctx: typer.Context,
     course = _course(ctx)
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None,
-                           sandboxed=_sandbox(no_sandbox))
+                           sandboxed=_sandbox(no_sandbox), warm=not cold)
     skipped = []
 
     def start(total, unchanged):
