@@ -16,6 +16,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from datetime import timezone
+from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Callable
@@ -123,21 +124,29 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
         on_done: Callable[[dict], None] = lambda row: None) -> list[dict]:
     """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
     their status rows."""
-    with contextlib.ExitStack() as stack:
-        server = ""
-        if options.sandboxed and options.warm and submissions and os.geteuid() == 0:
-            try:
-                server = str(stack.enter_context(warm.Server()).socket)
-            except (warm.Unavailable, OSError) as error:
-                print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
-        return _run(course, submissions, options, server, on_done)
-
-
-def _run(course, submissions, options, server, on_done):
-    jobs = options.jobs or os.cpu_count() or 1
-    limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["autograd_lab.grading.worker"])
+    with contextlib.ExitStack() as stack:
+        server = None
+        if options.sandboxed and options.warm and submissions and os.geteuid() == 0:
+            try:
+                server = stack.enter_context(warm.Server())
+            except (warm.Unavailable, OSError) as error:
+                print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
+        if submissions:
+            forkserver.ensure_running()  # importing nbgrader there while the server imports
+        socket = ""
+        if server is not None:
+            try:
+                socket = server.ready()
+            except warm.Unavailable as error:
+                print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
+        return _run(course, submissions, options, context, socket, on_done)
+
+
+def _run(course, submissions, options, context, server, on_done):
+    jobs = options.jobs or os.cpu_count() or 1
+    limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     waiting = list(reversed(submissions))
     running = {}     # pipe -> (process, lesson, student, started)
     rows = []

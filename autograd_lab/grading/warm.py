@@ -33,7 +33,8 @@ class Unavailable(RuntimeError):
 
 class Server:
     """zygote.py in its sandbox; `socket` is where kernels are asked for, `spool` where their
-    private folders go. A context manager: leaving it kills every kernel and removes the spool."""
+    private folders go. It starts importing at once; `ready()` waits until it has. A context
+    manager: leaving it kills every kernel and removes the spool."""
 
     def __init__(self):
         if os.geteuid() != 0:
@@ -61,6 +62,9 @@ class Server:
             self.process = subprocess.Popen(
                 sandbox.zygote_command(self.spool, env), stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=log, preexec_fn=_die_with_grader)
+
+    def ready(self) -> str:
+        """Wait until the server has imported what kernels import; returns its socket."""
         with selectors.DefaultSelector() as selector:
             selector.register(self.process.stdout, selectors.EVENT_READ)
             ready = selector.select(timeout=START_TIMEOUT)
@@ -68,6 +72,7 @@ class Server:
         if line.strip() != b"ready":
             said = self.log.read_text(errors="replace").strip().splitlines() or ["no message"]
             raise Unavailable(f"the warm-kernel server did not start ({said[-1]})")
+        return str(self.socket)
 
     def stop(self):
         process = getattr(self, "process", None)
