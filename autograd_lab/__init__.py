@@ -50,7 +50,8 @@ def _install():
     o = _ops
     methods = {
         "add": o.add, "sub": o.sub, "mul": o.mul, "div": o.div, "pow": o.pow, "neg": o.neg,
-        "matmul": _typed(o.matmul, 1), "mm": o.mm, "bmm": o.bmm, "mv": o.mv, "dot": o.dot, "exp": o.exp, "log": o.log,
+        "matmul": _typed(o.matmul, 1), "mm": o.mm, "bmm": o.bmm, "mv": o.mv, "dot": o.dot,
+        "exp": o.exp, "log": o.log,
         "sin": o.sin, "cos": o.cos, "tanh": o.tanh, "sigmoid": o.sigmoid, "relu": o.relu,
         "sqrt": o.sqrt, "abs": o.abs, "sign": o.sign, "reciprocal": o.reciprocal,
         "square": lambda x: o.pow(x, 2), "sum": o.sum, "mean": o.mean, "max": o.max,
