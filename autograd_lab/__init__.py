@@ -18,7 +18,7 @@ from . import _device, _ops, accelerator, autograd, backends, cuda, nn
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
-from ._ops import (abs, add, all, any, argmax, argmin, cat, clamp, clone, cos, div, exp,
+from ._ops import (abs, add, all, any, argmax, argmin, bmm, cat, clamp, clone, cos, div, exp,
                    flatten, log, log_softmax, max, maximum, mean, min, mm, movedim, mul, mv, neg,
                    norm, relu, reshape, sigmoid, sin, softmax, sqrt, squeeze, stack, sub, sum, t,
                    tanh, transpose, unsqueeze, where)
@@ -50,7 +50,8 @@ def _install():
     o = _ops
     methods = {
         "add": o.add, "sub": o.sub, "mul": o.mul, "div": o.div, "pow": o.pow, "neg": o.neg,
-        "matmul": lambda x, other: o.matmul(x, other), "mm": o.mm, "mv": o.mv, "dot": o.dot, "exp": o.exp, "log": o.log,
+        "matmul": _typed(o.matmul, 1), "mm": o.mm, "bmm": o.bmm, "mv": o.mv, "dot": o.dot,
+        "exp": o.exp, "log": o.log,
         "sin": o.sin, "cos": o.cos, "tanh": o.tanh, "sigmoid": o.sigmoid, "relu": o.relu,
         "sqrt": o.sqrt, "abs": o.abs, "sign": o.sign, "reciprocal": o.reciprocal,
         "square": lambda x: o.pow(x, 2), "sum": o.sum, "mean": o.mean, "max": o.max,
@@ -98,7 +99,10 @@ def _needs_dim(fn):
 
 
 def matmul(input, other):   # noqa: A002 -- torch.matmul(input=..., other=...)
-    return _ops.matmul(input, other)
+    out = _ops.matmul(input, other)
+    if out is NotImplemented:
+        raise _ops.other_type_error("matmul", other, 2)
+    return out
 
 
 def _typed(op, position):

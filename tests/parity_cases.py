@@ -497,6 +497,80 @@ GRAD_FN_EXPRESSIONS = [
 _add("grad_fn", {e: _WALK.format(expr=e) for e in GRAD_FN_EXPRESSIONS})
 FRESH.add("grad_fn/x.T")     # PyTorch deprecates ``.T`` of a vector, once per process
 
+# ----------------------------------------------------------------------------------------
+# matmul: PyTorch builds it out of dot, mv, mm or bmm and views, and which it picks depends on
+# the dimensions, on which operand requires grad, and on the layout of a batch. Each case
+# prints the whole graph, the result (its version and whether it is a view), the gradients,
+# and a second derivative.
+# ----------------------------------------------------------------------------------------
+_MATMUL = """
+def walk(node, depth=0):
+    print("  " * depth, None if node is None else node.name())
+    for nxt, _ in getattr(node, "next_functions", ()):
+        walk(nxt, depth + 1)
+
+
+def leaf(*shape, requires_grad=True):
+    n = 1
+    for s in shape:
+        n *= s
+    values = ((torch.arange(n * 1.) - 2) / 2).reshape(shape).tolist()
+    return torch.tensor(values, requires_grad=requires_grad)
+
+
+a = leaf{a}
+b = leaf{b}
+y = {expr}
+print(y, y._version, y._base is None)
+walk(y.grad_fn)
+inputs = [t for t in (a, b) if t.requires_grad]
+grads = torch.autograd.grad(y, inputs, torch.ones_like(y) * 0.5, create_graph=True)
+print([g.detach() for g in grads])      # (their grad_fn names are kept different: README)
+square = sum((g * g).sum() for g in grads)
+if square.requires_grad:
+    print(torch.autograd.grad(square, inputs, allow_unused=True))
+"""
+
+MATMUL_CASES = {
+    # name: (a's shape and requires_grad, b's, the product)
+    "1d@1d": ("(3)", "(3)", "a @ b"),
+    "1d@2d": ("(3)", "(3, 2)", "a @ b"),
+    "1d@2d_b_only": ("(3, requires_grad=False)", "(3, 2)", "torch.matmul(a, b)"),
+    "2d@1d": ("(2, 3)", "(3)", "a @ b"),
+    "2d@2d": ("(2, 3)", "(3, 2)", "a @ b"),
+    "3d@1d": ("(2, 2, 3)", "(3)", "a @ b"),
+    "3d@1d_batch_transposed": ("(2, 2, 3)", "(3, requires_grad=False)", "a.transpose(0, 1) @ b"),
+    "3d@1d_batch_transposed_vector_grad": ("(2, 2, 3)", "(3)", "a.transpose(0, 1) @ b"),
+    "1d@3d": ("(2)", "(4, 2, 3)", "a @ b"),
+    "1d@3d_batch_only": ("(2, requires_grad=False)", "(4, 2, 3)", "a @ b"),
+    "1d@3d_one_batch": ("(2)", "(1, 2, 3)", "a @ b"),
+    "3d@2d": ("(4, 2, 3)", "(3, 2)", "a @ b"),
+    "3d@2d_matrix_only": ("(4, 2, 3, requires_grad=False)", "(3, 2)", "a @ b"),
+    "3d@2d_batch_only": ("(4, 2, 3)", "(3, 2, requires_grad=False)", "a @ b"),
+    "3d@2d_transposed_batch_only": ("(2, 4, 3)", "(3, 2, requires_grad=False)",
+                                    "a.transpose(0, 1) @ b"),
+    "2d@3d": ("(3, 2)", "(4, 2, 3)", "a @ b"),
+    "2d@3d_batch_only": ("(3, 2, requires_grad=False)", "(4, 2, 3)", "a @ b"),
+    "2d@3d_one_column": ("(3, 2)", "(4, 2, 1)", "a @ b"),
+    "2d@3d_one_batch": ("(3, 2)", "(1, 2, 3)", "a @ b"),
+    "3d@3d": ("(4, 2, 3)", "(4, 3, 2)", "a @ b"),
+    "3d@3d_one_operand": ("(4, 2, 3, requires_grad=False)", "(4, 3, 2)", "a @ b"),
+    "4d@2d": ("(2, 3, 2, 3)", "(3, 2)", "a @ b"),
+    "4d@1d": ("(2, 3, 2, 3)", "(3)", "a @ b"),
+    # batches that broadcast
+    "3d@3d_broadcast_left": ("(1, 2, 3)", "(4, 3, 2)", "a @ b"),
+    "3d@3d_broadcast_left_no_grad": ("(1, 2, 3, requires_grad=False)", "(4, 3, 2)", "a @ b"),
+    "3d@3d_broadcast_right": ("(4, 2, 3)", "(1, 3, 2)", "a @ b"),
+    "3d@3d_broadcast_right_no_grad": ("(4, 2, 3)", "(1, 3, 2, requires_grad=False)", "a @ b"),
+    "3d@4d_broadcast": ("(4, 2, 3)", "(2, 1, 3, 2)", "a @ b"),
+    "4d@3d_broadcast": ("(2, 1, 2, 3)", "(4, 3, 2)", "a @ b"),
+    "4d@4d_broadcast": ("(2, 1, 2, 3)", "(1, 3, 3, 2)", "a @ b"),
+    "1d@4d_broadcast": ("(3, requires_grad=False)", "(2, 1, 3, 2)", "a @ b"),
+    "expanded@1d": ("(1, 2, 3)", "(3, requires_grad=False)", "a.expand(4, 2, 3) @ b"),
+}
+_add("matmul", {name: _MATMUL.format(a=sa, b=sb, expr=e)
+                for name, (sa, sb, e) in MATMUL_CASES.items()})
+
 _add("grad_fn_facts", {
     "nodes_take_no_new_attributes_tensors_do": """
 x = torch.tensor([1., 2.], requires_grad=True)
@@ -1447,6 +1521,22 @@ RAISES_EXPRESSIONS = [
     "m.transpose(0, 1) @ torch.ones(4, 2, dtype=torch.float64)",
     "torch.ones(2, 2, dtype=torch.uint8) @ torch.ones(2, 2, dtype=torch.int8)",
     "torch.ones(2, 2, dtype=torch.bool) @ torch.ones(2, 2)", "torch.dot(v, v)", "v.dot(v)",
+    # ... and when a batch broadcasts: a batch of one that requires grad is squeezed first
+    "m[:1] @ torch.ones(3, 4, 2, dtype=torch.float64)",
+    "torch.ones(2, 2, 3, dtype=torch.float64) @ m[:1]",
+    "m[:1].detach() @ torch.ones(2, 4, 2, dtype=torch.float64)",
+    "m @ torch.ones(5, 1, 4, 2, dtype=torch.float64)",
+    "torch.ones(5, 1, 3, 2, dtype=torch.float64, requires_grad=True) @ a",
+    "torch.ones(2, requires_grad=True) @ torch.ones(3, 2, 2, dtype=torch.float64)",
+    "torch.ones(2) @ torch.ones(3, 2, 2, dtype=torch.float64, requires_grad=True)",
+    "torch.ones(3, dtype=torch.float64) @ torch.ones(2, 1, 3, 2)",
+    # shapes that do not fit, in the words of the kernel PyTorch picks
+    "m @ torch.ones(3, 4, 2)", "m @ torch.ones(2, 3, 2)", "m @ torch.ones(3)", "m @ a",
+    "torch.ones(5) @ m", "a.t() @ m", "m @ torch.ones(5, 1, 3, 2)",
+    "torch.bmm(m, m)", "torch.bmm(a, m)", "m.bmm(a)", "m.bmm(m.transpose(1, 2))",
+    "torch.bmm(m, m.double().transpose(1, 2))", "torch.bmm(m, torch.ones(3, 4, 2))",
+    # matmul takes tensors only
+    "torch.matmul(a, 2)", "a.matmul(None)", "a @ 2", "torch.matmul(v, [1., 2., 3.])",
     # small differences of value and identity
     "torch.tensor([float('nan'), -2., 0.], requires_grad=True).sign()", "m.flatten()",
     "torch.tensor(2., requires_grad=True).flatten()", "v.flatten() is v",

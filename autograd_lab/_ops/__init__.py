@@ -18,7 +18,7 @@ The families, one file each:
 * ``record.py``      recording an operation; helpers the formulas share
 * ``arithmetic.py``  + - * / ** and the elementwise functions (exp, log, tanh, relu, ...)
 * ``reductions.py``  sum, mean, max/min, prod, norm
-* ``linalg.py``      mm, mv, dot, matmul
+* ``linalg.py``      mm, mv, dot, bmm, matmul
 * ``shape.py``       view, reshape, permute, transpose, squeeze, expand, cat, stack, to
 * ``indexing.py``    x[0], x[1:3], x[[0, 2]], x[mask]
 * ``inplace.py``     add_, mul_, x[0] = v, fill_, clamp_
@@ -30,7 +30,7 @@ from .arithmetic import (abs, add, cos, div, exp, log, maximum, mul, neg, pow, r
                          where)
 from .indexing import getitem
 from .inplace import copy_grad, inplace, inplace_fill, inplace_unary, setitem, zero_
-from .linalg import dot, matmul, mm, mv
+from .linalg import bmm, dot, matmul, mm, mv
 from .nn import (all, any, argmax, argmin, clamp, log_softmax, movedim,  # noqa: A004
                  softmax)
 from .record import _edge, other_type_error

@@ -1,10 +1,14 @@
-"""Matrix products: mm, mv, dot, matmul (batched). For out = A @ B:
-grad_A = g @ B^T and grad_B = A^T @ g."""
+"""Matrix products: mm, mv, dot, bmm, and matmul (``@``), which PyTorch builds out of them
+and of views. For out = A @ B: grad_A = g @ B^T and grad_B = A^T @ g."""
+import math
+
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd.graph import Node
-from .record import _binary, _f, _operand
-from .shape import squeeze, unsqueeze
+from .record import _binary, _f, _operand, broadcast_error
+from .shape import (_squeeze_fresh, _unsafe_view, contiguous, expand, reshape, squeeze, t,
+                    transpose, unsqueeze)
 
 
 class MmBackward0(Node):
@@ -27,9 +31,17 @@ class MmBackward0(Node):
                 _f.matT(a) @ g if self._next[1] else None)
 
 
-class BmmBackward0(MmBackward0):
-    """batched matrices"""
+class BmmBackward0(Node):
+    """out = self @ mat2 for batches of matrices (3-D), one product per batch entry"""
     __slots__ = ()
+    saved_names = ("self", "mat2")
+    pack_order = (1, 0)
+    needed_by = {"self": 1, "mat2": 0}
+
+    def backward(self, g):
+        a, b = self._saved
+        return (g @ _f.matT(b) if self._next[0] else None,
+                _f.matT(a) @ g if self._next[1] else None)
 
 
 class MvBackward0(Node):
@@ -81,16 +93,6 @@ def _same_dtype(kind, a, b):
     }[kind])
 
 
-def _folds(big, small):
-    """Whether PyTorch's matmul runs a batched product as one mm or mv (it shows in which dtype
-    error it raises): when the smaller operand requires grad, or the batch is one matrix in
-    memory (``big``: the batch as PyTorch orients it, a numpy array)."""
-    if small.requires_grad:
-        return True
-    strides, shape = _strides(big), big.shape
-    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
-
-
 def _strides(a):
     return tuple(s // a.itemsize for s in a.strides)
 
@@ -121,50 +123,108 @@ def dot(a, b):
     return _mm(DotBackward0, a, b)
 
 
+def mv(a, b):
+    if a.dim() != 2 or b.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.dim()}, {b.dim()}")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                           f"{a.shape[1]}), vec ({b.shape[0]})")
+    _same_dtype("mv", a, b)
+    return _mm(MvBackward0, a, b)
+
+
+def bmm(a, b):
+    if a.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    _same_dtype("bmm", a, b)
+    return _mm(BmmBackward0, a, b)
+
+
 def matmul(a, b):
-    """``@``: picks the product PyTorch picks, and records the nodes PyTorch records."""
-    b = _operand(b)
-    if b is NotImplemented:
-        return b
-    da, db = a.dim(), b.dim()
+    """``@``, built as PyTorch builds it (ATen's ``matmul``) out of dot, mv, mm or bmm and
+    views, so the graph holds the nodes PyTorch's holds and an error is the one the kernel
+    PyTorch picks raises."""
+    if not isinstance(b, Tensor):   # not even a list: Python's TypeError, or PyTorch's
+        return NotImplemented
+    da, db = a._data.ndim, b._data.ndim
+    if da == 2 and db == 2:         # first: a training loop's product
+        return mm(a, b)
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
     if da == 1 and db == 1:
         return dot(a, b)
     if da == 2 and db == 1:
-        if a.shape[1] != b.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
-                               f"{a.shape[1]}), vec ({b.shape[0]})")
-        _same_dtype("mv", a, b)
-        return _mm(MvBackward0, a, b)
-    if da == 1 and db == 2:
-        return squeeze(mm(unsqueeze(a, 0), b), 0)
-    if da == 2 and db == 2:
-        return mm(a, b)
-    # (mixed dtypes are refused after a size mismatch, in the words of the kernel PyTorch picks)
-    if da == 1:         # a vector times a batch of matrices: as a one-row matrix
-        if a.shape[0] == b.shape[-2]:
-            if _folds(np.swapaxes(b._data, -1, -2), a):
-                _same_dtype("mv", b, a)
-            _same_dtype("bmm", a, b)
-        return squeeze(matmul(unsqueeze(a, 0), b), -2)
-    if db == 1:         # a batch of matrices times a vector: as a one-column matrix
-        if a.shape[-1] == b.shape[0]:
-            _same_dtype("mv" if _folds(a._data, b) else "bmm", a, b)
-        return squeeze(matmul(a, unsqueeze(b, -1)), -1)
-    out = _mm(BmmBackward0, a, b)       # numpy's shape errors first, as PyTorch's come first
-    if db == 2 and _folds(a._data, b):
-        _same_dtype("mm", a, b)
-    if da == 2 and a.requires_grad:
-        _same_dtype("mm", b, a)
-    _same_dtype("bmm", a, b)
-    if out.grad_fn is not None:     # batch dimensions may broadcast: sum their gradients back
-        out.grad_fn._shapes = (a.shape, b.shape)
-    return out
+        return mv(a, b)
+    if da == 1 and db == 2:         # a vector as a one-row matrix
+        return _squeeze_fresh(mm(unsqueeze(a, 0), b), 0)
+    if _should_fold(a, b):
+        return _folded(a, b)
+    return _batched(a, b)
 
 
-def mv(a, b):
-    if a.dim() != 2 or b.dim() != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.dim()}, {b.dim()}")
-    return matmul(a, b)
+def _should_fold(a, b):
+    """Whether a batch of matrices (3-D or more) times a vector or a matrix runs as one mm or
+    mv, its batch folded into rows. It does when the smaller operand requires grad: through a
+    bmm its gradient would first be a whole batch of them, then summed. Otherwise only when
+    the fold needs no copy -- and never for a matrix times a batch, whose result would then
+    need a transposed copy."""
+    big, small = (a, b) if a._data.ndim >= b._data.ndim else (b, a)
+    if big._data.ndim < 3 or small._data.ndim > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if a._data.ndim == 2:
+        return False
+    big = big._data if big is a else np.swapaxes(big._data, -1, -2)   # as rows @ small
+    if big.size == 0:
+        return True
+    strides, shape = _strides(big), big.shape
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _folded(a, b):
+    """A batch times a vector or matrix as one mm or mv: the batch (transposed, if it is the
+    right operand) folded into the rows of one matrix, and the result viewed back."""
+    flip = b._data.ndim > a._data.ndim          # (a @ b)^T = b^T @ a^T
+    big = transpose(b, -2, -1) if flip else a
+    small = (t(a) if a._data.ndim == 2 else a) if flip else b
+    rows = big.shape[:-1]
+    folded = reshape(big, math.prod(rows), big.shape[-1])
+    if small._data.ndim == 1:
+        return _unsafe_view(mv(folded, small), rows)
+    out = _unsafe_view(mm(folded, small), rows + (small.shape[1],))
+    return contiguous(transpose(out, -2, -1)) if flip else out
+
+
+def _batched(a, b):
+    """Both are batches (or one is a vector): broadcast the batches, flatten them into one,
+    one bmm, and view the result back."""
+    da, db = a._data.ndim, b._data.ndim
+    n, m1 = a.shape[-2] if da > 1 else 1, a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if db > 1 else (b.shape[0], 1)
+    batch_a, batch_b = a.shape[:-2], b.shape[:-2]
+    # a batch of one that requires grad would be expanded, and its gradient summed back: as
+    # in should_fold, PyTorch squeezes it away and takes the path of a matrix instead
+    if da == 3 and db == 3 and batch_a[0] != batch_b[0]:
+        if batch_a[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if batch_b[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    error = broadcast_error(batch_a, batch_b)
+    if error:
+        raise error
+    batch = tuple(np.broadcast_shapes(batch_a, batch_b))
+    k = math.prod(batch)
+    a3 = reshape(expand(a, *batch, n, m1), k, n, m1)
+    if db == 1:         # a vector is one column, (k, m2, 1), not broadcast as a row
+        out = squeeze(bmm(a3, unsqueeze(reshape(expand(b, *batch, m2), k, m2), 2)), -1)
+    else:
+        out = bmm(a3, reshape(expand(b, *batch, m2, p), k, m2, p))
+    return _unsafe_view(out, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))

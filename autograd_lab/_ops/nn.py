@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .linalg import mm
+from .linalg import matmul
 from .record import _f, _float, _record, _record1, broadcasting
 from .shape import permute, squeeze, t, unsqueeze
 
@@ -210,12 +210,12 @@ class AddmmBackward0(Node):
 
 def linear(input, weight, bias=None):   # noqa: A002
     """input @ weight.T + bias, recorded as PyTorch records it (MmBackward0, AddmmBackward0)."""
+    if bias is None:
+        return matmul(input, t(weight))
     if input.ndim == 1:
         out = linear(unsqueeze(input, 0), weight, bias)
         return squeeze(out, 0)
     wt = t(weight)
-    if bias is None:
-        return mm(input, wt) if input.ndim == 2 else input @ wt
     out_data = bias._data + input._data @ wt._data
     result, node = _record(AddmmBackward0, out_data, bias, input, wt)
     if node:

@@ -53,6 +53,13 @@ def _reshaped(x, shape, cls):
     return out
 
 
+def _unsafe_view(x, shape):
+    """PyTorch's ``_unsafe_view``: ``x`` reshaped, as a tensor of its own rather than a view.
+    For a result nothing else holds (a copy, or what a product just made): a view of it would
+    only add a base to watch."""
+    return _reshaped(x, tuple(shape), UnsafeViewBackward0)
+
+
 def view(x, *shape):
     if shape == (None,):        # PyTorch's argument parser: view takes a dtype or a shape
         raise TypeError(
@@ -82,7 +89,7 @@ def reshape(x, *shape):
         v.shape = shape
     except (AttributeError, ValueError):
         # PyTorch copies first (CloneBackward0), then views the copy
-        return _reshaped(clone(x), shape, UnsafeViewBackward0)
+        return _unsafe_view(clone(x), shape)
     return _reshaped(x, shape, ReshapeAliasBackward0)
 
 
@@ -202,6 +209,7 @@ class SqueezeBackward1(SqueezeBackward0):
 
 
 class SqueezeBackward4(SqueezeBackward1):
+    """``squeeze_(dim)``, in place"""
     __slots__ = ()
 
 
@@ -217,6 +225,19 @@ def squeeze(x, dim=None):
             node.dim = d
     if node:
         node.self_sym_sizes = a.shape
+    return out
+
+
+def _squeeze_fresh(x, dim):
+    """``x.squeeze_(dim)`` where ``x`` is a result nothing else holds yet (PyTorch's matmul
+    squeezes its mm's result so). In place: the result is no view, its node is
+    SqueezeBackward4, and it starts at version 1."""
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    out, node = _record1(SqueezeBackward4, a.squeeze(d) if a.shape[d] == 1 else a, x)
+    if node:
+        node.dim, node.self_sym_sizes = d, a.shape
+    out._bump_version()
     return out
 
 
