@@ -355,3 +355,17 @@ def test_kernels_start_cold_when_asked_or_when_the_server_cannot_start(tmp_path,
     assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
     assert "COLD" in _probed(root, "alice")
     assert "kernels start cold: no server today" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("warm_start", [True, False], ids=["warm", "cold"])
+def test_a_kernel_that_runs_out_of_cpu_time_is_reported(tmp_path, warm_start):
+    """RLIMIT_CPU ends a kernel that spins past its CPU seconds (long before the cell's wall-clock
+    limit when that limit is set low): the submission fails, and the sandbox note says why."""
+    root = gc.make_course(tmp_path / "course", timeout=30)
+    with open(root / "nbgrader_config.py", "a") as config:
+        config.write("c.GradingExecute.cpu_limit = 2\n")
+    gc.submit(root, "spinner", {"answer_square": "while True:\n    pass"})
+    rows = grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1, warm=warm_start))
+    assert (rows[0]["status"], rows[0]["score"]) == (status.FAILED, None), rows
+    assert "the kernel died" in rows[0]["reason"], rows
+    assert "the CPU-time limit (2 s) ended the kernel" in rows[0]["sandbox"], rows

@@ -45,21 +45,25 @@ class Limits:
     file_size: int = 64 * 1024**2      # bytes, per file written
 
 
-def _rlimits(limits: Limits, sandboxed: bool) -> list[tuple[int, int]]:
-    """(resource, value) for setrlimit, in a kernel's process or bwrap's before it."""
-    found = [(resource.RLIMIT_AS, limits.memory), (resource.RLIMIT_CPU, limits.cpu_seconds),
-             (resource.RLIMIT_FSIZE, limits.file_size), (resource.RLIMIT_CORE, 0)]
+def _rlimits(limits: Limits, sandboxed: bool) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) for setrlimit, in a kernel's process or bwrap's before it."""
+    found = [(resource.RLIMIT_AS, limits.memory, limits.memory),
+             # SIGXCPU at the soft limit, which ends the kernel and names the limit; a hard limit
+             # equal to it would SIGKILL instead, and the report could not say why
+             (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5),
+             (resource.RLIMIT_FSIZE, limits.file_size, limits.file_size),
+             (resource.RLIMIT_CORE, 0, 0)]
     if sandboxed:
         # counted per user: it holds for the kernel's own user in the sandbox (root is exempt)
-        found.append((resource.RLIMIT_NPROC, limits.processes))
+        found.append((resource.RLIMIT_NPROC, limits.processes, limits.processes))
     return found
 
 
 def _limit_kernel(limits: Limits, sandboxed: bool):
     """Runs in the kernel's process (or bwrap's) between fork and exec."""
     def apply():
-        for limit, value in _rlimits(limits, sandboxed):
-            resource.setrlimit(limit, (value, value))
+        for limit, soft, hard in _rlimits(limits, sandboxed):
+            resource.setrlimit(limit, (soft, hard))
         if sandboxed:
             # the interrupt goes to the whole process group: bwrap must not die of it (and take
             # the kernel along); the kernel sets its own SIGINT handler while it runs a cell
@@ -181,13 +185,20 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
             if incident and incident not in INCIDENTS:
                 INCIDENTS.append(incident)
             await super()._async_cleanup_resources(restart=restart)
-            if self._forked is not None and not restart:
+            if restart:
+                return
+            if self._forked is not None:
                 self._forked.close()              # the server clears the kernel's user
                 log = self._private.run / "kernel.log"
                 if log.exists():                  # into the grading log, as a cold kernel's
                     print(log.read_text(errors="replace")[-20_000:], file=sys.stderr)
-            if self._private is not None and not restart:
+            if self._private is not None:
                 self._private.remove()
+            self._forked = self._private = None
+
+        # (nbclient cleans up a kernel that died with cleanup_resources, which jupyter_client
+        # binds to its own method, not to an override of it)
+        cleanup_resources = _async_cleanup_resources
 
     return GradingKernelManager
 

@@ -13,7 +13,7 @@ but the modules in memory. When a kernel ends, or its grader hangs up, every pro
 user is killed and its files in /tmp removed: nothing passes to the next learner.
 
 Protocol: JSON lines over a unix socket in a folder only root can open, one connection a kernel.
-  grader -> here: {"uid", "cwd", "env", "limits": [[resource, value]...], "argv", "log"}
+  grader -> here: {"uid", "cwd", "env", "limits": [[resource, soft, hard]...], "argv", "log"}
   here -> grader: {"pid": n}         started (its pid in the sandbox), or {"error": "..."}
   grader -> here: {"signal": n}      sent to the kernel's process group
   here -> grader: {"exit": code}     it ended (a negative code: the signal that ended it)
@@ -54,8 +54,8 @@ def _become_kernel(request):
     try:
         signal.set_wakeup_fd(-1)      # the server's, about to be closed (and its number reused)
         os.setsid()        # its own process group: an interrupt reaches it and its children
-        for limit, value in request["limits"]:
-            resource.setrlimit(limit, (value, value))
+        for limit, soft, hard in request["limits"]:
+            resource.setrlimit(limit, (soft, hard))
         uid = request["uid"]
         os.setgroups([])
         os.setresgid(uid, uid, uid)
