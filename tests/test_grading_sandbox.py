@@ -340,8 +340,8 @@ def test_the_next_learner_finds_nothing_the_last_one_left(tmp_path):
 
 
 @root_only
-def test_kernels_start_cold_when_asked_or_when_the_server_cannot_start(tmp_path, monkeypatch,
-                                                                       capfd):
+def test_kernels_start_cold_when_asked_or_when_the_server_is_not_there(tmp_path, monkeypatch,
+                                                                        capfd):
     root = gc.make_course(tmp_path / "course")
     gc.submit(root, "alice", {"answer_square": PROBE + RIGHT_SQUARE})
     course = Course(root)
@@ -355,6 +355,15 @@ def test_kernels_start_cold_when_asked_or_when_the_server_cannot_start(tmp_path,
     assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
     assert "COLD" in _probed(root, "alice")
     assert "kernels start cold: no server today" in capfd.readouterr().err
+    monkeypatch.undo()
+
+    # a server that is gone by the time a kernel is asked for
+    monkeypatch.setattr(warm.Server, "ready", lambda self: str(self.spool / "gone.sock"))
+    rows = grade.grade(course, gc.LESSON, grade.Options(jobs=1, force=True))
+    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
+    assert "COLD" in _probed(root, "alice")
+    log = (root / "grading-logs" / gc.LESSON / "alice.log").read_text()
+    assert "the warm-kernel server is not there" in log and "starts cold" in log
 
 
 @pytest.mark.parametrize("warm_start", [True, False], ids=["warm", "cold"])

@@ -155,7 +155,10 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
                 self._private.give(self.connection_file)
                 env = sandbox.kernel_env(self._private.home, env)
                 if spool and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
-                    return self._fork(kernel_cmd, env)
+                    try:
+                        return self._fork(kernel_cmd, env)
+                    except OSError as error:      # the server is gone: this kernel starts cold
+                        print(f"[WARNING] {error}; the kernel starts cold", file=sys.stderr)
                 kernel_cmd = sandbox.command(kernel_cmd, self._private, env)
             kw["env"] = env
             kw["preexec_fn"] = _limit_kernel(limits, sandboxed)

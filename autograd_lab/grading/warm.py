@@ -107,8 +107,12 @@ class Forked:
         self.returncode = None
         self._buffer = b""
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.connect(str(server_socket))
-        self._send(request)
+        try:
+            self._sock.connect(str(server_socket))
+            self._send(request)
+        except OSError as error:
+            self.close()
+            raise OSError(f"the warm-kernel server is not there ({error})") from None
         reply = self._next(timeout=60)
         if not reply or "pid" not in reply:
             self.close()
