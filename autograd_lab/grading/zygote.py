@@ -38,7 +38,12 @@ _SHARED = "/tmp"       # the one place every kernel of this sandbox may write (b
 
 
 def warm_up():
-    """Import what the lessons' kernels import; the forks share it."""
+    """Import what the lessons' kernels import; the forks share it. (None of it starts a
+    thread: a fork copies only the thread that forks.)"""
+    import sqlite3                   # noqa: F401  (the kernel's history, in memory)
+
+    import IPython.core.debugger     # noqa: F401
+    import ipykernel.debugger        # noqa: F401  (debugpy: half of a kernel's own start)
     import ipykernel.ipkernel        # noqa: F401
     import ipykernel.kernelapp       # noqa: F401
     import matplotlib.pyplot         # noqa: F401  (the backend is Agg: MPLBACKEND)
