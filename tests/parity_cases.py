@@ -2913,6 +2913,72 @@ with torch.no_grad():
     v.mul_(2)
 print(x)
 """,
+    "no_grad_view_after_its_base_changed": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+b = x * 2
+with torch.no_grad():
+    v = b[:2]
+b.add_(1)
+print(v, v.requires_grad, v.grad, v.retains_grad)
+v.retain_grad()
+for f in (lambda: v.grad_fn, lambda: v.is_leaf, lambda: v * 2, lambda: v[0], lambda: torch.cat([v, v]),
+          lambda: v.register_hook(print), lambda: v.backward(torch.ones(2)),
+          lambda: torch.autograd.grad(b.sum(), [v]), lambda: v.mul_(2)):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+with torch.no_grad():
+    print(v * 2, v.exp())
+    v.zero_()
+print(v, v.detach(), v.data)
+""",
+    "no_grad_view_changed_under_no_grad": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.no_grad():
+    v = x[:2]
+    x.add_(1)
+try:
+    v.grad_fn
+except RuntimeError as e:
+    print(e)
+a = torch.tensor([1., 2., 3.])
+with torch.no_grad():
+    u = a[1:]
+a.add_(1)
+print(u.grad_fn, u.is_leaf, u)
+a.mul_(torch.tensor(2., requires_grad=True))
+print(u.requires_grad)
+try:
+    torch.cat([u, a])
+except RuntimeError as e:
+    print(e)
+""",
+    "view_of_a_no_grad_view_after_its_base_changed": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+b = x * 2
+with torch.no_grad():
+    v = b[:2]
+    w = v[:1]
+v2 = v[:1]
+print(v2.grad_fn)
+u = b[1:]
+u.mul_(2)
+print(v2, v2.grad, v2.retains_grad)
+for f in (lambda: v2.grad_fn, lambda: w.grad_fn, lambda: v2.retain_grad(), lambda: v2 * 2,
+          lambda: v2.mul_(2)):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+c = torch.tensor([1., 2.])
+with torch.no_grad():
+    d = c[None, -1]
+try:
+    d[0] = torch.tensor(1., requires_grad=True)
+except RuntimeError as e:
+    print(e)
+""",
     "expanded_inplace": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x.clone()

@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from .._dtype import from_numpy_dtype
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, no_grad_view_error
 from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
@@ -28,15 +28,6 @@ from .record import _data, _edge, _f, _operand, _record, _record1, other_type_er
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
-NO_GRAD_VIEW_INPLACE = "A view was created in no_grad mode and is being modified inplace with "
-VIEW_OF_NO_GRAD_VIEW_INPLACE = ("Output 0 of {} is a view of a view which was created in no_grad "
-                                "mode and is being modified inplace with ")
-NO_GRAD_VIEW_WHY = (
-    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-    "You can clarify your code by moving both the view and the inplace either both inside the "
-    "no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
-    "be tracked).")
 PARTIAL_OVERLAP_INPLACE = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer "
     "to a single memory location. Please clone() the tensor before performing the operation.")
@@ -52,10 +43,8 @@ def _check_inplace(x, other=None, operand=False, fill=False):
     if _State.enabled and (x._rg or type(other) is Tensor and other._rg):   # to be recorded
         base = x._base
         if base is not None:
-            marker = x._no_grad_view
-            if marker:
-                raise RuntimeError((NO_GRAD_VIEW_INPLACE if marker is True else
-                                    VIEW_OF_NO_GRAD_VIEW_INPLACE.format(marker)) + NO_GRAD_VIEW_WHY)
+            if x._no_grad_view:
+                raise no_grad_view_error(x._no_grad_view, changing=True)
             if base._rg and base.grad_fn is None:
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE)
         elif x._rg and x.grad_fn is None:
@@ -102,7 +91,8 @@ def _apply(x, compute, other=None, operand=False, fill=False):
     every element gets one value, so elements that share memory may be written (fill_, zero_)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
     _check_inplace(x, other, operand, fill)
-    before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
+    # (x's stored grad_fn: a no_grad view changed under no_grad keeps none, see _remake_views)
+    before = _wrap(x._data.copy() if _State.enabled else x._data, x._history(), x._rg)
     before._acc = x._acc
     result = compute(before)
     _write(x, result._data)
@@ -139,13 +129,23 @@ def _set_history(t, node):
 
 def _remake_views(x):
     """Every view of the base x belongs to (x's version counter knows them) is now a view of
-    the base's current history: an AsStridedBackward0 node."""
+    the base's current history: an AsStridedBackward0 node.
+
+    Except a view made under no_grad (or a view of one): it had no history of the base to
+    begin with, so none can be remade. It loses its grad_fn altogether, and reading it from
+    now on raises PyTorch's error (``Tensor.__getattr__``)."""
     vc = x._vc
     if vc is None or len(vc) < 2:
         return
     for ref in vc[1]:
         v = ref()
-        if v is None or v._no_grad_view:
+        if v is None:
+            continue
+        if v._no_grad_view:
+            if v._stale is None:
+                v._stale = (v.grad_fn,)
+                del v.grad_fn
+            v._rg = v._rg or v._base._rg     # a view requires grad while its base does
             continue
         base = v._base
         if not base._rg:

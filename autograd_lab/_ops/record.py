@@ -63,8 +63,10 @@ def _view(cls, out, x):
         # PyTorch), but has no history, and may not be changed in place with grad mode on.
         result._no_grad_view = True
         result._rg = x._rg
-    elif x._no_grad_view:       # a view of such a view: the same, named by its own node
-        result._no_grad_view = short_name(cls.__name__)
+    elif x._no_grad_view:
+        # A view of such a view is one too. PyTorch's errors name its node, if it has one
+        # ("Output 0 of Slice is a view of a view which..."), else call it "A view".
+        result._no_grad_view = True if node is None else short_name(cls.__name__)
     # The views of a base are listed with its version counter (weakly): a change in place of
     # the base or of any view remakes their grad_fn (inplace.py).
     if len(vc) == 1:
