@@ -2979,6 +2979,51 @@ try:
 except RuntimeError as e:
     print(e)
 """,
+    "grad_returns_what_backward_computed": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3., 4.], requires_grad=True)
+g1, g2 = torch.autograd.grad(x + y, [x, y], torch.tensor([1., 2.]))
+print(g1 is g2)
+g1.add_(1)
+print(g2)
+h1, h2 = torch.autograd.grad(x + y, [x, y], torch.tensor([1., 2.]), create_graph=True)
+print(h1 is h2)
+m1, m2 = torch.autograd.grad(x.mean() + y.sum(), [x, y])
+m1.mul_(2)
+print(m1, m2, m2._base is not None)
+""",
+    "grad_of_a_sum_is_an_expanded_view": """
+x = torch.tensor([-1.9, 0.7], dtype=torch.float64, requires_grad=True)
+s = x.sum(dim=0)
+g, gs = torch.autograd.grad(s, [x, s])
+print(g._base is gs, g.is_contiguous())
+for f in (lambda: g.add_(1), lambda: g.add_(torch.tensor(1., dtype=torch.float64, requires_grad=True))):
+    try:
+        f()
+    except RuntimeError as e:
+        print(e)
+g[None, -1].add_(2.)
+print(g, gs)
+g.zero_()
+print(g, gs)
+h, = torch.autograd.grad(x.sum(), [x], create_graph=True)
+try:
+    h.add_(1)
+except RuntimeError as e:
+    print(e)
+""",
+    "grad_through_a_permute_is_a_no_grad_view": """
+x = torch.tensor([[-0.7, 0.2]], requires_grad=True)
+t = x.permute(1, 0)
+g, gt = torch.autograd.grad(t, [x, t], torch.ones(2, 1))
+print(g._base is gt, g, gt)
+try:
+    g.add_(torch.tensor(-0.7, requires_grad=True))
+except RuntimeError as e:
+    print(e)
+gt[0] = 3.
+print(g, g.grad_fn)
+""",
     "expanded_inplace": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x.clone()

@@ -457,8 +457,6 @@ NOT_YET = {
     "matmul_named": "the text of the dtype error of a batched product with mixed dtypes whose "
                     "batch broadcasts (which kernel PyTorch's matmul picks: mm, mv or bmm)",
     "invalid": "the same dtype error's text, from the mixed-dtype products it proposes",
-    "inplace_gradient": "what autograd.grad returns can be a view (of an expand) in PyTorch, "
-                        "and refuse an in-place change; autograd_lab's is a tensor of its own",
 }
 
 
