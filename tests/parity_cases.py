@@ -2765,6 +2765,15 @@ for f in (lambda: torch.ones(2, 0).min(1), lambda: torch.ones(2, 0).max(-1), lam
 """,
 })
 _add("found_values", {
+    "relu_keeps_minus_zero_and_passes_nan_gradients": """
+a = torch.tensor([[0.1, 1.5, -0.7], [-0.9, -1.5, 0.0]], dtype=torch.float64)
+print(1 / torch.neg(a).relu())
+x = torch.tensor([-0.0, 0.0, -2., 3., float('nan')], requires_grad=True)
+y = x.relu()
+print(y)
+y.sum().backward()
+print(x.grad)
+""",
     "pow_of_tensors_at_zero": """
 a = torch.tensor([-0.7, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
 (a ** a).backward(torch.tensor([-1.3, 0.1, -1.9], dtype=torch.float64))
