@@ -2665,6 +2665,21 @@ print(f'Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.
 # Found by the random programs (tests/random_programs.py): each once a silent difference
 # ----------------------------------------------------------------------------------------
 _add("found", {
+    "index_out_of_bounds_names_the_place_in_the_key": """
+u = torch.zeros(2, 3, 4)
+m = torch.ones(2, 3, dtype=torch.bool)
+e = torch.zeros(2, 2, 0)
+for key in ("..., 5", "m, 5", "None, ..., 5", "..., None, 5", "0, ..., None, 9", "None, 5", ":, 5"):
+    for code in (f"u[{key}]", f"u[{key}] = 1."):
+        try:
+            exec(code)
+        except IndexError as err:
+            print(code, err)
+try:
+    e[..., 0] = 1.5
+except IndexError as err:
+    print(err)
+""",
     "autograd_grad_calls_leaf_hooks": """
 x = torch.tensor([1., 2.], requires_grad=True)
 x.register_hook(lambda g: g * 2)
