@@ -2780,6 +2780,19 @@ for f in (lambda: torch.ones(2, 0).min(1), lambda: torch.ones(2, 0).max(-1), lam
 """,
 })
 _add("found_values", {
+    "square_keeps_its_second_derivative_in_a_graph": """
+a = torch.tensor(-1.6, requires_grad=True)
+h, = torch.autograd.grad(a ** 2.0, [a], grad_outputs=torch.tensor(1.2), create_graph=True)
+print(h)
+h2, = torch.autograd.grad(h.add(h, alpha=2), [a], create_graph=True)
+print(h2, h2.requires_grad)
+h3, = torch.autograd.grad(h2, [a], create_graph=True)
+print(h3, h3.requires_grad)
+b = torch.tensor([-0.5, 1.9], requires_grad=True)
+hb, = torch.autograd.grad(b ** 2, [b], torch.tensor([-1.6, 1.2]), create_graph=True)
+hb.backward(torch.tensor([-0.6, 1.4]), create_graph=True)
+print(b.grad)
+""",
     "relu_keeps_minus_zero_and_passes_nan_gradients": """
 a = torch.tensor([[0.1, 1.5, -0.7], [-0.9, -1.5, 0.0]], dtype=torch.float64)
 print(1 / torch.neg(a).relu())

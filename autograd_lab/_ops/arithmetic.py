@@ -349,8 +349,10 @@ class PowBackward0(Node):
     def backward(self, g):
         (a,) = self._saved
         e = self.exponent
-        if e == 2:
+        if e == 2 and type(a) is not Tensor:
             return (g * (a + a),)       # the same numbers as 2 * a, without a Python operand
+        # (Recorded, for create_graph, the formula is PyTorch's as it is: a ** 2's gradient
+        # keeps a ** 1 in the graph, whose own gradient, a ** 0, is in a graph too.)
         if e == 0:
             return (_f.zeros_like(g),)
         return (g * (e * a ** (e - 1)),)
