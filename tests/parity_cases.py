@@ -3097,6 +3097,26 @@ print(torch.cat([e, e], 1), torch.cat([a, e], 1).shape)
 torch.cat([a, e, a], 0).sum().backward()
 print(a.grad, e.grad)
 """,
+    "modified_error_names_the_first_changed_in_saving_order": """
+a = torch.tensor([[-1.4, 1.1, 0.1]], requires_grad=True)
+e = a.expand(2, 2, 3)
+t = e / a
+a.detach().div_(2)
+try:
+    t.backward(torch.ones(2, 2, 3))
+except RuntimeError as err:
+    print(err)
+x = torch.tensor([[1., 2.]], requires_grad=True)
+for op in (lambda p, q: p / q.t().t(), lambda p, q: p @ q.t()):
+    p, q = x * 1, torch.cat([x, x]) * 2
+    y = op(p, q)
+    p.add_(1)
+    q.add_(1)
+    try:
+        y.sum().backward()
+    except RuntimeError as err:
+        print(err)
+""",
     "modified_error_names_the_numbered_node": """
 a = torch.tensor([[0.7], [-1.2]], requires_grad=True)
 t = a ** a

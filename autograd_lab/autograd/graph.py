@@ -142,6 +142,9 @@ class Node:
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
         checks = [c for c in _each_check(self._checks) if only is None or c[0] == only]
+        order = type(self).pack_order
+        if order is not None:   # PyTorch unpacks in its saving order: its error names the
+            checks.sort(key=lambda c: order.index(c[0]))    # first changed one in that order
         for i, t, vc, v in checks:
             if vc[0] != v:
                 raise RuntimeError(_modified_text(self, t, saved[i], vc[0], v))
