@@ -3078,6 +3078,17 @@ for f in (lambda: a.div_(a[:1]), lambda: a.mul_(a), lambda: a[:2].add_(a[1:])):
     except RuntimeError as e:
         print(e)
 """,
+    "overlapping_operand_as_pytorch_tells": """
+a = torch.tensor([-0.1, -0.8, 2., 3.])
+m = torch.tensor([[0.1, -0.8, 0.9], [-1.0, -1.5, 0.5], [0.7, -1.8, 0.3]])
+for f in (lambda: a[1:3].add_(a[:2]), lambda: a[:2].add_(a[2:]), lambda: a.view(2, 2).add_(a.view(2, 2).t()),
+          lambda: a.view(2, 2)[0].add_(a.view(2, 2)[:, 0]), lambda: a[::2].add_(a[:2]), lambda: a[:2].add_(a[0]),
+          lambda: a.view(2, 2).add_(a.view(2, 2)[0]), lambda: a[:0].add_(a[:0]), lambda: m[::2].div_(m.t()[-2]).shape):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+""",
     "second_backward_through_copyslices": """
 x = torch.tensor([-0.3], requires_grad=True)
 t = torch.cat([x, x, x], -1)

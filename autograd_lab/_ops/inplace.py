@@ -58,14 +58,32 @@ def _check_inplace(x, other=None, operand=False, fill=False):
 
 
 def _check_operand(x, other):
-    """An operand may be x itself (x.mul_(x)), but not share only some of x's elements."""
+    """An operand may be x itself (x.mul_(x)), but not share only some of x's elements -- as
+    far as PyTorch tells (its get_overlap_status): it compares the memory two tensors span
+    only when each fills one block of memory; other layouts it lets pass (``a[::2]``)."""
     a = x._data
     if type(other) is Tensor and type(a) is np.ndarray and type(other._data) is np.ndarray:
         o = other._data
-        same = o.shape == a.shape and o.strides == a.strides and \
-            o.__array_interface__["data"][0] == a.__array_interface__["data"][0]
-        if not same and np.shares_memory(a, o):
+        if not np.may_share_memory(a, o) or not _dense(a) or not _dense(o):
+            return
+        start_a, start_o = a.__array_interface__["data"][0], o.__array_interface__["data"][0]
+        if start_a == start_o and a.nbytes == o.nbytes:
+            partial = a.strides != o.strides        # the same block, in another order
+        else:
+            partial = start_a < start_o + o.nbytes and start_o < start_a + a.nbytes
+        if partial:
             raise RuntimeError(PARTIAL_OVERLAP_INPLACE)
+
+
+def _dense(a):
+    """PyTorch's is_non_overlapping_and_dense: the elements fill one block of memory, the
+    dimensions taken in some order (size-1 dimensions aside)."""
+    expected = a.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return a.size > 0
 
 
 def _write(x, values):
