@@ -64,7 +64,7 @@ def _warn_once(message, stacklevel):
 
 
 class Tensor:
-    __slots__ = ("_data", "grad_fn", "_rg", "_vc", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_grad_fn", "_rg", "_vc", "__weakref__", "__dict__")
 
     # Set on few tensors, so kept in the instance's __dict__ when set, these defaults otherwise
     # (a new tensor is made per operation: every attribute it need not set saves time).
@@ -75,24 +75,31 @@ class Tensor:
     _no_grad_view = False   # a view made under no_grad (True), or a view of one (its op's name)
     _stale = None           # such a view once its base changed in place: (the grad_fn it had,)
 
-    def __getattr__(self, name):
-        # Python calls this only when the ordinary lookup fails. The one attribute missing on
-        # purpose is the grad_fn of a view made under no_grad whose base (or another view of
-        # that base) was changed in place since (``_remake_views`` in _ops/inplace.py removes
-        # it): which history would the view have, the one from before the change or after?
-        # PyTorch refuses to say, wherever a grad_fn is read -- the attribute, ``is_leaf``, an
-        # operation, a hook, backward -- and so does this error, raised on each of those reads.
-        if name == "grad_fn" and self._stale is not None:
-            if self._stale[0] is None and not self._base._rg:
-                return None     # no history before, none now: nothing is ambiguous
+    @property
+    def grad_fn(self):
+        """The node that made this tensor; None for a leaf. (The engine reads ``_grad_fn``.)"""
+        fn = self._grad_fn
+        if fn is None and self._stale is not None:
+            self._refuse_if_stale()
+        return fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    def _refuse_if_stale(self):
+        """A view made under no_grad whose base (or another view of that base) was changed in
+        place since (``_remake_views`` in _ops/inplace.py) has no history anyone can name: the
+        one from before the change, or after? PyTorch refuses to say wherever a grad_fn is
+        read -- the attribute, ``is_leaf``, an operation, a hook, backward -- and so does this.
+        (With no history before and none now, nothing is ambiguous: None.)"""
+        if self._stale is not None and (self._stale[0] is not None or self._base._rg):
             raise no_grad_view_error(self._no_grad_view, changing=False)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'",
-                             name=name, obj=self)
 
     def _history(self):
         """grad_fn as it is stored, without the check above: what PyTorch's C++ reads where it
         only asks whether a tensor is a leaf (``.grad``, ``retain_grad()``, printing)."""
-        return self.grad_fn if self._stale is None else self._stale[0]
+        return self._grad_fn if self._stale is None else self._stale[0]
 
     # -- construction --------------------------------------------------------------------
     def __new__(cls, *args):
@@ -393,6 +400,7 @@ class Tensor:
         acc = self._acc and self._acc()
         if acc is None:
             if self._no_grad_view:
+                self._refuse_if_stale()
                 return None     # requires grad (as its base does), but gradients stop here
             acc = graph.new_node(AccumulateGrad, ())
             acc.variable = self
@@ -458,7 +466,7 @@ def _wrap(data, grad_fn=None, rg=False):
     """The fast internal constructor: ``data`` must already be a numpy array."""
     t = _new(Tensor)
     t._data = data
-    t.grad_fn = grad_fn
+    t._grad_fn = grad_fn
     t._rg = rg
     t._vc = None
     return t

@@ -106,7 +106,7 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"dtype={t.dtype!r}")
     try:
         name = t.grad_fn and type(t.grad_fn).__name__
-    except RuntimeError:    # a no_grad view whose base changed in place (Tensor.__getattr__)
+    except RuntimeError:    # a no_grad view whose base changed in place (_refuse_if_stale)
         name = "Invalid"
     if name:
         suffixes.append(f"grad_fn=<{name}>")

@@ -45,9 +45,9 @@ def _check_inplace(x, other=None, operand=False, fill=False):
         if base is not None:
             if x._no_grad_view:
                 raise no_grad_view_error(x._no_grad_view, changing=True)
-            if base._rg and base.grad_fn is None:
+            if base._rg and base._grad_fn is None:
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-        elif x._rg and x.grad_fn is None:
+        elif x._rg and x._grad_fn is None:
             raise RuntimeError(LEAF_INPLACE)
     a = x._data
     if not fill and a.size and any(s == 0 and n > 1
@@ -114,7 +114,7 @@ def _apply(x, compute, other=None, operand=False, fill=False):
     before._acc = x._acc
     result = compute(before)
     _write(x, result._data)
-    _changed(x, result.grad_fn)
+    _changed(x, result._grad_fn)
     return x
 
 
@@ -137,7 +137,7 @@ def _changed(x, node):
 
 def _set_history(t, node):
     """t's grad_fn becomes ``node``; ``retain_grad()`` carries over, as in PyTorch."""
-    old, t.grad_fn, t._rg = t.grad_fn, node, True
+    old, t._grad_fn, t._rg = t._grad_fn, node, True
     hooks = old is not None and old._extras and old._extras.get("tensor")
     retain = hooks and hooks.get("retain")
     if retain and retain.tensor() is t:
@@ -150,8 +150,8 @@ def _remake_views(x):
     the base's current history: an AsStridedBackward0 node.
 
     Except a view made under no_grad (or a view of one): it had no history of the base to
-    begin with, so none can be remade. It loses its grad_fn altogether, and reading it from
-    now on raises PyTorch's error (``Tensor.__getattr__``)."""
+    begin with, so none can be remade. It loses its grad_fn, and reading it from now on raises
+    PyTorch's error (``Tensor._refuse_if_stale``)."""
     vc = x._vc
     if vc is None or len(vc) < 2:
         return
@@ -161,8 +161,7 @@ def _remake_views(x):
             continue
         if v._no_grad_view:
             if v._stale is None:
-                v._stale = (v.grad_fn,)
-                del v.grad_fn
+                v._stale, v._grad_fn = (v._grad_fn,), None
             v._rg = v._rg or v._base._rg     # a view requires grad while its base does
             continue
         base = v._base
