@@ -36,7 +36,23 @@ TO_SCALAR = (
 COPY_CONSTRUCT = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+NO_GRAD_VIEW_WHY = (
+    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+    "You can clarify your code by moving both the view and the inplace either both inside the "
+    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you want "
+    "the inplace to be tracked).")
 _warned = set()
+
+
+def no_grad_view_error(marker, changing):
+    """PyTorch's refusal for a view made under no_grad (``marker``: see ``_no_grad_view``),
+    either being changed in place with grad mode on (``changing``) or read after its base or
+    another view of its base was changed in place."""
+    who = ("A view was created in no_grad mode" if marker is True else
+           f"Output 0 of {marker} is a view of a view which was created in no_grad mode")
+    what = ("is being modified inplace" if changing else
+            "its base or another view of its base has been modified inplace")
+    return RuntimeError(f"{who} and {what} with {NO_GRAD_VIEW_WHY}")
 
 
 def _warn_once(message, stacklevel):
@@ -48,7 +64,7 @@ def _warn_once(message, stacklevel):
 
 
 class Tensor:
-    __slots__ = ("_data", "grad_fn", "_rg", "_vc", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_grad_fn", "_rg", "_vc", "__weakref__", "__dict__")
 
     # Set on few tensors, so kept in the instance's __dict__ when set, these defaults otherwise
     # (a new tensor is made per operation: every attribute it need not set saves time).
@@ -56,7 +72,34 @@ class Tensor:
     _acc = None     # a leaf's AccumulateGrad, weakly
     _hooks = None   # a leaf's hooks
     _base = None    # a view's base tensor
-    _no_grad_view = False   # a view made under no_grad
+    _no_grad_view = False   # a view made under no_grad (True), or a view of one (its op's name)
+    _stale = None           # such a view once its base changed in place: (the grad_fn it had,)
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor; None for a leaf. (The engine reads ``_grad_fn``.)"""
+        fn = self._grad_fn
+        if fn is None and self._stale is not None:
+            self._refuse_if_stale()
+        return fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    def _refuse_if_stale(self):
+        """A view made under no_grad whose base (or another view of that base) was changed in
+        place since (``_remake_views`` in _ops/inplace.py) has no history anyone can name: the
+        one from before the change, or after? PyTorch refuses to say wherever a grad_fn is
+        read -- the attribute, ``is_leaf``, an operation, a hook, backward -- and so does this.
+        (With no history before and none now, nothing is ambiguous: None.)"""
+        if self._stale is not None and (self._stale[0] is not None or self._base._rg):
+            raise no_grad_view_error(self._no_grad_view, changing=False)
+
+    def _history(self):
+        """grad_fn as it is stored, without the check above: what PyTorch's C++ reads where it
+        only asks whether a tensor is a leaf (``.grad``, ``retain_grad()``, printing)."""
+        return self._grad_fn if self._stale is None else self._stale[0]
 
     # -- construction --------------------------------------------------------------------
     def __new__(cls, *args):
@@ -81,19 +124,19 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        if self.grad_fn is not None:
+        if self._history() is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if flag and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._rg = bool(flag)
 
     def requires_grad_(self, requires_grad=True):
-        if self.grad_fn is not None and not requires_grad:
+        if self._history() is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if self.grad_fn is None:
+        if self._history() is None:
             self.requires_grad = requires_grad
         return self
 
@@ -103,7 +146,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self.retains_grad:
+        if self._history() is not None and not self.retains_grad:
             warnings.warn(NON_LEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
@@ -123,7 +166,8 @@ class Tensor:
     @property
     def retains_grad(self):
         # retain_grad() keeps its hook on grad_fn (see _tensor_hooks); the hook knows its tensor
-        hooks = self.grad_fn is not None and self.grad_fn._extras
+        fn = self._history()
+        hooks = fn is not None and fn._extras
         retain = hooks and hooks.get("tensor", {}).get("retain")
         return bool(retain) and retain.tensor() is self
 
@@ -131,7 +175,7 @@ class Tensor:
         """Keep ``.grad`` on this non-leaf tensor too (a leaf keeps it anyway)."""
         if not self._rg:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self.retains_grad:
+        if self._history() is None or self.retains_grad:
             return
         ref = weakref.ref(self)     # weak, so the graph does not keep this tensor alive
 
@@ -356,6 +400,7 @@ class Tensor:
         acc = self._acc and self._acc()
         if acc is None:
             if self._no_grad_view:
+                self._refuse_if_stale()
                 return None     # requires grad (as its base does), but gradients stop here
             acc = graph.new_node(AccumulateGrad, ())
             acc.variable = self
@@ -421,7 +466,7 @@ def _wrap(data, grad_fn=None, rg=False):
     """The fast internal constructor: ``data`` must already be a numpy array."""
     t = _new(Tensor)
     t._data = data
-    t.grad_fn = grad_fn
+    t._grad_fn = grad_fn
     t._rg = rg
     t._vc = None
     return t

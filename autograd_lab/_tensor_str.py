@@ -104,8 +104,12 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"size={tuple(a.shape)}")
     if a.dtype not in (np.float32, np.int64, np.bool_) or (a.size == 0 and a.dtype != np.float32):
         suffixes.append(f"dtype={t.dtype!r}")
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    try:
+        name = t.grad_fn and type(t.grad_fn).__name__
+    except RuntimeError:    # a no_grad view whose base changed in place (_refuse_if_stale)
+        name = "Invalid"
+    if name:
+        suffixes.append(f"grad_fn=<{name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     out = prefix + array_str(a, indent)

@@ -2755,6 +2755,21 @@ print(f'Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.
 # Found by the random programs (tests/random_programs.py): each once a silent difference
 # ----------------------------------------------------------------------------------------
 _add("found", {
+    "index_out_of_bounds_names_the_place_in_the_key": """
+u = torch.zeros(2, 3, 4)
+m = torch.ones(2, 3, dtype=torch.bool)
+e = torch.zeros(2, 2, 0)
+for key in ("..., 5", "m, 5", "None, ..., 5", "..., None, 5", "0, ..., None, 9", "None, 5", ":, 5"):
+    for code in (f"u[{key}]", f"u[{key}] = 1."):
+        try:
+            exec(code)
+        except IndexError as err:
+            print(code, err)
+try:
+    e[..., 0] = 1.5
+except IndexError as err:
+    print(err)
+""",
     "autograd_grad_calls_leaf_hooks": """
 x = torch.tensor([1., 2.], requires_grad=True)
 x.register_hook(lambda g: g * 2)
@@ -2855,6 +2870,28 @@ for f in (lambda: torch.ones(2, 0).min(1), lambda: torch.ones(2, 0).max(-1), lam
 """,
 })
 _add("found_values", {
+    "square_keeps_its_second_derivative_in_a_graph": """
+a = torch.tensor(-1.6, requires_grad=True)
+h, = torch.autograd.grad(a ** 2.0, [a], grad_outputs=torch.tensor(1.2), create_graph=True)
+print(h)
+h2, = torch.autograd.grad(h.add(h, alpha=2), [a], create_graph=True)
+print(h2, h2.requires_grad)
+h3, = torch.autograd.grad(h2, [a], create_graph=True)
+print(h3, h3.requires_grad)
+b = torch.tensor([-0.5, 1.9], requires_grad=True)
+hb, = torch.autograd.grad(b ** 2, [b], torch.tensor([-1.6, 1.2]), create_graph=True)
+hb.backward(torch.tensor([-0.6, 1.4]), create_graph=True)
+print(b.grad)
+""",
+    "relu_keeps_minus_zero_and_passes_nan_gradients": """
+a = torch.tensor([[0.1, 1.5, -0.7], [-0.9, -1.5, 0.0]], dtype=torch.float64)
+print(1 / torch.neg(a).relu())
+x = torch.tensor([-0.0, 0.0, -2., 3., float('nan')], requires_grad=True)
+y = x.relu()
+print(y)
+y.sum().backward()
+print(x.grad)
+""",
     "pow_of_tensors_at_zero": """
 a = torch.tensor([-0.7, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
 (a ** a).backward(torch.tensor([-1.3, 0.1, -1.9], dtype=torch.float64))
@@ -3003,6 +3040,117 @@ with torch.no_grad():
     v.mul_(2)
 print(x)
 """,
+    "no_grad_view_after_its_base_changed": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+b = x * 2
+with torch.no_grad():
+    v = b[:2]
+b.add_(1)
+print(v, v.requires_grad, v.grad, v.retains_grad)
+v.retain_grad()
+for f in (lambda: v.grad_fn, lambda: v.is_leaf, lambda: v * 2, lambda: v[0], lambda: torch.cat([v, v]),
+          lambda: v.register_hook(print), lambda: v.backward(torch.ones(2)),
+          lambda: torch.autograd.grad(b.sum(), [v]), lambda: v.mul_(2)):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+with torch.no_grad():
+    print(v * 2, v.exp())
+    v.zero_()
+print(v, v.detach(), v.data)
+""",
+    "no_grad_view_changed_under_no_grad": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+with torch.no_grad():
+    v = x[:2]
+    x.add_(1)
+try:
+    v.grad_fn
+except RuntimeError as e:
+    print(e)
+a = torch.tensor([1., 2., 3.])
+with torch.no_grad():
+    u = a[1:]
+a.add_(1)
+print(u.grad_fn, u.is_leaf, u)
+a.mul_(torch.tensor(2., requires_grad=True))
+print(u.requires_grad)
+try:
+    torch.cat([u, a])
+except RuntimeError as e:
+    print(e)
+""",
+    "view_of_a_no_grad_view_after_its_base_changed": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+b = x * 2
+with torch.no_grad():
+    v = b[:2]
+    w = v[:1]
+v2 = v[:1]
+print(v2.grad_fn)
+u = b[1:]
+u.mul_(2)
+print(v2, v2.grad, v2.retains_grad)
+for f in (lambda: v2.grad_fn, lambda: w.grad_fn, lambda: v2.retain_grad(), lambda: v2 * 2,
+          lambda: v2.mul_(2)):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+c = torch.tensor([1., 2.])
+with torch.no_grad():
+    d = c[None, -1]
+try:
+    d[0] = torch.tensor(1., requires_grad=True)
+except RuntimeError as e:
+    print(e)
+""",
+    "grad_returns_what_backward_computed": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3., 4.], requires_grad=True)
+g1, g2 = torch.autograd.grad(x + y, [x, y], torch.tensor([1., 2.]))
+print(g1 is g2)
+g1.add_(1)
+print(g2)
+h1, h2 = torch.autograd.grad(x + y, [x, y], torch.tensor([1., 2.]), create_graph=True)
+print(h1 is h2)
+m1, m2 = torch.autograd.grad(x.mean() + y.sum(), [x, y])
+m1.mul_(2)
+print(m1, m2, m2._base is not None)
+""",
+    "grad_of_a_sum_is_an_expanded_view": """
+x = torch.tensor([-1.9, 0.7], dtype=torch.float64, requires_grad=True)
+s = x.sum(dim=0)
+g, gs = torch.autograd.grad(s, [x, s])
+print(g._base is gs, g.is_contiguous())
+for f in (lambda: g.add_(1), lambda: g.add_(torch.tensor(1., dtype=torch.float64, requires_grad=True))):
+    try:
+        f()
+    except RuntimeError as e:
+        print(e)
+g[None, -1].add_(2.)
+print(g, gs)
+g.zero_()
+print(g, gs)
+h, = torch.autograd.grad(x.sum(), [x], create_graph=True)
+try:
+    h.add_(1)
+except RuntimeError as e:
+    print(e)
+""",
+    "grad_through_a_permute_is_a_no_grad_view": """
+x = torch.tensor([[-0.7, 0.2]], requires_grad=True)
+t = x.permute(1, 0)
+g, gt = torch.autograd.grad(t, [x, t], torch.ones(2, 1))
+print(g._base is gt, g, gt)
+try:
+    g.add_(torch.tensor(-0.7, requires_grad=True))
+except RuntimeError as e:
+    print(e)
+gt[0] = 3.
+print(g, g.grad_fn)
+""",
     "expanded_inplace": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x.clone()
@@ -3015,6 +3163,17 @@ for f in (lambda: y.expand(2, 2).mul_(2), lambda: y.expand(2).mul_(2), lambda: x
     "overlapping_operand": """
 a = torch.tensor([-0.1, -0.8, 2.])
 for f in (lambda: a.div_(a[:1]), lambda: a.mul_(a), lambda: a[:2].add_(a[1:])):
+    try:
+        print(f())
+    except RuntimeError as e:
+        print(e)
+""",
+    "overlapping_operand_as_pytorch_tells": """
+a = torch.tensor([-0.1, -0.8, 2., 3.])
+m = torch.tensor([[0.1, -0.8, 0.9], [-1.0, -1.5, 0.5], [0.7, -1.8, 0.3]])
+for f in (lambda: a[1:3].add_(a[:2]), lambda: a[:2].add_(a[2:]), lambda: a.view(2, 2).add_(a.view(2, 2).t()),
+          lambda: a.view(2, 2)[0].add_(a.view(2, 2)[:, 0]), lambda: a[::2].add_(a[:2]), lambda: a[:2].add_(a[0]),
+          lambda: a.view(2, 2).add_(a.view(2, 2)[0]), lambda: a[:0].add_(a[:0]), lambda: m[::2].div_(m.t()[-2]).shape):
     try:
         print(f())
     except RuntimeError as e:
@@ -3038,6 +3197,26 @@ a = torch.ones(2, 3, requires_grad=True)
 print(torch.cat([e, e], 1), torch.cat([a, e], 1).shape)
 torch.cat([a, e, a], 0).sum().backward()
 print(a.grad, e.grad)
+""",
+    "modified_error_names_the_first_changed_in_saving_order": """
+a = torch.tensor([[-1.4, 1.1, 0.1]], requires_grad=True)
+e = a.expand(2, 2, 3)
+t = e / a
+a.detach().div_(2)
+try:
+    t.backward(torch.ones(2, 2, 3))
+except RuntimeError as err:
+    print(err)
+x = torch.tensor([[1., 2.]], requires_grad=True)
+for op in (lambda p, q: p / q.t().t(), lambda p, q: p @ q.t()):
+    p, q = x * 1, torch.cat([x, x]) * 2
+    y = op(p, q)
+    p.add_(1)
+    q.add_(1)
+    try:
+        y.sum().backward()
+    except RuntimeError as err:
+        print(err)
 """,
     "modified_error_names_the_numbered_node": """
 a = torch.tensor([[0.7], [-1.2]], requires_grad=True)

@@ -317,12 +317,14 @@ class Proposer:
                               and np.broadcast_shapes(tuple(x.shape), s) == tuple(x.shape))
         return other and f"{name}.{kind}({other})"
 
+    # (``_base`` first: reading is_leaf of a view made under no_grad whose base changed since
+    # raises, as the grad_fn it reads does)
     def inplace_leaf(self):
-        name, x = self.pick(lambda v: v.is_leaf and v._base is None, _not_gradient)
+        name, x = self.pick(lambda v: v._base is None and v.is_leaf, _not_gradient)
         return name and self._inplace_on(name, x)
 
     def inplace_nonleaf(self):
-        name, x = self.pick(lambda v: not v.is_leaf and v._base is None, _not_gradient)
+        name, x = self.pick(lambda v: v._base is None and not v.is_leaf, _not_gradient)
         return name and self._inplace_on(name, x)
 
     def inplace_view(self):
@@ -450,12 +452,6 @@ KEPT_DIFFERENT = {
 
 # Known differences still to fix (issue 13): feature -> what differs.
 NOT_YET = {
-    "no_grad_view_read": "PyTorch raises when the grad_fn of a view made under no_grad is read "
-                         "after its base changed in place; autograd_lab gives None",
-    "no_grad": "a view made under no_grad whose base then changes in place with grad mode on: "
-               "PyTorch refuses any later use of the view (a hook, an operation)",
-    "inplace_gradient": "what autograd.grad returns can be a view (of an expand) in PyTorch, "
-                        "and refuse an in-place change; autograd_lab's is a tensor of its own",
 }
 
 
@@ -565,7 +561,7 @@ def _value(v):
     if v is None or isinstance(v, (int, float, str, bool)):
         return v
     if hasattr(v, "grad_fn") and hasattr(v, "detach"):
-        info = {"data": v.detach().numpy(), "dtype": str(v.dtype), "shape": tuple(v.shape),
+        info = {"data": _array(v), "dtype": str(v.dtype), "shape": tuple(v.shape),
                 "requires_grad": v.requires_grad, "is_leaf": v.is_leaf,
                 "grad_fn": None if v.grad_fn is None else type(v.grad_fn).__name__}
         if v.is_leaf or v.retains_grad:
@@ -574,6 +570,13 @@ def _value(v):
     if isinstance(v, (list, tuple)):
         return [_value(i) for i in v]
     return type(v).__name__
+
+
+def _array(v):
+    try:
+        return v.detach().numpy()
+    except RuntimeError:    # a ZeroTensor of PyTorch's (what abs's second derivative leaves)
+        return v.detach().numpy(force=True)
 
 
 # float64 results often come from float32 inputs, where PyTorch's and numpy's exp, log, sin

@@ -281,13 +281,17 @@ class ReluBackward0(Node):
     """out = max(self, 0);  the gradient passes where out > 0"""
     __slots__ = ()
     saved_names = ("result",)
-    forward = staticmethod(lambda a: np.maximum(a, 0))
+    # 0 first: on a tie numpy's maximum gives its second argument, and PyTorch's relu keeps
+    # -0.0 as it is (1 / relu(-0.0) is -inf)
+    forward = staticmethod(lambda a: np.maximum(0, a))
 
     def backward(self, g):
         (y,) = self._saved
-        # where, not g * mask: inf * 0 is nan. The zeros are y * 0 (y is 0 there), so that a
-        # recorded backward depends on y, as PyTorch's does (its second derivative is zero).
-        return (_f.where(y > 0, g, y * 0),)
+        # where, not g * mask: inf * 0 is nan. As PyTorch's threshold_backward, g passes
+        # unless y <= 0 (so it passes at nan). The zeros are y - y (y is 0 or -0.0 there: +0.0
+        # either way), so that a recorded backward depends on y, as PyTorch's does (its second
+        # derivative is zero).
+        return (_f.where(y <= 0, y - y, g),)
 
 
 class SqrtBackward0(Node):
@@ -345,8 +349,10 @@ class PowBackward0(Node):
     def backward(self, g):
         (a,) = self._saved
         e = self.exponent
-        if e == 2:
+        if e == 2 and type(a) is not Tensor:
             return (g * (a + a),)       # the same numbers as 2 * a, without a Python operand
+        # (Recorded, for create_graph, the formula is PyTorch's as it is: a ** 2's gradient
+        # keeps a ** 1 in the graph, whose own gradient, a ** 0, is in a graph too.)
         if e == 0:
             return (_f.zeros_like(g),)
         return (g * (e * a ** (e - 1)),)

@@ -129,17 +129,17 @@ def _basic_index(x, items, alone, advanced=False, setting=False):
     if used > ndim and not (alone and ndim == 0):
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     ellipsis_dims = ndim - used
-    out, dim, real_dim, index = x, 0, 0, []     # real_dim: what PyTorch's errors count
-    for k in items:
+    out, dim, index = x, 0, []
+    # real_dim: the dimension PyTorch's out-of-bounds error names, the item's place in the
+    # key (an ellipsis or a mask counts as one, whatever it spans)
+    for real_dim, k in enumerate(items):
         if k is None:
             out = unsqueeze(out, dim)
             index.append(slice(None))
             dim += 1
-            real_dim += 1
         elif k is Ellipsis:
             index += [slice(None)] * ellipsis_dims
             dim += ellipsis_dims
-            real_dim += ellipsis_dims
         elif isinstance(k, slice):
             if setting:
                 whole = out._data.ndim and k.indices(out._data.shape[dim]) == (
@@ -150,15 +150,12 @@ def _basic_index(x, items, alone, advanced=False, setting=False):
                 out = _slice(out, dim, k)
             index.append(slice(None))
             dim += 1
-            real_dim += 1
         elif _is_array(k):
             index.append(k)
             n = k.ndim if k.dtype.kind == "b" else 1
             dim += n
-            real_dim += n
         else:
             out = _select(out, dim, int(k), real_dim)
-            real_dim += 1
     if advanced:
         return out, index
     if out is x:

@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from .._dtype import from_numpy_dtype
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, no_grad_view_error
 from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
@@ -28,15 +28,6 @@ from .record import _data, _edge, _f, _operand, _record, _record1, other_type_er
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
-NO_GRAD_VIEW_INPLACE = "A view was created in no_grad mode and is being modified inplace with "
-VIEW_OF_NO_GRAD_VIEW_INPLACE = ("Output 0 of {} is a view of a view which was created in no_grad "
-                                "mode and is being modified inplace with ")
-NO_GRAD_VIEW_WHY = (
-    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-    "You can clarify your code by moving both the view and the inplace either both inside the "
-    "no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
-    "be tracked).")
 PARTIAL_OVERLAP_INPLACE = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer "
     "to a single memory location. Please clone() the tensor before performing the operation.")
@@ -52,13 +43,11 @@ def _check_inplace(x, other=None, operand=False, fill=False):
     if _State.enabled and (x._rg or type(other) is Tensor and other._rg):   # to be recorded
         base = x._base
         if base is not None:
-            marker = x._no_grad_view
-            if marker:
-                raise RuntimeError((NO_GRAD_VIEW_INPLACE if marker is True else
-                                    VIEW_OF_NO_GRAD_VIEW_INPLACE.format(marker)) + NO_GRAD_VIEW_WHY)
-            if base._rg and base.grad_fn is None:
+            if x._no_grad_view:
+                raise no_grad_view_error(x._no_grad_view, changing=True)
+            if base._rg and base._grad_fn is None:
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-        elif x._rg and x.grad_fn is None:
+        elif x._rg and x._grad_fn is None:
             raise RuntimeError(LEAF_INPLACE)
     a = x._data
     if not fill and a.size and any(s == 0 and n > 1
@@ -69,14 +58,32 @@ def _check_inplace(x, other=None, operand=False, fill=False):
 
 
 def _check_operand(x, other):
-    """An operand may be x itself (x.mul_(x)), but not share only some of x's elements."""
+    """An operand may be x itself (x.mul_(x)), but not share only some of x's elements -- as
+    far as PyTorch tells (its get_overlap_status): it compares the memory two tensors span
+    only when each fills one block of memory; other layouts it lets pass (``a[::2]``)."""
     a = x._data
     if type(other) is Tensor and type(a) is np.ndarray and type(other._data) is np.ndarray:
         o = other._data
-        same = o.shape == a.shape and o.strides == a.strides and \
-            o.__array_interface__["data"][0] == a.__array_interface__["data"][0]
-        if not same and np.shares_memory(a, o):
+        if not np.may_share_memory(a, o) or not _dense(a) or not _dense(o):
+            return
+        start_a, start_o = a.__array_interface__["data"][0], o.__array_interface__["data"][0]
+        if start_a == start_o and a.nbytes == o.nbytes:
+            partial = a.strides != o.strides        # the same block, in another order
+        else:
+            partial = start_a < start_o + o.nbytes and start_o < start_a + a.nbytes
+        if partial:
             raise RuntimeError(PARTIAL_OVERLAP_INPLACE)
+
+
+def _dense(a):
+    """PyTorch's is_non_overlapping_and_dense: the elements fill one block of memory, the
+    dimensions taken in some order (size-1 dimensions aside)."""
+    expected = a.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return a.size > 0
 
 
 def _write(x, values):
@@ -102,11 +109,12 @@ def _apply(x, compute, other=None, operand=False, fill=False):
     every element gets one value, so elements that share memory may be written (fill_, zero_)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
     _check_inplace(x, other, operand, fill)
-    before = _wrap(x._data.copy() if _State.enabled else x._data, x.grad_fn, x._rg)
+    # (x's stored grad_fn: a no_grad view changed under no_grad keeps none, see _remake_views)
+    before = _wrap(x._data.copy() if _State.enabled else x._data, x._history(), x._rg)
     before._acc = x._acc
     result = compute(before)
     _write(x, result._data)
-    _changed(x, result.grad_fn)
+    _changed(x, result._grad_fn)
     return x
 
 
@@ -129,7 +137,7 @@ def _changed(x, node):
 
 def _set_history(t, node):
     """t's grad_fn becomes ``node``; ``retain_grad()`` carries over, as in PyTorch."""
-    old, t.grad_fn, t._rg = t.grad_fn, node, True
+    old, t._grad_fn, t._rg = t._grad_fn, node, True
     hooks = old is not None and old._extras and old._extras.get("tensor")
     retain = hooks and hooks.get("retain")
     if retain and retain.tensor() is t:
@@ -139,13 +147,22 @@ def _set_history(t, node):
 
 def _remake_views(x):
     """Every view of the base x belongs to (x's version counter knows them) is now a view of
-    the base's current history: an AsStridedBackward0 node."""
+    the base's current history: an AsStridedBackward0 node.
+
+    Except a view made under no_grad (or a view of one): it had no history of the base to
+    begin with, so none can be remade. It loses its grad_fn, and reading it from now on raises
+    PyTorch's error (``Tensor._refuse_if_stale``)."""
     vc = x._vc
     if vc is None or len(vc) < 2:
         return
     for ref in vc[1]:
         v = ref()
-        if v is None or v._no_grad_view:
+        if v is None:
+            continue
+        if v._no_grad_view:
+            if v._stale is None:
+                v._stale, v._grad_fn = (v._grad_fn,), None
+            v._rg = v._rg or v._base._rg     # a view requires grad while its base does
             continue
         base = v._base
         if not base._rg:

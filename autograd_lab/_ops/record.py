@@ -20,7 +20,7 @@ def _edge(x):
     """Where the gradient for input ``x`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
     if type(x) is not Tensor or not x._rg:
         return None
-    return x.grad_fn or x._grad_accumulator()
+    return x._grad_fn or x._grad_accumulator()
 
 
 def _record(cls, out, *inputs):
@@ -39,14 +39,14 @@ def _record1(cls, out, x):
     and _wrap() are written out, as in _binary."""
     if x._rg and _State.enabled:
         node = _new(cls)
-        node._next = (x.grad_fn or x._grad_accumulator(),)
+        node._next = (x._grad_fn or x._grad_accumulator(),)
         node._saved = ()
         node._checks = node._pending = node._extras = None
         node._seq = next(_sequence)
         if _State.anomaly:
             remember_forward(node)
         t = _new(Tensor)
-        t._data, t.grad_fn, t._rg, t._vc = out, node, True, None
+        t._data, t._grad_fn, t._rg, t._vc = out, node, True, None
         return t, node
     return _wrap(out), None
 
@@ -63,8 +63,10 @@ def _view(cls, out, x):
         # PyTorch), but has no history, and may not be changed in place with grad mode on.
         result._no_grad_view = True
         result._rg = x._rg
-    elif x._no_grad_view:       # a view of such a view: the same, named by its own node
-        result._no_grad_view = short_name(cls.__name__)
+    elif x._no_grad_view:
+        # A view of such a view is one too. PyTorch's errors name its node, if it has one
+        # ("Output 0 of Slice is a view of a view which..."), else call it "A view".
+        result._no_grad_view = True if node is None else short_name(cls.__name__)
     # The views of a base are listed with its version counter (weakly): a change in place of
     # the base or of any view remakes their grad_fn (inplace.py).
     if len(vc) == 1:
@@ -189,8 +191,8 @@ def _binary(cls, fn, a, b):
     if _State.enabled and (a._rg or tb is Tensor and b._rg):
         # new_node() and _wrap(), written out: this is the one hottest path of the engine
         node = _new(cls)
-        node._next = ((a.grad_fn or a._grad_accumulator()) if a._rg else None,
-                      (b.grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None)
+        node._next = ((a._grad_fn or a._grad_accumulator()) if a._rg else None,
+                      (b._grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None)
         node._saved = ()
         node._checks = node._pending = node._extras = None
         node._seq = next(_sequence)
@@ -205,7 +207,7 @@ def _binary(cls, fn, a, b):
         if tb is Tensor and ad.dtype is not bd.dtype:
             node._extras_table()["dtypes"] = (ad.dtype, bd.dtype)
         t = _new(Tensor)
-        t._data, t.grad_fn, t._rg = out, node, True
+        t._data, t._grad_fn, t._rg = out, node, True
         t._vc = None
         return t, node
     return _wrap(out), None

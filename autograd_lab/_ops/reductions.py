@@ -73,11 +73,13 @@ def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
 
 
 class MeanBackward0(Node):
-    """out = mean of all n elements: each element's gradient is g / n"""
+    """out = mean of all n elements: each element's gradient is g / n (divided after the
+    expand, as PyTorch does: the gradient is a tensor of its own, not a view of g, and an
+    in-place change of what ``autograd.grad`` returns is allowed)"""
     __slots__ = ("self_sym_sizes", "self_sym_numel")
 
     def backward(self, g):
-        return (_f.expand(g / self.self_sym_numel, self.self_sym_sizes),)
+        return (_f.expand(g, self.self_sym_sizes) / self.self_sym_numel,)
 
 
 class MeanBackward1(Node):
@@ -88,7 +90,7 @@ class MeanBackward1(Node):
         n = 1
         for d in self.dim:
             n *= self.self_sym_sizes[d]
-        return (_expand_back(g / n, self.dim, self.keepdim, self.self_sym_sizes),)
+        return (_expand_back(g, self.dim, self.keepdim, self.self_sym_sizes) / n,)
 
 
 def mean(x, dim=None, keepdim=False, dtype=None, axis=None):

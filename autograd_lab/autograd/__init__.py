@@ -121,7 +121,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     where = [t.grad_fn or t._grad_accumulator() for t in inputs]
     got = run_backward(roots, [_travelling(s, create_graph) for s in seeds], retain_graph,
                        create_graph, capture=set(where), accumulate=False)
-    result = []
+    result, made = [], {}
     for i, (t, node) in enumerate(zip(inputs, where)):
         g = got.get(node)
         if g is None:
@@ -131,6 +131,40 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
         else:
-            result.append(g.to(t.dtype) if create_graph else
-                          _wrap(np.array(g, dtype=t._data.dtype)))     # in the input's dtype
+            result.append(g.to(t.dtype) if create_graph else _returned(g, t._data.dtype, made))
     return tuple(result)
+
+
+def _returned(g, dtype, made):
+    """The gradient array ``g`` as ``grad`` returns it, in the input's ``dtype``.
+
+    PyTorch hands back the very tensors its backward computed, not copies, and so does this:
+    a gradient that reached two inputs (``x + y``) is one tensor, and the gradient of a sum
+    is the seed expanded (a stride-0 view, which refuses an in-place add but may be filled).
+    Where numpy's formula made a view (of the seed, say), so did PyTorch's -- while backward
+    ran under no_grad: the gradient is a view made under no_grad, with what that forbids.
+    ``made`` maps each array already wrapped to its tensor."""
+    from .._tensor import _wrap
+    from .._ops.record import _view
+    import numpy as np
+    t = made.get(id(g))
+    if t is None:
+        a = np.asarray(g, dtype)            # a copy only to change the dtype
+        if not a.flags.writeable:           # np.broadcast_to's view: writable, as an expand is
+            try:
+                a.setflags(write=True)
+            except ValueError:              # over memory no tensor may write to: a copy
+                a = a.copy()
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root is a:
+            t = _wrap(a)
+        else:
+            base = made.get(id(root))
+            if base is None:
+                base = made[id(root)] = _wrap(root)     # one tensor, if it is returned too
+            with no_grad():
+                t = _view(None, a, base)[0]
+        made[id(g)] = t
+    return t

@@ -128,7 +128,7 @@ class Node:
             if type(t) is _Tensor:
                 values[i] = t._data
                 vc = t._vc or t._counter()
-                checks += (i, None if t.grad_fn is self else t, vc, vc[0])
+                checks += (i, None if t._grad_fn is self else t, vc, vc[0])
         self._saved, self._checks = tuple(values), checks
 
     def _unpack(self, as_tensors=False, only=None):
@@ -142,6 +142,9 @@ class Node:
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD)
         checks = [c for c in _each_check(self._checks) if only is None or c[0] == only]
+        order = type(self).pack_order
+        if order is not None:   # PyTorch unpacks in its saving order: its error names the
+            checks.sort(key=lambda c: order.index(c[0]))    # first changed one in that order
         for i, t, vc, v in checks:
             if vc[0] != v:
                 raise RuntimeError(_modified_text(self, t, saved[i], vc[0], v))
@@ -296,7 +299,7 @@ def save_one(node, t):
     if counter is None:
         counter = t._vc = [0]
     node._saved = (t._data,)
-    node._checks = (0, None if t.grad_fn is node else t, counter, counter[0])
+    node._checks = (0, None if t._grad_fn is node else t, counter, counter[0])
 
 
 def _unbroadcast_all(grads, shapes):
