@@ -101,6 +101,8 @@ class Proposer:
                               "abs", "neg", "reciprocal", "square", "sign"))
         if fn in ("sin", "cos") and x.numel() and not bool((x.detach().abs() < 100).all()):
             fn = "tanh"     # sin of 1e4 turns a last-bit difference into a different value
+        if fn in POLES and self._near_zero(x):
+            fn = "neg"
         form = self.rng.choice((f"{name}.{fn}()", f"torch.{fn}({name})")) if fn in (
             "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "neg") \
             else f"{name}.{fn}()"
@@ -111,7 +113,19 @@ class Proposer:
         if name is None:
             return None
         e = self.rng.choice(("2", "3", "0.5", "-1", "0", "2.0", "-0.5"))
+        if e in ("0.5", "-1", "-0.5") and self._near_zero(x):
+            e = "2"
         return f"{self.new()} = {name} ** {e}"
+
+    def _near_zero(self, x):
+        """Whether x (a tensor, or the name of one or a literal) holds a value at or next to 0,
+        where a pole (1/x, log, sqrt, x ** -0.5) turns a rounding difference (a sum that is 0 in
+        one library and 1e-8 in the other; a signed zero) into inf against a finite number."""
+        torch = self.ns["torch"]
+        if isinstance(x, str):
+            x = self.ns[x] if x in self.ns else eval(x, dict(self.ns))       # a literal
+        return (isinstance(x, torch.Tensor) and x.numel() > 0 and x.dtype.is_floating_point
+                and bool((x.detach().abs() < 1e-5).any()))
 
     def _partner(self, x, fits):
         """Another tensor that ``fits`` with x (an existing one, often), or a new literal."""
@@ -134,9 +148,11 @@ class Proposer:
         if self.rng.random() < 0.25:
             number = self.rng.choice(("2", "0.5", "-1.5", "3"))
             form = self.rng.choice((f"{name} {op} {number}", f"{number} {op} {name}"))
+            if op == "/" and form.startswith(number) and self._near_zero(x):
+                form = f"{name} {op} {number}"
             return f"{self.new()} = {form}"
         other = self._partner(x, lambda s: _broadcasts(xs, s))
-        if other is None:
+        if other is None or (op == "/" and self._near_zero(other)):
             return None
         form = self.rng.choice((f"{name} {op} {other}",) * 3 + (
             f"torch.maximum({name}, {other})", f"{name}.add({other}, alpha=2)",
@@ -146,7 +162,7 @@ class Proposer:
     def pow_tensor(self):
         name, x = self.pick()
         other = name and self._partner(x, lambda s: _broadcasts(tuple(x.shape), s))
-        if not other:
+        if not other or self._near_zero(x):
             return None
         return f"{self.new()} = {name} ** {other}"
 
@@ -199,7 +215,9 @@ class Proposer:
         else:
             fn = "dot"
             other = self._partner(x, lambda s: s == tuple(x.shape))
-        return other and f"{self.new()} = {name}.{fn}({other})"
+        if other is None:
+            return None
+        return f"{self.new()} = {name}.{fn}({other})"
 
     def view(self):
         name, x = self.pick()
@@ -453,6 +471,10 @@ KEPT_DIFFERENT = {
 # Known differences still to fix (issue 13): feature -> what differs.
 NOT_YET = {
 }
+
+
+# functions with a pole or a branch point at 0 (see Proposer._near_zero)
+POLES = ("log", "sqrt", "reciprocal")
 
 
 def _holds(pred, v):
