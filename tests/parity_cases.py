@@ -2502,6 +2502,47 @@ print(torch.autograd.gradgradcheck(lambda m: m.softmax(1), M))
 print(torch.autograd.gradcheck(lambda m: F.binary_cross_entropy_with_logits(m, torch.ones(2, 3, dtype=torch.float64)), M))
 print(torch.autograd.gradcheck(lambda m: m.clamp(-1.5, 1.5), M))
 """,
+    # linear folds a vector or a batch into one addmm (ViewBackward0, AddmmBackward0,
+    # ViewBackward0) for a contiguous input and a one-row bias; else matmul, then add_
+    "linear_graph_by_input_and_bias": """
+import torch.nn.functional as F
+def chain(node, depth=0):
+    if node is not None:
+        print("  " * depth + node.name(), getattr(node, "_saved_self_sym_sizes", ""))
+        for f, _ in node.next_functions:
+            chain(f, depth + 1)
+W = torch.tensor([[1., 2., 3.], [4., 5., 6.], [-1., 0., 2.], [0.5, 1., 1.]], requires_grad=True)
+for x in (torch.tensor([1., 2., 3.], requires_grad=True), torch.arange(12.).reshape(2, 2, 3),
+          torch.arange(12.).reshape(2, 2, 3).transpose(0, 1).requires_grad_(),
+          torch.arange(24.).reshape(2, 2, 2, 3).requires_grad_()):
+    for b in (torch.tensor([1., -1., 2., 0.], requires_grad=True), torch.ones(1, 4),
+              torch.tensor(2., requires_grad=True), torch.ones(2, 4)):
+        try:
+            y = F.linear(x, W, b)
+        except RuntimeError as e:
+            print(e)
+            continue
+        print(tuple(y.shape), y._version, y._base is not None)
+        chain(y.grad_fn)
+        g = torch.autograd.grad((y * y).sum(), (x, W) if x.requires_grad else W, create_graph=True)
+        print(g)
+        print(torch.autograd.grad(sum(t.sum() for t in g), W))
+""",
+    "linear_errors_in_addmm_order": """
+import torch.nn.functional as F
+W = torch.ones(4, 3)
+for x, w, b in ((torch.ones(2, 3), W, torch.ones(4, dtype=torch.float64)),
+                (torch.ones(2, 3), W.double(), torch.ones(4)),
+                (torch.ones(2, 3, dtype=torch.float64), W, torch.ones(4)),
+                (torch.ones(2, 3), W, torch.ones(2, 2, 4)), (torch.ones(3), W, torch.ones(2, 1)),
+                (torch.ones(5, 2, 3), W, torch.ones(1, 1, 4)), (torch.ones(2, 3), W, torch.ones(3)),
+                (torch.ones(3), W, torch.ones(2, 4)), (torch.ones(2, 3), torch.ones(4, 2), torch.ones(4)),
+                (torch.ones(2, 3), torch.ones(4), torch.ones(4)), (torch.tensor(1.), W, None)):
+    try:
+        print(F.linear(x, w, b).shape)
+    except RuntimeError as e:
+        print(e)
+""",
 })
 
 # ----------------------------------------------------------------------------------------
