@@ -1490,6 +1490,11 @@ RAISES_EXPRESSIONS = [
     "torch.tensor(2., requires_grad=True).transpose(0, -1)", "torch.tensor(2.).unsqueeze(1)",
     "torch.tensor(2., requires_grad=True).squeeze(0)", "torch.stack([torch.tensor(2.)], 1)",
     "a.sum([])", "a.mean((0, 1))",
+    # squeeze takes a tuple of dims too (SqueezeBackward2), each checked, none twice
+    "m[:1, :, :1].squeeze((0, 2))", "m[:1].squeeze((0, -1))", "m[:1, :1].squeeze(0, 1)",
+    "m[:1].squeeze(())", "m.squeeze([1])", "a.squeeze((0, 2))", "a.squeeze((1, -1))",
+    "a.squeeze((0, -3))", "torch.tensor(2., requires_grad=True).squeeze((0,))",
+    "torch.tensor(2., requires_grad=True).squeeze((0, -1))",
     # cat and stack: their own checks, never numpy's
     "torch.cat([a, torch.ones(3, 3)])", "torch.cat([a, torch.ones(2, 2)], 1)",
     "torch.cat([a, v])", "torch.cat([torch.tensor(1.), torch.tensor(1.)])", "torch.cat([v, v[0]])",
@@ -1561,6 +1566,17 @@ _add("norm_at_zero", {
                       "h, = torch.autograd.grad(t.norm(), [t], create_graph=True)\nprint(h)\n",
     "gradgradcheck": "x = torch.tensor([1.5, -2., 0.5], dtype=torch.float64, requires_grad=True)\n"
                      "print(torch.autograd.gradgradcheck(lambda t: t.norm(), (x,)))\n",
+})
+_add("squeeze_numpy_dim", {
+    # a numpy integer (what an index from numpy is) is an int dim, for squeeze as for sum
+    "int64_and_tuple": """
+import numpy as np
+m = torch.arange(6.).reshape(1, 3, 1, 2).requires_grad_()
+for t in (m.squeeze(np.int64(0)), m.squeeze(np.int32(2)), m.squeeze((np.int64(0), 2))):
+    print(t.shape, t.grad_fn, t.grad_fn._saved_dim, t.grad_fn._saved_self_sym_sizes)
+    t.backward(torch.ones_like(t))
+print(m.grad)
+""",
 })
 _add("prod_twice", {
     # prod is differentiable twice, with and without a zero, and 0-d and empty inputs work

@@ -7,20 +7,14 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from .arithmetic import maximum
-from .record import _data, _f, _record, _record1, wrap_dim
+from .record import _data, _f, _record, _record1, wrap_dim, wrap_dims
 
 
 def _dims(dim, ndim):
     """The dimensions to reduce, checked as PyTorch checks them; none for a 0-d tensor, all
     of them for an empty list (``x.sum([])``)."""
-    dims = (dim,) if isinstance(dim, int) else tuple(dim) or tuple(range(ndim))
-    seen = set()
-    for d in dims:
-        d = wrap_dim(d, ndim)
-        if d in seen:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        seen.add(d)
-    return tuple(sorted(seen)) if ndim else ()
+    dims = wrap_dims((dim,) if isinstance(dim, int) else tuple(dim) or range(ndim), ndim)
+    return tuple(sorted(dims)) if ndim else ()
 
 
 def _expand_back(g, dims, keepdim, sizes):

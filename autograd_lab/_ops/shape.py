@@ -1,13 +1,16 @@
 """Views and copies that change a shape (view, reshape, permute, transpose, unsqueeze,
 squeeze, expand), joining (cat, stack), dtype changes (to), comparisons. A view shares its
 base's data and version counter; its backward only moves the gradient back into shape."""
+import operator
+
 import numpy as np
 
 from .. import _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .record import _data, _operand, _record, _record1, _view, broadcasting, wrap_dim
+from .record import (_data, _operand, _record, _record1, _view, broadcasting, wrap_dim,
+                     wrap_dims)
 
 
 class ViewBackward0(Node):
@@ -198,6 +201,7 @@ def unsqueeze(x, dim):
 
 
 class SqueezeBackward0(Node):
+    """out = self without some of its size-1 dimensions: the gradient gets them back"""
     __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
@@ -205,7 +209,13 @@ class SqueezeBackward0(Node):
 
 
 class SqueezeBackward1(SqueezeBackward0):
+    """``squeeze(dim)``: one dimension"""
     __slots__ = ("dim",)
+
+
+class SqueezeBackward2(SqueezeBackward1):
+    """``squeeze((0, 2))``: a tuple of dimensions (``dim`` holds the tuple)"""
+    __slots__ = ()
 
 
 class SqueezeBackward4(SqueezeBackward1):
@@ -213,16 +223,27 @@ class SqueezeBackward4(SqueezeBackward1):
     __slots__ = ()
 
 
-def squeeze(x, dim=None):
+def squeeze(x, dim=None, *more):
+    """x without its size-1 dimensions: all of them, the one ``dim`` names, or those among
+    a tuple of dims (``x.squeeze((0, 2))``, or ``x.squeeze(0, 2)`` as a method). A named
+    dimension whose size is not 1 stays."""
+    if more:
+        dim = (dim,) + more
     a = x._storage()
     if dim is None:
         out, node = _view(SqueezeBackward0, a.squeeze(), x)
     else:
-        d = wrap_dim(dim, a.ndim)
-        cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
-        out, node = _view(cls, a.squeeze(d) if a.ndim and a.shape[d] == 1 else a[...], x)
+        if isinstance(dim, (int, np.integer)):      # a numpy integer is an int dim too
+            cls, dims = SqueezeBackward1, wrap_dim(int(dim), a.ndim)
+            named = (dims,)
+        else:
+            cls, dims = SqueezeBackward2, wrap_dims([operator.index(d) for d in dim], a.ndim)
+            named = dims
+        gone = tuple(d for d in named if a.ndim and a.shape[d] == 1)
+        # a[...]: a new view even when nothing goes, as every view is a tensor of its own
+        out, node = _view(cls, a.squeeze(gone) if gone else a[...], x)
         if node:
-            node.dim = d
+            node.dim = dims
     if node:
         node.self_sym_sizes = a.shape
     return out
