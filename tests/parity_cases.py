@@ -1592,6 +1592,18 @@ _add("prod_twice", {
                 "g, = torch.autograd.grad(x.prod(), x, create_graph=True)\n"
                 "print(g, g.requires_grad)\n",
     "empty": "e = torch.ones(0, requires_grad=True)\ne.prod().backward()\nprint(e.grad)\n",
+    # PyTorch's formula: out / x without a zero (a nan or inf shows in every gradient, even
+    # for a gradient of 0), the products of the others with one zero, zeros with two or more
+    "nan_inf_and_zeros": """
+inf, nan = float("inf"), float("nan")
+for v in ([nan, 1., 2.], [inf, 1., 2.], [2., 0., 4.], [0., inf, 2.], [0., 0., inf],
+          [1e-30, 1e-30, 1e-30, 5.], [[1., 0.], [2., 3.]], [inf]):
+    for g in (1., 0., nan, inf):
+        x = torch.tensor(v, requires_grad=True)
+        x.prod().backward(torch.tensor(g))
+        gx, = torch.autograd.grad(x.prod(), x, torch.tensor(g), create_graph=True)
+        print(v, g, x.grad, gx.detach())
+""",
 })
 _add("raises_setitem", {
     "out_of_range": "x = torch.ones(2, 3)\nx[0, 5] = 1.\n",

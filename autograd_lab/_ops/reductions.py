@@ -205,26 +205,30 @@ def min(x, dim=None, keepdim=False):        # noqa: A001 -- torch.min
 
 
 class ProdBackward0(Node):
-    """out = product of all elements: d out / d x_i = product of all the other elements"""
+    """out = product of all elements: d out / d x_i = product of all the other elements.
+
+    PyTorch's formula: with no zero, out / x_i (so a nan or an inf anywhere is in every
+    gradient); with a zero, the products of the others, one per element."""
     __slots__ = ()
     saved_names = ("self", "result")
 
     def backward(self, g):
-        if type(g) is Tensor:       # create_graph: PyTorch's formula, differentiable again
-            a, y = self._saved
-            if not a.dim():
-                return (g,)
-            if not (_data(a) == 0).any():
-                return (g * (y / a),)
-            # a zero: the product of the others, one prod per element
+        a, y = self._saved
+        if not a.ndim:
+            return (g,)
+        zeros = np.count_nonzero(_data(a) == 0)
+        if not zeros:
+            return (g * (y / a),)
+        if type(g) is Tensor:       # create_graph: the products of the others, differentiable
             from .shape import cat, stack
             flat = a.reshape(-1)
             others = [prod(cat([flat[:i], flat[i + 1:]])) for i in range(flat.shape[0])]
             return (g * stack(others).reshape(a.shape),)
-        a = _data(self._saved[0])       # the product of the others, from running products
-        if not a.size:
+        if zeros > 1:
+            # every product of the others holds a zero: PyTorch gives zeros straight away
+            # (not the running products below, which are nan where a zero meets an inf)
             return (np.zeros_like(a),)
-        flat = a.reshape(-1)
+        flat = a.reshape(-1)        # the product of the others, from running products
         before = np.concatenate([[1], np.cumprod(flat[:-1])]).astype(a.dtype)
         after = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1]]).astype(a.dtype)
         return (g * (before * after).reshape(a.shape),)
