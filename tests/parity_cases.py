@@ -1490,6 +1490,9 @@ RAISES_EXPRESSIONS = [
     "torch.tensor(2., requires_grad=True).transpose(0, -1)", "torch.tensor(2.).unsqueeze(1)",
     "torch.tensor(2., requires_grad=True).squeeze(0)", "torch.stack([torch.tensor(2.)], 1)",
     "a.sum([])", "a.mean((0, 1))",
+    # a shape is checked first (one -1 at most, none below it), then a view's strides
+    "a.reshape(-1, -1)", "a.view(-2, 3)", "m[:0].reshape(0, -1)", "m[:0].view(-1, 0, 2)",
+    "a.t().view(4, -1)", "a.t().view(0, -1)", "a.t().view(-1, 2)", "a.reshape(0, -1)",
     # squeeze takes a tuple of dims too (SqueezeBackward2), each checked, none twice
     "m[:1, :, :1].squeeze((0, 2))", "m[:1].squeeze((0, -1))", "m[:1, :1].squeeze(0, 1)",
     "m[:1].squeeze(())", "m.squeeze([1])", "a.squeeze((0, 2))", "a.squeeze((1, -1))",

@@ -43,12 +43,34 @@ def _shape_arg(shape):
     return tuple(int(s) for s in shape)
 
 
+def _infer_size(shape, numel):
+    """``shape`` for a tensor of ``numel`` elements, its one -1 worked out, or PyTorch's error
+    (checked before anything else: a view's strides are looked at only for a valid shape)."""
+    infer, known = None, 1
+    for i, n in enumerate(shape):
+        if n == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif n >= 0:
+            known *= n
+        else:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {list(shape)}")
+    if numel == known and infer is None:
+        return shape
+    if infer is not None and (numel == known or known > 0 and numel % known == 0):
+        if known == 0:      # 0 elements into (0, -1): any size would do
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous")
+        return shape[:infer] + (numel // known,) + shape[infer + 1:]
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+
+
 def _reshaped(x, shape, cls):
+    """x with a shape that fits its size (see ``_infer_size``), recorded as a ``cls``."""
     a = x._storage()
-    try:
-        new = a.reshape(shape)
-    except ValueError:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.size}") from None
+    new = a.reshape(shape)
     # the reshape of a copy (UnsafeViewBackward0) is a tensor of its own, not a view
     out, node = (_record1 if cls is UnsafeViewBackward0 else _view)(cls, new, x)
     if node:
@@ -70,7 +92,7 @@ def view(x, *shape):
             "one of:\n * (torch.dtype dtype)\n      didn't match because some of the arguments "
             "have invalid types: (!NoneType!)\n * (tuple of ints size)\n      didn't match "
             "because some of the arguments have invalid types: (!NoneType!)\n")
-    shape = _shape_arg(shape)
+    shape = _infer_size(_shape_arg(shape), x._data.size)
     a = x._data
     if not a.flags.c_contiguous and a.size > 1:
         try:
@@ -84,7 +106,7 @@ def view(x, *shape):
 
 
 def reshape(x, *shape):
-    shape = _shape_arg(shape)
+    shape = _infer_size(_shape_arg(shape), x._data.size)
     if x._data.flags.c_contiguous or x._data.size <= 1:
         return _reshaped(x, shape, ViewBackward0)
     try:                            # not contiguous, but the new shape fits its strides: a view
