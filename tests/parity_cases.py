@@ -1490,6 +1490,14 @@ RAISES_EXPRESSIONS = [
     "torch.tensor(2., requires_grad=True).transpose(0, -1)", "torch.tensor(2.).unsqueeze(1)",
     "torch.tensor(2., requires_grad=True).squeeze(0)", "torch.stack([torch.tensor(2.)], 1)",
     "a.sum([])", "a.mean((0, 1))",
+    # a shape is checked first (one -1 at most, none below it), then a view's strides
+    "a.reshape(-1, -1)", "a.view(-2, 3)", "m[:0].reshape(0, -1)", "m[:0].view(-1, 0, 2)",
+    "a.t().view(4, -1)", "a.t().view(0, -1)", "a.t().view(-1, 2)", "a.reshape(0, -1)",
+    # squeeze takes a tuple of dims too (SqueezeBackward2), each checked, none twice
+    "m[:1, :, :1].squeeze((0, 2))", "m[:1].squeeze((0, -1))", "m[:1, :1].squeeze(0, 1)",
+    "m[:1].squeeze(())", "m.squeeze([1])", "a.squeeze((0, 2))", "a.squeeze((1, -1))",
+    "a.squeeze((0, -3))", "torch.tensor(2., requires_grad=True).squeeze((0,))",
+    "torch.tensor(2., requires_grad=True).squeeze((0, -1))",
     # cat and stack: their own checks, never numpy's
     "torch.cat([a, torch.ones(3, 3)])", "torch.cat([a, torch.ones(2, 2)], 1)",
     "torch.cat([a, v])", "torch.cat([torch.tensor(1.), torch.tensor(1.)])", "torch.cat([v, v[0]])",
@@ -1562,6 +1570,17 @@ _add("norm_at_zero", {
     "gradgradcheck": "x = torch.tensor([1.5, -2., 0.5], dtype=torch.float64, requires_grad=True)\n"
                      "print(torch.autograd.gradgradcheck(lambda t: t.norm(), (x,)))\n",
 })
+_add("squeeze_numpy_dim", {
+    # a numpy integer (what an index from numpy is) is an int dim, for squeeze as for sum
+    "int64_and_tuple": """
+import numpy as np
+m = torch.arange(6.).reshape(1, 3, 1, 2).requires_grad_()
+for t in (m.squeeze(np.int64(0)), m.squeeze(np.int32(2)), m.squeeze((np.int64(0), 2))):
+    print(t.shape, t.grad_fn, t.grad_fn._saved_dim, t.grad_fn._saved_self_sym_sizes)
+    t.backward(torch.ones_like(t))
+print(m.grad)
+""",
+})
 _add("prod_twice", {
     # prod is differentiable twice, with and without a zero, and 0-d and empty inputs work
     "no_zero": "x = torch.tensor([2., 3., 4.], requires_grad=True)\n"
@@ -1576,6 +1595,18 @@ _add("prod_twice", {
                 "g, = torch.autograd.grad(x.prod(), x, create_graph=True)\n"
                 "print(g, g.requires_grad)\n",
     "empty": "e = torch.ones(0, requires_grad=True)\ne.prod().backward()\nprint(e.grad)\n",
+    # PyTorch's formula: out / x without a zero (a nan or inf shows in every gradient, even
+    # for a gradient of 0), the products of the others with one zero, zeros with two or more
+    "nan_inf_and_zeros": """
+inf, nan = float("inf"), float("nan")
+for v in ([nan, 1., 2.], [inf, 1., 2.], [2., 0., 4.], [0., inf, 2.], [0., 0., inf],
+          [1e-30, 1e-30, 1e-30, 5.], [[1., 0.], [2., 3.]], [inf]):
+    for g in (1., 0., nan, inf):
+        x = torch.tensor(v, requires_grad=True)
+        x.prod().backward(torch.tensor(g))
+        gx, = torch.autograd.grad(x.prod(), x, torch.tensor(g), create_graph=True)
+        print(v, g, x.grad, gx.detach())
+""",
 })
 _add("raises_setitem", {
     "out_of_range": "x = torch.ones(2, 3)\nx[0, 5] = 1.\n",
@@ -2501,6 +2532,47 @@ print(torch.autograd.gradgradcheck(lambda m: F.mse_loss(m, torch.ones(2, 3, dtyp
 print(torch.autograd.gradgradcheck(lambda m: m.softmax(1), M))
 print(torch.autograd.gradcheck(lambda m: F.binary_cross_entropy_with_logits(m, torch.ones(2, 3, dtype=torch.float64)), M))
 print(torch.autograd.gradcheck(lambda m: m.clamp(-1.5, 1.5), M))
+""",
+    # linear folds a vector or a batch into one addmm (ViewBackward0, AddmmBackward0,
+    # ViewBackward0) for a contiguous input and a one-row bias; else matmul, then add_
+    "linear_graph_by_input_and_bias": """
+import torch.nn.functional as F
+def chain(node, depth=0):
+    if node is not None:
+        print("  " * depth + node.name(), getattr(node, "_saved_self_sym_sizes", ""))
+        for f, _ in node.next_functions:
+            chain(f, depth + 1)
+W = torch.tensor([[1., 2., 3.], [4., 5., 6.], [-1., 0., 2.], [0.5, 1., 1.]], requires_grad=True)
+for x in (torch.tensor([1., 2., 3.], requires_grad=True), torch.arange(12.).reshape(2, 2, 3),
+          torch.arange(12.).reshape(2, 2, 3).transpose(0, 1).requires_grad_(),
+          torch.arange(24.).reshape(2, 2, 2, 3).requires_grad_()):
+    for b in (torch.tensor([1., -1., 2., 0.], requires_grad=True), torch.ones(1, 4),
+              torch.tensor(2., requires_grad=True), torch.ones(2, 4)):
+        try:
+            y = F.linear(x, W, b)
+        except RuntimeError as e:
+            print(e)
+            continue
+        print(tuple(y.shape), y._version, y._base is not None)
+        chain(y.grad_fn)
+        g = torch.autograd.grad((y * y).sum(), (x, W) if x.requires_grad else W, create_graph=True)
+        print(g)
+        print(torch.autograd.grad(sum(t.sum() for t in g), W))
+""",
+    "linear_errors_in_addmm_order": """
+import torch.nn.functional as F
+W = torch.ones(4, 3)
+for x, w, b in ((torch.ones(2, 3), W, torch.ones(4, dtype=torch.float64)),
+                (torch.ones(2, 3), W.double(), torch.ones(4)),
+                (torch.ones(2, 3, dtype=torch.float64), W, torch.ones(4)),
+                (torch.ones(2, 3), W, torch.ones(2, 2, 4)), (torch.ones(3), W, torch.ones(2, 1)),
+                (torch.ones(5, 2, 3), W, torch.ones(1, 1, 4)), (torch.ones(2, 3), W, torch.ones(3)),
+                (torch.ones(3), W, torch.ones(2, 4)), (torch.ones(2, 3), torch.ones(4, 2), torch.ones(4)),
+                (torch.ones(2, 3), torch.ones(4), torch.ones(4)), (torch.tensor(1.), W, None)):
+    try:
+        print(F.linear(x, w, b).shape)
+    except RuntimeError as e:
+        print(e)
 """,
 })
 

@@ -16,7 +16,7 @@ from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, unbroadcast
 from .linalg import matmul
 from .record import _f, _float, _record, _record1, broadcasting
-from .shape import permute, squeeze, t, unsqueeze
+from .shape import expand, permute, t, view
 
 
 def wrap_dim(dim, ndim):
@@ -208,20 +208,67 @@ class AddmmBackward0(Node):
                 _f.matT(a) @ g if self._next[2] else None)
 
 
-def linear(input, weight, bias=None):   # noqa: A002
-    """input @ weight.T + bias, recorded as PyTorch records it (MmBackward0, AddmmBackward0)."""
-    if bias is None:
-        return matmul(input, t(weight))
-    if input.ndim == 1:
-        out = linear(unsqueeze(input, 0), weight, bias)
-        return squeeze(out, 0)
-    wt = t(weight)
-    out_data = bias._data + input._data @ wt._data
-    result, node = _record(AddmmBackward0, out_data, bias, input, wt)
+def _addmm(bias, mat1, mat2):
+    """bias + mat1 @ mat2 as one node (PyTorch's ``addmm``), with its checks in its order."""
+    a, b = mat1._data, mat2._data
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
+    if bias._data.dtype is not b.dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got "
+                           f"{bias.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                           f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
+                           f"and {b.shape[0]}x{b.shape[1]})")
+    product = a @ b
+    try:
+        out = bias._data + product
+    except ValueError:
+        out = None
+    if out is None or out.shape != product.shape:
+        # numpy broadcast the bias further than the product's shape, or not at all: PyTorch
+        # expands the bias to that shape, and expand says why it cannot
+        expand(bias, *product.shape)
+    result, node = _record(AddmmBackward0, out, bias, mat1, mat2)
     if node:
         node.bias_shape = bias._data.shape
-        node.save_for_backward(input if node._next[2] else None, wt if node._next[1] else None)
+        node.save_for_backward(mat1 if node._next[2] else None, mat2 if node._next[1] else None)
     return result
+
+
+def linear(input, weight, bias=None):   # noqa: A002
+    """input @ weight.T + bias, built as PyTorch 2.13 builds it (ATen's ``linear``), so the
+    graph holds the nodes PyTorch's holds:
+
+    * without a bias: matmul;
+    * a matrix with a bias: one addmm (AddmmBackward0);
+    * any other contiguous input, with a bias that is one row (see ``_one_row``): its leading
+      dimensions folded into the rows of one matrix (ViewBackward0), one addmm, and the result
+      viewed back to the input's leading dimensions (ViewBackward0);
+    * anything else: matmul, then the bias added to its result in place (AddBackward0)."""
+    if not input._data.ndim or not weight._data.ndim:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input._data.ndim}D and {weight._data.ndim}D")
+    if bias is None:
+        return matmul(input, t(weight))
+    if input._data.ndim == 2:
+        return _addmm(bias, input, t(weight))
+    if input._data.flags.c_contiguous and _one_row(bias._data.shape):
+        rows = input.shape[:-1]
+        out = _addmm(bias, view(input, math.prod(rows), input.shape[-1]), t(weight))
+        return view(out, *rows, out.shape[1])
+    out = matmul(input, t(weight))
+    out.add_(bias)
+    return out
+
+
+def _one_row(shape):
+    """Whether PyTorch 2.13's ``linear`` folds an input of other than 2 dimensions for this bias
+    shape: for a 1-D bias, or one whose sizes are all 1 but one (probed: (1, 4) and (10, 1)
+    do, (), (1, 1) and (2, 4) do not)."""
+    return len(shape) == 1 or builtins.sum(n != 1 for n in shape) == 1
 
 
 def _reduce(loss, reduction, n):

@@ -135,6 +135,18 @@ def wrap_dim(dim, ndim):
     return dim % n
 
 
+def wrap_dims(dims, ndim):
+    """Each of ``dims`` wrapped as ``wrap_dim`` wraps it, in the order given, or PyTorch's
+    error for a dimension named twice (``x.sum((0, -2))`` of a matrix)."""
+    wrapped = []
+    for d in dims:
+        d = wrap_dim(d, ndim)
+        if d in wrapped:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
+    return tuple(wrapped)
+
+
 def broadcast_error(*shapes):
     """PyTorch's error for shapes that do not broadcast together (numpy's is a ValueError), or
     None if they do. Shapes are combined left to right, each compared from its last dimension,

@@ -7,20 +7,14 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from .arithmetic import maximum
-from .record import _data, _f, _record, _record1, wrap_dim
+from .record import _data, _f, _record, _record1, wrap_dim, wrap_dims
 
 
 def _dims(dim, ndim):
     """The dimensions to reduce, checked as PyTorch checks them; none for a 0-d tensor, all
     of them for an empty list (``x.sum([])``)."""
-    dims = (dim,) if isinstance(dim, int) else tuple(dim) or tuple(range(ndim))
-    seen = set()
-    for d in dims:
-        d = wrap_dim(d, ndim)
-        if d in seen:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        seen.add(d)
-    return tuple(sorted(seen)) if ndim else ()
+    dims = wrap_dims((dim,) if isinstance(dim, int) else tuple(dim) or range(ndim), ndim)
+    return tuple(sorted(dims)) if ndim else ()
 
 
 def _expand_back(g, dims, keepdim, sizes):
@@ -213,26 +207,30 @@ def min(x, dim=None, keepdim=False):        # noqa: A001 -- torch.min
 
 
 class ProdBackward0(Node):
-    """out = product of all elements: d out / d x_i = product of all the other elements"""
+    """out = product of all elements: d out / d x_i = product of all the other elements.
+
+    PyTorch's formula: with no zero, out / x_i (so a nan or an inf anywhere is in every
+    gradient); with a zero, the products of the others, one per element."""
     __slots__ = ()
     saved_names = ("self", "result")
 
     def backward(self, g):
-        if type(g) is Tensor:       # create_graph: PyTorch's formula, differentiable again
-            a, y = self._saved
-            if not a.dim():
-                return (g,)
-            if not (_data(a) == 0).any():
-                return (g * (y / a),)
-            # a zero: the product of the others, one prod per element
+        a, y = self._saved
+        if not a.ndim:
+            return (g,)
+        zeros = np.count_nonzero(_data(a) == 0)
+        if not zeros:
+            return (g * (y / a),)
+        if type(g) is Tensor:       # create_graph: the products of the others, differentiable
             from .shape import cat, stack
             flat = a.reshape(-1)
             others = [prod(cat([flat[:i], flat[i + 1:]])) for i in range(flat.shape[0])]
             return (g * stack(others).reshape(a.shape),)
-        a = _data(self._saved[0])       # the product of the others, from running products
-        if not a.size:
+        if zeros > 1:
+            # every product of the others holds a zero: PyTorch gives zeros straight away
+            # (not the running products below, which are nan where a zero meets an inf)
             return (np.zeros_like(a),)
-        flat = a.reshape(-1)
+        flat = a.reshape(-1)        # the product of the others, from running products
         before = np.concatenate([[1], np.cumprod(flat[:-1])]).astype(a.dtype)
         after = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1]]).astype(a.dtype)
         return (g * (before * after).reshape(a.shape),)

@@ -1,13 +1,16 @@
 """Views and copies that change a shape (view, reshape, permute, transpose, unsqueeze,
 squeeze, expand), joining (cat, stack), dtype changes (to), comparisons. A view shares its
 base's data and version counter; its backward only moves the gradient back into shape."""
+import operator
+
 import numpy as np
 
 from .. import _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .record import _data, _operand, _record, _record1, _view, broadcasting, wrap_dim
+from .record import (_data, _operand, _record, _record1, _view, broadcasting, wrap_dim,
+                     wrap_dims)
 
 
 class ViewBackward0(Node):
@@ -40,12 +43,34 @@ def _shape_arg(shape):
     return tuple(int(s) for s in shape)
 
 
+def _infer_size(shape, numel):
+    """``shape`` for a tensor of ``numel`` elements, its one -1 worked out, or PyTorch's error
+    (checked before anything else: a view's strides are looked at only for a valid shape)."""
+    infer, known = None, 1
+    for i, n in enumerate(shape):
+        if n == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif n >= 0:
+            known *= n
+        else:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {list(shape)}")
+    if numel == known and infer is None:
+        return shape
+    if infer is not None and (numel == known or known > 0 and numel % known == 0):
+        if known == 0:      # 0 elements into (0, -1): any size would do
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous")
+        return shape[:infer] + (numel // known,) + shape[infer + 1:]
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+
+
 def _reshaped(x, shape, cls):
+    """x with a shape that fits its size (see ``_infer_size``), recorded as a ``cls``."""
     a = x._storage()
-    try:
-        new = a.reshape(shape)
-    except ValueError:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {a.size}") from None
+    new = a.reshape(shape)
     # the reshape of a copy (UnsafeViewBackward0) is a tensor of its own, not a view
     out, node = (_record1 if cls is UnsafeViewBackward0 else _view)(cls, new, x)
     if node:
@@ -67,7 +92,7 @@ def view(x, *shape):
             "one of:\n * (torch.dtype dtype)\n      didn't match because some of the arguments "
             "have invalid types: (!NoneType!)\n * (tuple of ints size)\n      didn't match "
             "because some of the arguments have invalid types: (!NoneType!)\n")
-    shape = _shape_arg(shape)
+    shape = _infer_size(_shape_arg(shape), x._data.size)
     a = x._data
     if not a.flags.c_contiguous and a.size > 1:
         try:
@@ -81,7 +106,7 @@ def view(x, *shape):
 
 
 def reshape(x, *shape):
-    shape = _shape_arg(shape)
+    shape = _infer_size(_shape_arg(shape), x._data.size)
     if x._data.flags.c_contiguous or x._data.size <= 1:
         return _reshaped(x, shape, ViewBackward0)
     try:                            # not contiguous, but the new shape fits its strides: a view
@@ -198,6 +223,7 @@ def unsqueeze(x, dim):
 
 
 class SqueezeBackward0(Node):
+    """out = self without some of its size-1 dimensions: the gradient gets them back"""
     __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
@@ -205,7 +231,13 @@ class SqueezeBackward0(Node):
 
 
 class SqueezeBackward1(SqueezeBackward0):
+    """``squeeze(dim)``: one dimension"""
     __slots__ = ("dim",)
+
+
+class SqueezeBackward2(SqueezeBackward1):
+    """``squeeze((0, 2))``: a tuple of dimensions (``dim`` holds the tuple)"""
+    __slots__ = ()
 
 
 class SqueezeBackward4(SqueezeBackward1):
@@ -213,16 +245,27 @@ class SqueezeBackward4(SqueezeBackward1):
     __slots__ = ()
 
 
-def squeeze(x, dim=None):
+def squeeze(x, dim=None, *more):
+    """x without its size-1 dimensions: all of them, the one ``dim`` names, or those among
+    a tuple of dims (``x.squeeze((0, 2))``, or ``x.squeeze(0, 2)`` as a method). A named
+    dimension whose size is not 1 stays."""
+    if more:
+        dim = (dim,) + more
     a = x._storage()
     if dim is None:
         out, node = _view(SqueezeBackward0, a.squeeze(), x)
     else:
-        d = wrap_dim(dim, a.ndim)
-        cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
-        out, node = _view(cls, a.squeeze(d) if a.ndim and a.shape[d] == 1 else a[...], x)
+        if isinstance(dim, (int, np.integer)):      # a numpy integer is an int dim too
+            cls, dims = SqueezeBackward1, wrap_dim(int(dim), a.ndim)
+            named = (dims,)
+        else:
+            cls, dims = SqueezeBackward2, wrap_dims([operator.index(d) for d in dim], a.ndim)
+            named = dims
+        gone = tuple(d for d in named if a.ndim and a.shape[d] == 1)
+        # a[...]: a new view even when nothing goes, as every view is a tensor of its own
+        out, node = _view(cls, a.squeeze(gone) if gone else a[...], x)
         if node:
-            node.dim = d
+            node.dim = dims
     if node:
         node.self_sym_sizes = a.shape
     return out
