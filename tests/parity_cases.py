@@ -3263,6 +3263,15 @@ t.backward(torch.tensor([1.0, -1.0, -0.2]))
 a = torch.tensor([[1.2, 1.4, -0.2], [1.5, 1.7, -1.1]], requires_grad=True)
 print(a.t().reshape(3, 2, 1).grad_fn, a.t().reshape(6).grad_fn, a[..., 2].reshape(2, -1).grad_fn)
 """,
+    "cat_and_stack_are_contiguous_whatever_their_inputs": """
+g = torch.ones(1, 1, 2, 3, dtype=torch.float64, requires_grad=True).expand(1, 2, 2, 3)
+c, s = torch.cat([g, g, g], -2), torch.stack([g, g], 1)
+print(c.view(-1).grad_fn, s.view(-1).shape, c.is_contiguous(), s.is_contiguous())
+try:
+    c @ torch.tensor([0.0, -1.4, 0.4])
+except RuntimeError as err:
+    print(err)
+""",
     "cat_skips_empty_vectors": """
 e = torch.ones(0, requires_grad=True)
 a = torch.ones(2, 3, requires_grad=True)

@@ -370,8 +370,10 @@ def cat(tensors, dim=0):
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size {n} but "
                     f"got size {m} for tensor number {i} in the list.")
-    out, node = _record(CatBackward0, np.concatenate([arrays[i] for i in joined], axis=d),
-                        *tensors)
+    # (contiguous, as PyTorch's: numpy's result follows its inputs' layout, and an expanded
+    # input would make it strided, which a later view or matmul tells apart)
+    result = np.ascontiguousarray(np.concatenate([arrays[i] for i in joined], axis=d))
+    out, node = _record(CatBackward0, result, *tensors)
     if node:
         node.dim = d
         node.sizes = [a.shape[d] if i in joined else None for i, a in enumerate(arrays)]
@@ -398,7 +400,8 @@ def stack(tensors, dim=0):
                                f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at "
                                f"entry {i}")
     d = wrap_dim(dim, tensors[0]._data.ndim + 1)
-    out, node = _record(StackBackward0, np.stack([t._data for t in tensors], axis=d), *tensors)
+    stacked = np.ascontiguousarray(np.stack([t._data for t in tensors], axis=d))   # (as cat)
+    out, node = _record(StackBackward0, stacked, *tensors)
     if node:
         node.dim = d
     return out
