@@ -105,7 +105,7 @@ def collect(ctx: typer.Context,
 def grade(ctx: typer.Context,
           lesson: str = typer.Argument(..., help="The lesson (nbgrader assignment) to grade."),
           jobs: int = typer.Option(0, "--jobs", "-j", help="Submissions graded at once "
-                                                            "(default: one per core)."),
+                                                            "(default: one more than the cores)."),
           force: bool = typer.Option(False, help="Grade again submissions graded before."),
           timeout: Optional[int] = typer.Option(
               None, help="Seconds a cell may run (default: the course's Execute.timeout)."),
