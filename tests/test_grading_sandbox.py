@@ -378,3 +378,17 @@ def test_a_kernel_that_runs_out_of_cpu_time_is_reported(tmp_path, warm_start):
     assert (rows[0]["status"], rows[0]["score"]) == (status.FAILED, None), rows
     assert "the kernel died" in rows[0]["reason"], rows
     assert "the CPU-time limit (2 s) ended the kernel" in rows[0]["sandbox"], rows
+
+
+@pytest.mark.parametrize("warm_start", [True, False], ids=["warm", "cold"])
+def test_what_a_kernel_writes_to_its_own_stderr_reaches_the_grading_log(tmp_path, warm_start):
+    """Below the notebook's outputs: a crashing extension, a C library's message. (A warm
+    kernel's log lies in its private folder, in the spool, which clearing the kernel's user's
+    files from the shared /tmp must leave to the grader.)"""
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "alice", {"answer_square": "import os\nos.write(2, b'KERNEL-STDERR-4711')\n"
+                                               + RIGHT_SQUARE})
+    rows = grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1, warm=warm_start))
+    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
+    log = (root / "grading-logs" / gc.LESSON / "alice.log").read_text()
+    assert "KERNEL-STDERR-4711" in log

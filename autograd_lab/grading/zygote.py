@@ -35,6 +35,7 @@ import traceback
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _SHARED = "/tmp"       # the one place every kernel of this sandbox may write (bwrap's /dev is not)
+_spool = None          # the spool folder (serve() sets it): under /tmp, never cleared here
 
 
 def warm_up():
@@ -126,7 +127,11 @@ def _clear_user(uid):
                 pass
         _reap()
         time.sleep(0.01)
-    for folder, dirs, files in os.walk(_SHARED, topdown=False):
+    for folder, dirs, files in os.walk(_SHARED):
+        if folder == _SHARED:
+            # not the spool, mounted in /tmp too: the kernels' private folders are the
+            # grader's to read (the kernel's log) and remove
+            dirs[:] = [d for d in dirs if os.path.join(folder, d) != _spool]
         for name in files + dirs:
             path = os.path.join(folder, name)
             try:
@@ -193,6 +198,8 @@ def _handle(kernel, line):
 
 
 def serve(path):
+    global _spool
+    _spool = os.path.dirname(os.path.dirname(path))      # SPOOL/control/zygote.sock
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)
