@@ -124,7 +124,7 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
                    server: str = "") -> type[AsyncKernelManager]:
     """The kernel manager class for one submission's kernel: forked by the warm-kernel server
     listening at `server` (warm.py), or else started cold."""
-    spool = Path(server).parent.parent if server else None
+    spool = Path(server).parent.parent if server else None     # warm.Server: SPOOL/control/
 
     class GradingKernelManager(AsyncKernelManager):
         _private = None

@@ -185,7 +185,7 @@ def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> lis
     return args + list(kernel_cmd)
 
 
-def zygote_command(spool: Path, env: dict[str, str]) -> list[str]:
+def zygote_command(spool: Path, socket: Path, env: dict[str, str]) -> list[str]:
     """The bwrap command line of the warm-kernel server (zygote.py) over the folder `spool`,
     where the kernels' private folders are made. It stays root in the sandbox, with the
     capabilities to make each kernel a user of its own and to signal it, and no other."""
@@ -193,7 +193,7 @@ def zygote_command(spool: Path, env: dict[str, str]) -> list[str]:
     args = _writable(args, made, spool, env)
     args[1:1] = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_KILL"]
     zygote = Path(__file__).resolve().with_name("zygote.py")
-    return args + ["--", sys.executable, str(zygote), str(spool / "control" / "zygote.sock")]
+    return args + ["--", sys.executable, str(zygote), str(socket), str(spool)]
 
 
 def kernel_env(home: Path, grader_env: dict[str, str]) -> dict[str, str]:

@@ -60,7 +60,7 @@ class Server:
         self.log = self.spool / "control" / "server.log"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
-                sandbox.zygote_command(self.spool, env), stdin=subprocess.PIPE,
+                sandbox.zygote_command(self.spool, self.socket, env), stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=log, preexec_fn=_die_with_grader)
 
     def ready(self) -> str:

@@ -5,7 +5,7 @@ A kernel started cold spends most of a short lesson's grading on imports: Python
 kernel, numpy, matplotlib and autograd_lab cost about 0.85 s of CPU, of 1.5 s for a whole
 notebook of lesson 03 (2026-11-25). A kernel forked from here starts with them in memory.
 
-This file runs *inside* the bubblewrap sandbox (``python zygote.py SOCKET``, started by
+This file runs *inside* the bubblewrap sandbox (``python zygote.py SOCKET SPOOL``, started by
 ``warm.Server``), as root there, with only the capabilities to change user and to signal. Right
 after the fork, a kernel becomes a user of its own (as ``sandbox.command``'s setpriv does for a
 cold kernel), in its private folder, under its limits, with nothing of this process left open
@@ -197,9 +197,9 @@ def _handle(kernel, line):
                 pass
 
 
-def serve(path):
+def serve(path, spool):
     global _spool
-    _spool = os.path.dirname(os.path.dirname(path))      # SPOOL/control/zygote.sock
+    _spool = spool
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)
@@ -258,4 +258,4 @@ def serve(path):
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # an interrupt is for a kernel, not for this
     warm_up()
-    serve(sys.argv[1])
+    serve(sys.argv[1], sys.argv[2])
