@@ -8,10 +8,12 @@ every later step (export, feedback, report) reads one record.
 """
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 
 from sqlalchemy import (Column, DateTime, Float, MetaData, String, Table, Text, create_engine,
                         delete, inspect, select, text)
+from sqlalchemy.exc import DBAPIError
 
 GRADED, FAILED, MISSING, MANUAL = "graded", "failed", "missing", "needs manual grading"
 
@@ -34,13 +36,21 @@ def _engine(course):
     # nbgrader decides that a database is new when it has no tables: let it set itself up first
     course.gradebook().close()
     engine = create_engine(course.gradebook_url, future=True)
-    _metadata.create_all(engine)
-    columns = {c["name"] for c in inspect(engine).get_columns(submissions.name)}
-    if "sandbox" not in columns:        # a gradebook written before the sandbox existed
-        with engine.begin() as db:
-            db.execute(text(f"ALTER TABLE {submissions.name} "
-                            "ADD COLUMN sandbox TEXT NOT NULL DEFAULT ''"))
-    return engine
+    for attempt in range(3):
+        try:
+            _metadata.create_all(engine)
+            columns = {c["name"] for c in inspect(engine).get_columns(submissions.name)}
+            if "sandbox" not in columns:        # a gradebook written before the sandbox existed
+                with engine.begin() as db:
+                    db.execute(text(f"ALTER TABLE {submissions.name} "
+                                    "ADD COLUMN sandbox TEXT NOT NULL DEFAULT ''"))
+            return engine
+        except DBAPIError:
+            # graders sharing a PostgreSQL gradebook start together: another one made the
+            # table (or the column) between this one's look and its CREATE; look again
+            if attempt == 2:
+                raise
+            time.sleep(0.1)
 
 
 def record(course, rows: list[dict]) -> None:
