@@ -215,6 +215,25 @@ def test_every_command_has_help():
         assert result.exit_code == 0 and "Usage" in result.output, command
 
 
+@pytest.mark.parametrize("option", [["--jobs", "-1"], ["--timeout", "0"], ["--memory", "-5"]])
+def test_grade_refuses_an_option_out_of_range_before_it_grades(mixed, option):
+    course, _ = mixed
+    before = status.read(course, gc.LESSON)
+    result = runner.invoke(app, ["-C", str(course.root), "grade", gc.LESSON, "--force", *option])
+    assert result.exit_code == 2, result.output
+    assert option[0] in result.output
+    assert status.read(course, gc.LESSON) == before       # nothing was graded
+
+
+def test_grading_options_refuse_what_would_hang_or_break_every_kernel():
+    from autograd_lab.grading.grade import Options
+    with pytest.raises(ValueError, match="jobs"):
+        Options(jobs=-1)
+    with pytest.raises(ValueError, match="memory"):
+        Options(memory=0)
+    assert Options(jobs=0).jobs == 0        # 0: the default
+
+
 def test_the_console_script_is_declared():
     import tomllib
     from pathlib import Path

@@ -104,13 +104,14 @@ def collect(ctx: typer.Context,
 @app.command()
 def grade(ctx: typer.Context,
           lesson: str = typer.Argument(..., help="The lesson (nbgrader assignment) to grade."),
-          jobs: int = typer.Option(0, "--jobs", "-j", help="Submissions graded at once "
-                                                            "(default: one more than the cores)."),
+          jobs: int = typer.Option(0, "--jobs", "-j", min=0, show_default=False,
+                                   help="Submissions graded at once "
+                                        "(default: one more than the cores)."),
           force: bool = typer.Option(False, help="Grade again submissions graded before."),
           timeout: Optional[int] = typer.Option(
-              None, help="Seconds a cell may run (default: the course's Execute.timeout)."),
-          memory: Optional[int] = typer.Option(None, help="Megabytes per grading kernel "
-                                                          "(default: 2048)."),
+              None, min=1, help="Seconds a cell may run (default: the course's Execute.timeout)."),
+          memory: Optional[int] = typer.Option(None, min=1, help="Megabytes per grading kernel "
+                                                                 "(default: 2048)."),
           shard: str = typer.Option("1/1", help="Grade part K of N of the class (K/N), for "
                                                 "several graders sharing one gradebook."),
           cold: bool = typer.Option(False, "--cold", help="Start every kernel afresh instead "

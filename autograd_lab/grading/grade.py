@@ -54,6 +54,14 @@ class Options:
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
     warm: bool = True             # kernels forked from a warm server where it can run (warm.py)
 
+    def __post_init__(self):
+        # (a negative --jobs would start nothing and wait for ever)
+        for name in ("jobs", "timeout", "memory"):
+            value = getattr(self, name)
+            if value is not None and value < (0 if name == "jobs" else 1):
+                raise ValueError(f"grading option {name} must be "
+                                 f"{'0 or more' if name == 'jobs' else 'positive'}, not {value}")
+
 
 def _last_change(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
