@@ -3306,3 +3306,35 @@ t.zero_()
 t.sum().backward()
 """,
 })
+_add("matmul_summation", {
+    # small products summed as PyTorch's kernels sum them: each product rounded, added in order
+    # (not fused): a sum that cancels is exactly 0, and an orthogonal matrix's R @ R.T is I
+    "orthogonal": """
+R = torch.tensor([[0.6, -0.8], [0.8, 0.6]])
+print(R @ R.T, R.T @ R, torch.tensor([0.6, 0.8]) @ torch.tensor([-0.8, 0.6]))
+print(torch.mv(R, torch.tensor([0.8, -0.6])), torch.tensor([[0.3, 0.3]]) @ torch.tensor([[0.3], [-0.3]]))
+""",
+    "cancels_in_a_batch": """
+a = torch.tensor([[[1.4, 1.9], [1.1, -0.4]], [[-0.3, 1.1], [0.3, 0.3]]], requires_grad=True)
+y = a @ a
+print(y, y.sign())
+y.sum().backward()
+print(a.grad)
+""",
+    "gradients_of_small_products": """
+A = torch.tensor([[0.3, -0.7, 1.1], [0.9, 0.2, -1.3]], requires_grad=True)
+B = torch.tensor([[0.7, 0.3], [0.3, -0.7], [-0.1, 0.9]], requires_grad=True)
+b = torch.tensor([0.1, -0.2], requires_grad=True)
+y = torch.nn.functional.linear(A, B.T, b)
+print(y)
+y.backward(torch.tensor([[0.3, -0.3], [0.7, 0.1]]))
+print(A.grad, B.grad, b.grad)
+v = torch.tensor([0.3, 0.3, -0.3], requires_grad=True)
+(A @ v).backward(torch.tensor([0.3, -0.3]))
+print(v.grad)
+""",
+    "float64": """
+R = torch.tensor([[0.6, -0.8], [0.8, 0.6]], dtype=torch.float64)
+print(R @ R.T, (R.unsqueeze(0) @ R.T.unsqueeze(0)).squeeze(0))
+""",
+})

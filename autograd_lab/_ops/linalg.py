@@ -27,8 +27,8 @@ class MmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (g @ _f.matT(b) if self._next[0] else None,
-                _f.matT(a) @ g if self._next[1] else None)
+        return (_matmul(g, _f.matT(b)) if self._next[0] else None,
+                _matmul(_f.matT(a), g) if self._next[1] else None)
 
 
 class BmmBackward0(Node):
@@ -40,8 +40,8 @@ class BmmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (g @ _f.matT(b) if self._next[0] else None,
-                _f.matT(a) @ g if self._next[1] else None)
+        return (_matmul(g, _f.matT(b)) if self._next[0] else None,
+                _matmul(_f.matT(a), g) if self._next[1] else None)
 
 
 class MvBackward0(Node):
@@ -53,7 +53,7 @@ class MvBackward0(Node):
     def backward(self, g):
         a, v = self._saved
         return (g.reshape((-1, 1)) * v if self._next[0] else None,
-                g @ a if self._next[1] else None)
+                _matmul(g, a) if self._next[1] else None)
 
 
 class DotBackward0(Node):
@@ -67,8 +67,38 @@ class DotBackward0(Node):
         return (g * b if self._next[0] else None, g * a if self._next[1] else None)
 
 
+def product(a, b):
+    """``a @ b`` of arrays as dot, mv, mm and bmm take them (1-D to 3-D), summed as PyTorch's
+    CPU kernels sum where their order is fixed: a sum of at most three products (k <= 3), and
+    any small batch of matrices (k * rows * columns < 400, which PyTorch's bmm computes in a loop
+    of its own). There each element is ((0 + p0) + p1) + ..., every product rounded on its own,
+    where numpy's BLAS fuses a product and a sum into one rounding (FMA): the difference shows
+    where a sum cancels, as in R @ R.T of a rotation matrix, exactly the identity in PyTorch
+    and 1e-9 off it in BLAS. Larger products go to BLAS, whose order is its own in both (as is
+    PyTorch's float64 dot of three elements, which changes with the data's alignment)."""
+    k = a.shape[-1]
+    few_terms = 0 < k <= 3
+    small_batch = a.ndim == 3 and 0 < k * a.shape[1] * b.shape[2] < 400
+    if a.dtype.kind != "f" or not (few_terms or small_batch):
+        return np.matmul(a, b)
+    rows = a if a.ndim > 1 else a[None]
+    cols = b if b.ndim > 1 else b[:, None]
+    out = rows[..., :, :1] * cols[..., :1, :]
+    for i in range(1, k):
+        out += rows[..., :, i:i + 1] * cols[..., i:i + 1, :]
+    out += 0.0              # a sum that starts from +0: -0.0 only where that gives it
+    if a.ndim == 1:
+        out = out[..., 0, :]
+    return out[..., 0] if b.ndim == 1 else out
+
+
+def _matmul(x, y):
+    """x @ y in a backward formula: Tensors (create_graph) record it, arrays sum as above."""
+    return x @ y if type(x) is Tensor else product(x, y)
+
+
 def _mm(cls, a, b):
-    out, node = _binary(cls, np.matmul, a, b)
+    out, node = _binary(cls, product, a, b)
     if node:
         node._shapes = None
         node.save_for_backward(a if node._next[1] else None, b if node._next[0] else None)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .linalg import matmul
+from .linalg import _matmul, matmul, product
 from .record import _f, _float, _record, _record1, broadcasting
 from .shape import expand, permute, t, view
 
@@ -204,8 +204,9 @@ class AddmmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (unbroadcast(g, self.bias_shape), g @ _f.matT(b) if self._next[1] else None,
-                _f.matT(a) @ g if self._next[2] else None)
+        return (unbroadcast(g, self.bias_shape),
+                _matmul(g, _f.matT(b)) if self._next[1] else None,
+                _matmul(_f.matT(a), g) if self._next[2] else None)
 
 
 def _addmm(bias, mat1, mat2):
@@ -222,15 +223,15 @@ def _addmm(bias, mat1, mat2):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
                            f"and {b.shape[0]}x{b.shape[1]})")
-    product = a @ b
+    ab = product(a, b)
     try:
-        out = bias._data + product
+        out = bias._data + ab          # (after the sum, as PyTorch's addmm adds it)
     except ValueError:
         out = None
-    if out is None or out.shape != product.shape:
+    if out is None or out.shape != ab.shape:
         # numpy broadcast the bias further than the product's shape, or not at all: PyTorch
         # expands the bias to that shape, and expand says why it cannot
-        expand(bias, *product.shape)
+        expand(bias, *ab.shape)
     result, node = _record(AddmmBackward0, out, bias, mat1, mat2)
     if node:
         node.bias_shape = bias._data.shape
