@@ -18,10 +18,11 @@ from . import _device, _ops, accelerator, autograd, backends, cuda, nn
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
-from ._ops import (abs, add, all, any, argmax, argmin, bmm, cat, clamp, clone, cos, div, exp,
-                   flatten, log, log_softmax, max, maximum, mean, min, mm, movedim, mul, mv, neg,
-                   norm, relu, reshape, sigmoid, sin, softmax, sqrt, squeeze, stack, sub, sum, t,
-                   tanh, transpose, unsqueeze, where)
+from ._ops import (abs, add, all, any, argmax, argmin, bmm, cat, clamp, clone, cos, div, eq,
+                   exp, flatten, ge, gt, le, log, log_softmax, lt, max, maximum, mean, min, mm,
+                   movedim, mul, mv, ne, neg, norm, permute, prod, reciprocal, relu, reshape,
+                   sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub, sum, t, tanh, transpose,
+                   unsqueeze, where)
 from ._ops import clamp as clip
 from ._ops import dot
 from .serialization import load, save
@@ -54,7 +55,7 @@ def _install():
         "exp": o.exp, "log": o.log,
         "sin": o.sin, "cos": o.cos, "tanh": o.tanh, "sigmoid": o.sigmoid, "relu": o.relu,
         "sqrt": o.sqrt, "abs": o.abs, "sign": o.sign, "reciprocal": o.reciprocal,
-        "square": lambda x: o.pow(x, 2), "sum": o.sum, "mean": o.mean, "max": o.max,
+        "square": square, "sum": o.sum, "mean": o.mean, "max": o.max,
         "min": o.min, "prod": o.prod, "norm": o.norm, "maximum": o.maximum, "t": o.t,
         "reshape": o.reshape, "view": o.view, "flatten": o.flatten, "permute": o.permute,
         "transpose": o.transpose, "unsqueeze": o.unsqueeze, "squeeze": o.squeeze,
@@ -96,6 +97,14 @@ def _needs_dim(fn):
             raise TypeError(f'{fn.__name__}() missing 1 required positional arguments: "dim"')
         return fn(self, dim, dtype)
     return method
+
+
+def square(input):          # noqa: A002 -- PyTorch's square is a power (PowBackward0)
+    return _ops.pow(input, 2)
+
+
+def is_floating_point(input):   # noqa: A002
+    return input.is_floating_point()
 
 
 def matmul(input, other):   # noqa: A002 -- torch.matmul(input=..., other=...)

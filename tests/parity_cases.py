@@ -3306,6 +3306,55 @@ t.zero_()
 t.sum().backward()
 """,
 })
+_add("prod_dim", {
+    # prod along one dim (ProdBackward1): values, the node, its saved values, the gradient
+    "forward_and_node": """
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+for y in (x.prod(1), x.prod(dim=0, keepdim=True), torch.prod(x, -1), x.prod(axis=1),
+          x.prod(1, True), x.prod(0, dtype=torch.float64)):
+    print(y, y.grad_fn._saved_keepdim, y.grad_fn._saved_self.shape)
+print(torch.tensor([1, 2, 3]).prod(0), torch.tensor([True, False]).prod(0).dtype)
+print(torch.tensor(3.).prod(0), torch.tensor(3.).prod(-1, keepdim=True), torch.ones(2, 0).prod(1))
+""",
+    "gradient": """
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+x.prod(1).backward(torch.tensor([1., -1.]))
+print(x.grad)
+x.grad = None
+x.prod(0, keepdim=True).sum().backward()
+print(x.grad)
+""",
+    # a zero anywhere: every slice takes the running products, in PyTorch's order
+    "zeros": """
+inf, nan = float("inf"), float("nan")
+for v in ([[1., 0., 3.], [4., 5., 6.]], [[0., 0., 3.], [4., inf, 6.]], [[0.], [2.]],
+          [[nan, 2., 0.], [1., 2., 3.]]):
+    for dim in (0, 1, -1):
+        x = torch.tensor(v, requires_grad=True)
+        x.prod(dim).sum().backward()
+        g, = torch.autograd.grad(x.prod(dim).sum(), x, create_graph=True)
+        print(v, dim, x.grad, g.detach(), g.requires_grad)
+""",
+    "twice": """
+x = torch.tensor([[2., 0., 3.], [1.5, -2., 0.5]], dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad(x.prod(1).sum(), x, create_graph=True)
+print(g.detach(), torch.autograd.grad(g.sum(), x))
+print(torch.autograd.gradgradcheck(lambda t: t.prod(1), (x,)))
+print(torch.autograd.gradcheck(lambda t: t.prod(0, keepdim=True), (x,)))
+""",
+    # one element along the dim, or in all: the gradient is the incoming one, a constant
+    "one_element_is_a_constant_gradient": """
+for v in ([0.], [[0.]], [2.], [[0.], [3.]]):
+    x = torch.tensor(v, requires_grad=True)
+    for y in (x.prod(), x.prod(-1).sum()):
+        g, = torch.autograd.grad(y, x, create_graph=True)
+        print(v, g, g.requires_grad)
+""",
+    "bad_dim": "x = torch.ones(2, 3)\nx.prod(2)\n",
+    "tuple_of_dims": "x = torch.ones(2, 3)\nx.prod((0, 1))\n",
+    "dim_none": "x = torch.ones(2, 3)\nx.prod(dim=None)\n",
+    "float_dim": "x = torch.ones(2, 3)\nx.prod(1.5)\n",
+})
 _add("matmul_summation", {
     # small products summed as PyTorch's kernels sum them: each product rounded, added in order
     # (not fused): a sum that cancels is exactly 0, and an orthogonal matrix's R @ R.T is I
@@ -3336,5 +3385,14 @@ print(v.grad)
     "float64": """
 R = torch.tensor([[0.6, -0.8], [0.8, 0.6]], dtype=torch.float64)
 print(R @ R.T, (R.unsqueeze(0) @ R.T.unsqueeze(0)).squeeze(0))
+""",
+})
+_add("top_level_functions", {
+    "sign_square_reciprocal_permute_comparisons": """
+x = torch.tensor([[-2., 0.5], [0., 3.]], requires_grad=True)
+for y in (torch.sign(x), torch.square(x), torch.reciprocal(x), torch.permute(x, (1, 0)),
+          torch.prod(x, 1), torch.eq(x, 0.), torch.gt(x, 0), torch.le(x, x)):
+    print(y)
+print(torch.is_floating_point(x), torch.is_floating_point(torch.tensor([1])))
 """,
 })

@@ -210,34 +210,97 @@ class ProdBackward0(Node):
     """out = product of all elements: d out / d x_i = product of all the other elements.
 
     PyTorch's formula: with no zero, out / x_i (so a nan or an inf anywhere is in every
-    gradient); with a zero, the products of the others, one per element."""
+    gradient); with a zero, the products of the others (``_times_others``); with two zeros,
+    outside create_graph, zeros straight away."""
     __slots__ = ()
     saved_names = ("self", "result")
 
     def backward(self, g):
         a, y = self._saved
-        if not a.ndim:
+        d = _data(a)
+        if not d.ndim:
             return (g,)
-        zeros = np.count_nonzero(_data(a) == 0)
+        zeros = np.count_nonzero(d == 0)
         if not zeros:
             return (g * (y / a),)
-        if type(g) is Tensor:       # create_graph: the products of the others, differentiable
-            from .shape import cat, stack
-            flat = a.reshape(-1)
-            others = [prod(cat([flat[:i], flat[i + 1:]])) for i in range(flat.shape[0])]
-            return (g * stack(others).reshape(a.shape),)
-        if zeros > 1:
-            # every product of the others holds a zero: PyTorch gives zeros straight away
-            # (not the running products below, which are nan where a zero meets an inf)
-            return (np.zeros_like(a),)
-        flat = a.reshape(-1)        # the product of the others, from running products
-        before = np.concatenate([[1], np.cumprod(flat[:-1])]).astype(a.dtype)
-        after = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1]]).astype(a.dtype)
-        return (g * (before * after).reshape(a.shape),)
+        if zeros > 1 and type(g) is not Tensor:
+            # every product of the others holds a zero (not the running products, which are
+            # nan where a zero meets an inf)
+            return (np.zeros_like(d),)
+        return (_times_others(g, a.reshape(-1), 0).reshape(d.shape),)
 
 
-def prod(x):
-    out, node = _record1(ProdBackward0, np.asarray(x._data.prod()), x)
+class ProdBackward1(Node):
+    """out = product along ``dim``: as ProdBackward0, one slice at a time (with a zero anywhere
+    in the input, every slice takes the running products)"""
+    __slots__ = ("dim", "keepdim")
+    saved_names = ("self", "result")
+
+    def backward(self, g):
+        a, y = self._saved
+        d = _data(a)
+        if not d.ndim:
+            return (g,)
+        if not self.keepdim:        # the reduced dimension back, as a 1
+            kept = d.shape[:self.dim] + (1,) + d.shape[self.dim + 1:]
+            g, y = g.reshape(kept), y.reshape(kept)
+        if not np.count_nonzero(d == 0):
+            return (g * (y / a),)
+        return (_times_others(g, a, self.dim),)
+
+
+def _times_others(g, a, dim):
+    """g times, for each element of ``a``, the product of the other elements along ``dim``
+    (PyTorch's prod_safe_zeros_backward), exact where ``a`` holds zeros: running products from
+    either end, for arrays; under create_graph, for Tensors, each product of the others is a
+    prod of its own, so that it has a gradient too. Along a dimension of one element there are
+    no others: the gradient is g itself, a constant (as PyTorch's)."""
+    n = a.shape[dim]
+    if n == 1:
+        return g
+    if type(a) is Tensor:
+        from .shape import cat
+
+        def part(start, stop):
+            return a[(slice(None),) * dim + (slice(start, stop),)]
+        return g * cat([prod(cat([part(0, i), part(i + 1, n)], dim), dim, keepdim=True)
+                        for i in range(n)], dim)
+    ones = np.ones_like(np.take(a, [0], dim))
+    before = np.cumprod(np.concatenate([ones, np.take(a, range(n - 1), dim)], dim), dim)
+    after = np.flip(np.cumprod(np.concatenate(
+        [ones, np.flip(np.take(a, range(1, n), dim), dim)], dim), dim), dim)
+    return g * (before * after)
+
+
+_WHOLE = object()   # no dim given: PyTorch's prod refuses an explicit None
+
+
+def _prod_arguments_error(dim, keyword):
+    got = f"dim={type(dim).__name__}, " if keyword else type(dim).__name__
+    return TypeError(f"prod() received an invalid combination of arguments - got ({got}), but "
+                     "expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool "
+                     "keepdim = False, *, torch.dtype dtype = None)\n")
+
+
+def prod(x, dim=_WHOLE, keepdim=False, *, dtype=None, axis=_WHOLE):
+    """The product of all elements (ProdBackward0), or along one ``dim`` (ProdBackward1)."""
+    keyword = dim is _WHOLE and axis is not _WHOLE
+    dim = axis if dim is _WHOLE else dim
+    a = x._data
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    elif a.dtype.kind in "biu":
+        a = a.astype(np.int64)          # PyTorch multiplies integers and booleans as int64
+    if dim is _WHOLE:
+        out, node = _record1(ProdBackward0, np.asarray(a.prod()), x)
+    else:
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+            raise _prod_arguments_error(dim, keyword or dim is None)
+        d = wrap_dim(int(dim), a.ndim)
+        out = np.prod(a, axis=d, keepdims=keepdim) if a.ndim else np.asarray(a.prod())
+        out, node = _record1(ProdBackward1, out, x)
+        if node:
+            node.dim, node.keepdim = d, keepdim
     if node:
         node.save_for_backward(x, out)
     return out
