@@ -3387,6 +3387,16 @@ R = torch.tensor([[0.6, -0.8], [0.8, 0.6]], dtype=torch.float64)
 print(R @ R.T, (R.unsqueeze(0) @ R.T.unsqueeze(0)).squeeze(0))
 """,
 })
+_add("abs_at_nan", {
+    # abs at nan: its gradient is g * sign(nan) = 0, as sign(nan) is 0
+    "abs_and_sign_at_nan": """
+x = torch.tensor([float("nan"), -1., 0., 2.], requires_grad=True)
+torch.abs(x).backward(torch.ones(4))
+print(x.grad, torch.sign(x.detach()), x.detach().sign())
+g, = torch.autograd.grad(torch.abs(x).sum(), x, create_graph=True)
+print(g)
+""",
+})
 _add("top_level_functions", {
     "sign_square_reciprocal_permute_comparisons": """
 x = torch.tensor([[-2., 0.5], [0., 3.]], requires_grad=True)

@@ -306,23 +306,28 @@ class SqrtBackward0(Node):
         return (g / (y + y),)
 
 
+def _sign(a):
+    """PyTorch's sign: (0 < x) - (x < 0), so 0 at nan, where numpy's is nan."""
+    if a.dtype.kind == "b":
+        return a.copy()
+    return np.nan_to_num(np.sign(a), nan=0.0) if a.dtype.kind == "f" else np.sign(a)
+
+
 class AbsBackward0(Node):
-    """out = |self|;  d out / d self = sign(self)"""
+    """out = |self|;  d out / d self = sign(self) (0 at 0, and at nan)"""
     __slots__ = ()
     saved_names = ("self",)
     forward = staticmethod(np.abs)
 
     def backward(self, g):
         (a,) = self._saved
-        return (g * _f.call("sign", a),)
+        return (g * (a.sign() if type(a) is Tensor else _sign(a)),)
 
 
 class SignBackward0(Node):
     """out = sign(self): flat almost everywhere, so its gradient is zero"""
     __slots__ = ()
-    # sign(nan) is 0 in PyTorch ((0 < x) - (x < 0)), nan in numpy
-    forward = staticmethod(lambda a: a.copy() if a.dtype.kind == "b" else
-                           np.nan_to_num(np.sign(a), nan=0.0) if a.dtype.kind == "f" else np.sign(a))
+    forward = staticmethod(_sign)
 
     def backward(self, g):
         return (_f.zeros_like(g),)
