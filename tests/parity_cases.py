@@ -3397,6 +3397,19 @@ g, = torch.autograd.grad(torch.abs(x).sum(), x, create_graph=True)
 print(g)
 """,
 })
+_add("mixed_dtype_arithmetic", {
+    # PyTorch casts the operands to the result's dtype before it computes
+    "operands_cast_first": """
+i = torch.tensor([16777217, 3])
+print((i + 0.5).tolist(), (0.5 - i).tolist(), (i * 1.5).tolist(), (i / torch.tensor([1, 7])).tolist())
+a = torch.tensor([0.8])
+b = torch.tensor(-1.6, dtype=torch.float64)
+print((b + a * 2).tolist(), (a * 2 + b).tolist(), (a.add(torch.tensor([0.8]), alpha=2) + b).tolist())
+t = a.add(torch.tensor([0.8]), alpha=2) + b - 0.8
+print(t, t / t)
+print((i ** 0.5).tolist(), (torch.tensor([3.]) ** torch.tensor([1, 2, 3])).tolist())
+""",
+})
 _add("top_level_functions", {
     "sign_square_reciprocal_permute_comparisons": """
 x = torch.tensor([[-2., 0.5], [0., 3.]], requires_grad=True)

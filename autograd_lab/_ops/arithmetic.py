@@ -74,7 +74,7 @@ def rsub(x, number):
     a = x._data
     out = number - a
     if out.dtype is not a.dtype:            # 0.5 - integer tensor: float32, as for x - 0.5
-        out = _promote(out, x, number)
+        out = _promote(out, x, number, lambda x, n: n - x)
     out, node = _record1(RsubBackward1, out, x)
     if node:
         node.alpha = 1

@@ -102,12 +102,18 @@ def other_type_error(name, other, position):
                      f"{type(other).__name__}")
 
 
-def _promote(out, a, b):
+def _promote(out, a, b, fn=None):
     """Fix numpy's result dtype where PyTorch's promotion differs (called only on a mismatch).
 
     PyTorch: integer tensors with a float scalar or true division give the default float32;
     a 0-dim tensor does not raise the dtype of a tensor with dimensions, unless it brings the
-    floats: then its dtype is the result's (an integer or bool tensor times a 0-dim float64)."""
+    floats: then its dtype is the result's (an integer or bool tensor times a 0-dim float64).
+
+    PyTorch casts the operands to that dtype first: given the operation ``fn``, a float result
+    is computed again from operands so rounded (int 16777217 + 0.5 is 16777216 in float32,
+    16777218 rounded from float64; a 0-d float64 -1.6 is -1.6f). It is computed in numpy's
+    wider dtype and rounded once, which for + - * / is exactly the narrower operation, and
+    for a power is PyTorch's result where numpy's float32 power is less accurate."""
     da, db = _data(a), _data(b)
     # (a tensor's 0-d result may be a numpy scalar; a Python number never counts)
     arrays = [d for d in (da, db) if isinstance(d, (_ndarray, np.generic))]
@@ -117,12 +123,17 @@ def _promote(out, a, b):
         want = np.result_type(*floats)
     elif out.dtype.kind == "f":
         zero_dim = [d.dtype for d in arrays if d.dtype.kind == "f"]
-        want = np.result_type(*zero_dim) if zero_dim else np.float32
+        want = np.result_type(*zero_dim) if zero_dim else np.dtype(np.float32)
     elif any(d.dtype.kind == "b" for d in dims) and out.dtype.kind != "b":
         want = out.dtype
     else:
         want = np.result_type(*[d.dtype for d in dims]) if dims else out.dtype
-    return out if out.dtype == want else out.astype(want)
+    if out.dtype == want:
+        return out
+    if fn is not None and want.kind == "f" and out.dtype.kind == "f":
+        wide = out.dtype
+        out = fn(np.asarray(da, want).astype(wide), np.asarray(db, want).astype(wide))
+    return out.astype(want)
 
 
 def wrap_dim(dim, ndim):
@@ -199,7 +210,7 @@ def _binary(cls, fn, a, b):
     except ValueError:
         out = broadcasting(fn, ad, bd)      # raises PyTorch's error for a shape mismatch
     if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
-        out = _promote(out, a, b)
+        out = _promote(out, a, b, fn)
     if _State.enabled and (a._rg or tb is Tensor and b._rg):
         # new_node() and _wrap(), written out: this is the one hottest path of the engine
         node = _new(cls)
