@@ -3387,6 +3387,21 @@ R = torch.tensor([[0.6, -0.8], [0.8, 0.6]], dtype=torch.float64)
 print(R @ R.T, (R.unsqueeze(0) @ R.T.unsqueeze(0)).squeeze(0))
 """,
 })
+_add("gradient_dtypes", {
+    # inputs of two dtypes: each gradient in its own input's dtype, retained ones too
+    "gradients_in_their_inputs_dtype": """
+a = torch.tensor([[1.0]], requires_grad=True)
+b = torch.tensor([[2.0]], dtype=torch.float64, requires_grad=True)
+for join in (torch.stack, torch.cat):
+    for create_graph in (False, True):
+        t = a * 1
+        t.retain_grad()
+        join([t, b]).backward(torch.full((2, 1, 1) if join is torch.stack else (2, 1), 1.7,
+                                         dtype=torch.float64), create_graph=create_graph)
+        print(t.grad, a.grad, b.grad)
+        a.grad = b.grad = None
+""",
+})
 _add("abs_at_nan", {
     # abs at nan: its gradient is g * sign(nan) = 0, as sign(nan) is 0
     "abs_and_sign_at_nan": """

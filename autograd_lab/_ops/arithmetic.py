@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap, tensor
 from ..autograd.graph import Node, _pack_hooks, save_one
 from .record import (_binary, _data, _f, _float, _number, _operand, _promote, _record,
-                     _record1, broadcasting)
+                     _record1, broadcasting, note_dtypes)
 
 
 class AddBackward0(Node):
@@ -483,7 +483,6 @@ def where(condition, x, y):
     result, node = _record(WhereBackward0, out, x, y)
     if node:
         node._shapes = (np.shape(_data(x)), np.shape(_data(y)))
-        if type(x) is Tensor and type(y) is Tensor and x._data.dtype != y._data.dtype:
-            node._extras_table()["dtypes"] = (x._data.dtype, y._data.dtype)     # as in _binary
+        note_dtypes(node, (x, y))
         node.save_for_backward(_wrap(cond))
     return result

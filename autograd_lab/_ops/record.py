@@ -51,6 +51,14 @@ def _record1(cls, out, x):
     return _wrap(out), None
 
 
+def note_dtypes(node, inputs):
+    """Inputs of several dtypes: the engine casts each gradient back to its own input's (as
+    PyTorch's engine does), where the backward formula would give the result's dtype."""
+    dtypes = tuple(x._data.dtype if type(x) is Tensor else None for x in inputs)
+    if len({d for d in dtypes if d is not None}) > 1:
+        node._extras_table()["dtypes"] = dtypes
+
+
 def _view(cls, out, x):
     """``_record`` for an op whose result is a view of x's data. Like a PyTorch view it shares
     x's version counter -- an in-place change through either one is a change of both, which

@@ -9,8 +9,8 @@ from .. import _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .record import (_data, _operand, _record, _record1, _view, broadcasting, wrap_dim,
-                     wrap_dims)
+from .record import (_data, _operand, _record, _record1, _view, broadcasting, note_dtypes,
+                     wrap_dim, wrap_dims)
 
 
 class ViewBackward0(Node):
@@ -375,6 +375,7 @@ def cat(tensors, dim=0):
     result = np.ascontiguousarray(np.concatenate([arrays[i] for i in joined], axis=d))
     out, node = _record(CatBackward0, result, *tensors)
     if node:
+        note_dtypes(node, tensors)
         node.dim = d
         node.sizes = [a.shape[d] if i in joined else None for i, a in enumerate(arrays)]
     return out
@@ -403,6 +404,7 @@ def stack(tensors, dim=0):
     stacked = np.ascontiguousarray(np.stack([t._data for t in tensors], axis=d))   # (as cat)
     out, node = _record(StackBackward0, stacked, *tensors)
     if node:
+        note_dtypes(node, tensors)
         node.dim = d
     return out
 
