@@ -3387,6 +3387,19 @@ R = torch.tensor([[0.6, -0.8], [0.8, 0.6]], dtype=torch.float64)
 print(R @ R.T, (R.unsqueeze(0) @ R.T.unsqueeze(0)).squeeze(0))
 """,
 })
+_add("seed_flows_through", {
+    # a squeeze that changes nothing passes the very gradient on, and the gradient of an
+    # output that is also an input is the tensor passed for it
+    "the_seed_itself": """
+a = torch.tensor([[[-0.9, 0.5]], [[-0.4, 1.1]]], dtype=torch.float64, requires_grad=True)
+t = a.squeeze(2)
+G = torch.tensor([[[-1.2, -0.2]], [[-0.9, -0.6]]], dtype=torch.float64)
+g1, g2 = torch.autograd.grad(t, [t, a], G)
+print(g1 is G, g2 is G)
+g1.sub_(t)
+print(g2, g2.requires_grad, g2.grad_fn)
+""",
+})
 _add("gradient_dtypes", {
     # inputs of two dtypes: each gradient in its own input's dtype, retained ones too
     "gradients_in_their_inputs_dtype": """

@@ -227,7 +227,9 @@ class SqueezeBackward0(Node):
     __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
-        return (g.reshape(self.self_sym_sizes),)
+        sizes = self.self_sym_sizes
+        # nothing was squeezed: the gradient itself, not a view of it (as PyTorch's)
+        return (g if tuple(g.shape) == sizes else g.reshape(sizes),)
 
 
 class SqueezeBackward1(SqueezeBackward0):

@@ -121,7 +121,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     where = [t.grad_fn or t._grad_accumulator() for t in inputs]
     got = run_backward(roots, [_travelling(s, create_graph) for s in seeds], retain_graph,
                        create_graph, capture=set(where), accumulate=False)
-    result, made = [], {}
+    # the seeds flow through backward as they are: a gradient that is one (the gradient of an
+    # output that is also an input, passed on by a node that changes nothing) is that tensor
+    result, made = [], {id(s._data): s for s in seeds if s is not None}
     for i, (t, node) in enumerate(zip(inputs, where)):
         g = got.get(node)
         if g is None:
@@ -148,7 +150,7 @@ def _returned(g, dtype, made):
     from .._ops.record import _view
     import numpy as np
     t = made.get(id(g))
-    if t is None:
+    if t is None or t._data.dtype != dtype:
         a = np.asarray(g, dtype)            # a copy only to change the dtype
         if not a.flags.writeable:           # np.broadcast_to's view: writable, as an expand is
             try:
