@@ -3387,6 +3387,38 @@ R = torch.tensor([[0.6, -0.8], [0.8, 0.6]], dtype=torch.float64)
 print(R @ R.T, (R.unsqueeze(0) @ R.T.unsqueeze(0)).squeeze(0))
 """,
 })
+_add("engine_order", {
+    # an AccumulateGrad runs the moment its last feeder has run (PyTorch's highest priority),
+    # however early its leaf was first used: hooks in that order...
+    "leaf_hooks_run_when_their_gradient_is_ready": """
+x = torch.tensor(1., requires_grad=True)
+y = torch.tensor(2., requires_grad=True)
+_ = x * 1, y * 1                   # the leaves' AccumulateGrads are made here, before the rest
+x.register_hook(lambda g: print("x", g))
+y.register_hook(lambda g: print("y", g))
+a, b = x * 2, y * 3
+a.register_hook(lambda g: print("a", g))
+b.register_hook(lambda g: print("b", g))
+c = a * b
+c.register_hook(lambda g: print("c", g))
+(c + x).backward()
+print(x.grad, y.grad)
+""",
+    # ...and a .grad already set when an older node raises
+    "grad_set_before_an_older_node_raises": """
+a1 = torch.tensor([[-1.3, 0.7]], requires_grad=True)
+t2 = torch.sin(a1)
+a4 = torch.tensor([[0.8, -0.6], [0.8, 0.9]], requires_grad=True)
+t5 = torch.sigmoid(a4)
+t5[0:1] = 0.0
+t9 = t5.add(a1.t()[0], alpha=2)
+try:
+    t9.backward(torch.ones(2, 2))
+except RuntimeError as e:
+    print(e)
+print(a1.grad, a4.grad)
+""",
+})
 _add("seed_flows_through", {
     # a squeeze that changes nothing passes the very gradient on, and the gradient of an
     # output that is also an input is the tensor passed for it

@@ -30,14 +30,26 @@ def toposort(roots):
     number (``_seq``) is larger than theirs: newest first is a topological order. (PyTorch's
     engine orders its ready queue by the same kind of sequence number.) Collecting the nodes
     is one pass over a list that grows as the pass discovers nodes -- no recursion, however
-    deep the graph -- and the sort is nearly free, since they come almost in order already."""
+    deep the graph -- and the sort is nearly free, since they come almost in order already.
+
+    An AccumulateGrad is the exception. PyTorch gives it the highest priority: a leaf's
+    gradient is added into ``.grad`` (and its hooks run) the moment the last node feeding it
+    has run, before any older node runs (which may yet raise, leaving that ``.grad`` set). So
+    it has no creation order of its own: each sort gives it a ``_seq`` half a step below its
+    last feeder's, the smallest ``_seq`` among the nodes that send it gradients."""
     found = list(roots)
     seen = set(found)
     for node in found:                  # the loop also visits the nodes appended below
         for nxt in node._next:
-            if nxt is not None and nxt not in seen:
+            if nxt is None:
+                continue
+            if nxt not in seen:
                 seen.add(nxt)
                 found.append(nxt)
+                if type(nxt) is AccumulateGrad:
+                    nxt._seq = node._seq - 0.5
+            elif type(nxt) is AccumulateGrad and node._seq - 0.5 < nxt._seq:
+                nxt._seq = node._seq - 0.5
     found.sort(key=_creation_order, reverse=True)
     return found
 
