@@ -3419,6 +3419,24 @@ except RuntimeError as e:
 print(a1.grad, a4.grad)
 """,
 })
+_add("sum_to", {
+    # a broadcast input's gradient is summed once, then viewed (PyTorch's sum_to): what
+    # autograd.grad returns for it is a view made in backward
+    "broadcast_gradient_is_a_view": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor(2., requires_grad=True)
+for out, g in ((x + torch.ones(3, 2), torch.ones(3, 2)), (x.expand(1, 2), torch.ones(1, 2)),
+               (x.unsqueeze(1).expand(2, 3), torch.ones(2, 3))):
+    gx, = torch.autograd.grad(out, x, g)
+    print(gx, gx._base is not None)
+    try:
+        gx.mul_(w)
+    except RuntimeError as e:
+        print(e)
+    gx.mul_(2)
+    print(gx)
+""",
+})
 _add("seed_flows_through", {
     # a squeeze that changes nothing passes the very gradient on, and the gradient of an
     # output that is also an input is the tensor passed for it

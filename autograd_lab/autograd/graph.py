@@ -312,17 +312,18 @@ def unbroadcast(grad, shape):
     """Sum ``grad`` back to ``shape``: the one place that undoes broadcasting.
 
     An input that was broadcast was used once for every position it was repeated over, so
-    its gradient is the sum over those positions: over the dimensions where the input had
-    size 1, and over the leading dimensions broadcasting added."""
+    its gradient is the sum over those positions: over the leading dimensions broadcasting
+    added, and over the dimensions where the input had size 1. As PyTorch's sum_to: one sum
+    that keeps those dimensions, then a view without the leading ones (so that a gradient
+    ``autograd.grad`` returns is a view made in backward, with what that forbids)."""
     if grad.shape == shape:
         return grad
     lead = grad.ndim - len(shape)
-    ones = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    if ones:
-        grad = grad.sum(ones, keepdims=True)
-    if lead:
-        grad = grad.sum(tuple(range(lead)))
-    return grad
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    if dims:
+        grad = grad.sum(dims, keepdims=True)
+    return grad.reshape(shape) if lead else grad
 
 
 # -- saved-tensor hooks -----------------------------------------------------------------
