@@ -3497,3 +3497,13 @@ for y in (torch.sign(x), torch.square(x), torch.reciprocal(x), torch.permute(x, 
 print(torch.is_floating_point(x), torch.is_floating_point(torch.tensor([1])))
 """,
 })
+_add("clone_layout", {
+    # clone keeps the layout of dense memory (a transposed tensor's clone is transposed), so a
+    # later flatten or reshape copies as PyTorch's does; contiguous() is row-major
+    "flatten_after_clone": """
+a = torch.tensor([[-1.4, -1.7, -2.0], [-1.7, 0.9, -1.4]], dtype=torch.float64, requires_grad=True)
+for t in (a.T.clone(), a.T.contiguous(), a[:, ::2].clone(), a.T[::2].clone(),
+          a.unsqueeze(0).expand(2, 2, 3).clone()):
+    print(t.is_contiguous(), t.flatten().grad_fn.name(), t.reshape(-1).grad_fn.name())
+""",
+})

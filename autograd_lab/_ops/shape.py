@@ -125,11 +125,17 @@ def flatten(x):
 
 
 def clone(x):
-    return _record1(CloneBackward0, x._data.copy(), x)[0]
+    # in the layout of x's memory (a transposed tensor's clone is transposed), as PyTorch's
+    # clone keeps it: a later view or reshape then views or copies as PyTorch's does. (numpy
+    # would put an expanded dimension, stride 0, innermost; PyTorch's copy of one is row-major)
+    a = x._data
+    return _record1(CloneBackward0, a.copy(order="C" if 0 in a.strides else "K"), x)[0]
 
 
 def contiguous(x):
-    return x if x._data.flags.c_contiguous else clone(x)
+    if x._data.flags.c_contiguous:
+        return x
+    return _record1(CloneBackward0, np.ascontiguousarray(x._data), x)[0]
 
 
 class PermuteBackward0(Node):
