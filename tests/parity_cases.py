@@ -3507,3 +3507,15 @@ for t in (a.T.clone(), a.T.contiguous(), a[:, ::2].clone(), a.T[::2].clone(),
     print(t.is_contiguous(), t.flatten().grad_fn.name(), t.reshape(-1).grad_fn.name())
 """,
 })
+_add("new_gradient_tensors", {
+    # max along a dim of a 0-d tensor gives its gradient in a new tensor (PyTorch scatters it
+    # into zeros): changing the seed in place leaves it alone
+    "max_of_a_zero_dim_tensor": """
+a = torch.tensor(-0.4, requires_grad=True)
+t2 = a.prod(dim=0)
+t3 = t2.max(dim=-1)[0]
+g5, g6 = torch.autograd.grad(t3, [t2, t3])
+g6.fill_(2)
+print(g5, g6)
+""",
+})

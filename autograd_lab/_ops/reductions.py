@@ -130,13 +130,15 @@ class MaxBackward0(Node):
     def backward(self, g):
         idx = _data(self._saved[0])     # which position won: numbers, never differentiated
         dim = self.dim
-        if not self.self_sym_sizes:     # a 0-d input: it won
-            return (g,)
-        if not self.keepdim:
-            g = g.reshape(tuple(1 if i == dim else n for i, n in enumerate(self.self_sym_sizes)))
-            idx = np.expand_dims(idx, dim)
-        onehot = np.arange(self.self_sym_sizes[dim]).reshape(
-            [-1 if i == dim else 1 for i in range(len(self.self_sym_sizes))]) == idx
+        if not self.self_sym_sizes:     # a 0-d input: it won (still a new tensor, as PyTorch's)
+            onehot = np.True_
+        else:
+            if not self.keepdim:
+                g = g.reshape(tuple(1 if i == dim else n
+                                    for i, n in enumerate(self.self_sym_sizes)))
+                idx = np.expand_dims(idx, dim)
+            onehot = np.arange(self.self_sym_sizes[dim]).reshape(
+                [-1 if i == dim else 1 for i in range(len(self.self_sym_sizes))]) == idx
         return (_f.where(onehot, g, 0.0),)      # not g * onehot: inf * 0 would be nan
 
 
