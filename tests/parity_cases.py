@@ -3519,3 +3519,24 @@ g6.fill_(2)
 print(g5, g6)
 """,
 })
+_add("node_that_computes_nothing", {
+    # a node none of whose inputs needs a gradient reads none of what it saved: after its
+    # graph was freed, a second backward through it raises nothing
+    "second_backward_through_it": """
+a = torch.tensor([[[-0.6, 0.9, 1.3], [-1.1, 1.7, 0.5]]], requires_grad=True)
+with torch.no_grad():
+    v = a.view(2, 3, 1)
+t = v * torch.tensor([[[-0.9, 1.3, -0.6]], [[-1.9, 0.0, 1.5]]])
+print(t.requires_grad, t.grad_fn.next_functions)
+t.backward(torch.ones(2, 3, 3))
+t.view(6, 1, 3).backward(torch.ones(6, 1, 3))
+print(a.grad, v.grad)
+u = a * 2
+w = u * 3
+w.sum().backward()
+try:
+    w.sum().backward()
+except RuntimeError as e:
+    print(e)
+""",
+})

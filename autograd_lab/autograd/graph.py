@@ -170,6 +170,10 @@ class Node:
         earlier backward freed it or it was changed in place. With ``as_tensors`` (the
         backward is itself being recorded) the formula reads Tensors instead of arrays."""
         __tracebackhide__ = True     # IPython shows the learner's line, not this one
+        if self._next and all(n is None for n in self._next):
+            # no input needs a gradient (they stop at a view made under no_grad): PyTorch's
+            # node computes nothing, so it reads nothing, freed or changed
+            return (None,) * len(self._next)
         values = self._unpack(as_tensors)
         if not as_tensors and (self._extras is None or "packed" not in self._extras):
             return self.backward(grad)
