@@ -39,17 +39,22 @@ def toposort(roots):
     last feeder's, the smallest ``_seq`` among the nodes that send it gradients."""
     found = list(roots)
     seen = set(found)
+    see, keep, accumulator = seen.add, found.append, AccumulateGrad     # (local: hot loop)
     for node in found:                  # the loop also visits the nodes appended below
         for nxt in node._next:
             if nxt is None:
                 continue
-            if nxt not in seen:
-                seen.add(nxt)
-                found.append(nxt)
-                if type(nxt) is AccumulateGrad:
-                    nxt._seq = node._seq - 0.5
-            elif type(nxt) is AccumulateGrad and node._seq - 0.5 < nxt._seq:
-                nxt._seq = node._seq - 0.5
+            if type(nxt) is accumulator:
+                after = node._seq - 0.5
+                if nxt not in seen:
+                    see(nxt)
+                    keep(nxt)
+                    nxt._seq = after
+                elif after < nxt._seq:
+                    nxt._seq = after
+            elif nxt not in seen:
+                see(nxt)
+                keep(nxt)
     found.sort(key=_creation_order, reverse=True)
     return found
 
