@@ -41,6 +41,16 @@ SECOND_BACKWARD = (
 # which raises the second-backward error.
 FREED = (0, None, [1], 0)
 
+
+class _Unsaved(tuple):
+    """What a node saved when it saved nothing (every value None): false, so that backward
+    never frees it (``if node._saved``), yet it unpacks as the node's formula expects."""
+    __slots__ = ()
+
+    def __bool__(self):
+        return False
+
+
 _Tensor = None      # autograd_lab.Tensor, filled in by _tensor.py (it imports this module)
 _sequence = itertools.count()
 
@@ -121,7 +131,10 @@ class Node:
             if type(t) is _Tensor:
                 break
         else:
-            self._saved = items             # numbers only (``x * 2`` saves the 2)
+            # numbers only (``x * 2`` saves the 2); or nothing, since no input needs what a
+            # value would give (they stop at a view made under no_grad): PyTorch saved none,
+            # so there is nothing for backward to free, and a second backward may run
+            self._saved = items if any(t is not None for t in items) else _Unsaved(items)
             return
         values, checks = list(items), ()
         for i, t in enumerate(items):
@@ -170,10 +183,6 @@ class Node:
         earlier backward freed it or it was changed in place. With ``as_tensors`` (the
         backward is itself being recorded) the formula reads Tensors instead of arrays."""
         __tracebackhide__ = True     # IPython shows the learner's line, not this one
-        if self._next and all(n is None for n in self._next):
-            # no input needs a gradient (they stop at a view made under no_grad): PyTorch's
-            # node computes nothing, so it reads nothing, freed or changed
-            return (None,) * len(self._next)
         values = self._unpack(as_tensors)
         if not as_tensors and (self._extras is None or "packed" not in self._extras):
             return self.backward(grad)
