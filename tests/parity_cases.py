@@ -3520,8 +3520,8 @@ print(g5, g6)
 """,
 })
 _add("node_that_computes_nothing", {
-    # a node none of whose inputs needs a gradient reads none of what it saved: after its
-    # graph was freed, a second backward through it raises nothing
+    # a node none of whose inputs needs a gradient saved nothing, so backward freed nothing:
+    # a second backward through it raises nothing (one that saved a number raises)
     "second_backward_through_it": """
 a = torch.tensor([[[-0.6, 0.9, 1.3], [-1.1, 1.7, 0.5]]], requires_grad=True)
 with torch.no_grad():
@@ -3538,5 +3538,16 @@ try:
     w.sum().backward()
 except RuntimeError as e:
     print(e)
+""",
+})
+_add("saved_and_changed", {
+    # what a node saved is checked whether or not its inputs need a gradient
+    "a node whose inputs need nothing still checks its saved result": """
+a = torch.tensor([1.2, -0.1, 0.8], requires_grad=True)
+with torch.no_grad():
+    v = a.transpose(-1, 0)
+t = torch.tanh(v)
+t.fill_(-1.0)
+t.backward(torch.tensor([0.8, -0.5, -1.5]))
 """,
 })
