@@ -3551,3 +3551,16 @@ t.fill_(-1.0)
 t.backward(torch.tensor([0.8, -0.5, -1.5]))
 """,
 })
+_add("reduction_dtypes", {
+    # a reduction in another dtype (dtype=...) gives its input the gradient in the input's dtype
+    "retained_gradient_in_the_input_dtype": """
+x = torch.tensor([[1., 2.], [0., 4.]], requires_grad=True)
+for reduce in (lambda h: h.sum(dtype=torch.float64), lambda h: h.sum(1, dtype=torch.float64).sum(),
+               lambda h: h.prod(1, dtype=torch.float64).sum(), lambda h: h.prod(dtype=torch.float64)):
+    h = x * 1
+    h.retain_grad()
+    reduce(h).backward()
+    print(h.grad, x.grad)
+    x.grad = None
+""",
+})

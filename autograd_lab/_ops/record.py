@@ -51,11 +51,12 @@ def _record1(cls, out, x):
     return _wrap(out), None
 
 
-def note_dtypes(node, inputs):
-    """Inputs of several dtypes: the engine casts each gradient back to its own input's (as
-    PyTorch's engine does), where the backward formula would give the result's dtype."""
+def note_dtypes(node, inputs, result=None):
+    """Inputs of several dtypes, or of another dtype than the ``result`` (``x.sum(dtype=...)``):
+    the engine casts each gradient back to its own input's (as PyTorch's engine does), where
+    the backward formula would give the result's dtype."""
     dtypes = tuple(x._data.dtype if type(x) is Tensor else None for x in inputs)
-    if len({d for d in dtypes if d is not None}) > 1:
+    if len({d for d in dtypes + (result,) if d is not None}) > 1:
         node._extras_table()["dtypes"] = dtypes
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from .arithmetic import maximum
-from .record import _data, _f, _record, _record1, wrap_dim, wrap_dims
+from .record import _data, _f, _record, _record1, note_dtypes, wrap_dim, wrap_dims
 
 
 def _dims(dim, ndim):
@@ -63,6 +63,8 @@ def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
             node.dim, node.keepdim = dims, keepdim
     if node:
         node.self_sym_sizes = a.shape
+        if a.dtype is not x._data.dtype:    # summed in another dtype (``dtype=``)
+            note_dtypes(node, (x,), a.dtype)
     return out, node
 
 
@@ -304,6 +306,8 @@ def prod(x, dim=_WHOLE, keepdim=False, *, dtype=None, axis=_WHOLE):
         if node:
             node.dim, node.keepdim = d, keepdim
     if node:
+        if a.dtype is not x._data.dtype:    # multiplied in another dtype (``dtype=``)
+            note_dtypes(node, (x,), a.dtype)
         node.save_for_backward(x, out)
     return out
 
