@@ -3564,3 +3564,16 @@ for reduce in (lambda h: h.sum(dtype=torch.float64), lambda h: h.sum(1, dtype=to
     x.grad = None
 """,
 })
+_add("saved_nothing_under_hooks", {
+    # under saved-tensor hooks too, a node that saved nothing is not freed by backward
+    "second_backward": """
+a = torch.tensor([[1., 2.]], requires_grad=True)
+with torch.no_grad():
+    v = a.view(2, 1)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    t = v * torch.tensor([3., 4.])
+t.sum().backward()
+t.sum().backward()
+print(a.grad, t.requires_grad)
+""",
+})

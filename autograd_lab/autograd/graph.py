@@ -426,7 +426,9 @@ def _save_packed(node, items):
     for i in type(node).pack_order or range(len(items)):
         if type(items[i]) is _Tensor:
             values[i] = Packed(node, items[i], pack, unpack)
-    node._saved, node._checks = tuple(values), None
+    values = tuple(values)
+    node._saved = values if any(v is not None for v in values) else _Unsaved(values)
+    node._checks = None
     node._extras_table()["packed"] = True
 
 
