@@ -16,21 +16,95 @@ the test uses (``abs``, ``isinstance``, ``np``, ``torch``): a test cell imports 
 and a check only uses names of its own module. An answer of the wrong kind (None, a list, a numpy
 array, a tensor of the wrong shape) gets a plain message, never a traceback from in here.
 
+Every check has two halves (``@check``): a *probe*, which runs where the learner's answers
+live and hands back what the check needs of them (by default the answers themselves; for a
+function, what it returned or raised on the check's own inputs), and a *judge*, which decides
+on a description of that (``answers.py``: values, dtype, shape, flags, grad_fn names, never
+the objects). In a learner's kernel both halves run there. In a graded run the kernel only
+ever runs probes, asked for by the grader, and the judge runs in the grader: nothing the
+learner's code does in its kernel can reach the verdict, and no expected value enters it.
+
 The engine never imports this package; ``lessonNN`` modules hold each lesson's checks.
 """
+import functools
 import math
+import os
 import textwrap
 
 import numpy as np
 
 from .._tensor import Tensor
+from .answers import Outcome, Remote, Unreadable, attempt, decode, describe, encode, rebuild
 
-__all__ = ["CheckFailed", "MISCONCEPTIONS", "fail", "tensor_answer", "number_answer",
-           "same_values", "show"]
+__all__ = ["CheckFailed", "MISCONCEPTIONS", "Outcome", "VerdictPending", "attempt", "called",
+           "check", "fail", "is_function", "number_answer", "returned", "same_values", "show",
+           "tensor_answer"]
+
+#: In a graded run's kernel this is set (by the grader) to "grader": a check called there
+#: raises VerdictPending instead of judging (the grader judges, outside).
+VERDICTS_ENV = "AUTOGRAD_LAB_VERDICTS"
 
 
 class CheckFailed(AssertionError):
     """A learner's answer is not right yet; the message says why."""
+
+
+class VerdictPending(Exception):
+    """Raised by a check in a graded run's kernel: the grader decides, outside the kernel.
+    (What an honest kernel shows in every test cell of a graded run: it claims no points.)"""
+
+
+def _the_answers(*answers, **settings):
+    """The default probe: the answers themselves, described."""
+    return answers
+
+
+def _kernel_sources():
+    """The code the learner ran in this kernel so far, cell by cell (IPython's ``In``)."""
+    import sys
+    ipython = sys.modules.get("IPython")
+    shell = ipython and ipython.get_ipython()
+    found = shell.user_ns.get("In", []) if shell is not None else []
+    return [str(s) for s in found if isinstance(s, str)]
+
+
+def check(judge=None, *, probe=None, sources=False):
+    """Make ``judge(*data, **settings)`` a check: called with the learner's answers (and
+    keyword settings), it runs ``probe(*answers, **settings)`` where the answers live, and
+    judges the description of the tuple the probe returned. ``sources=True``: the judge also
+    gets ``sources=``, the learner's code cells so far (read from the notebook in a graded run,
+    from the kernel's history otherwise), for what a check reads from the code itself.
+
+    A check's settings are keyword arguments (``points=[1.0]``), literals in the test cell;
+    its positional arguments are the learner's names."""
+    if judge is None:
+        return lambda judge: check(judge, probe=probe, sources=sources)
+    probe = probe or _the_answers
+
+    @functools.wraps(judge)
+    def run(*answers, **settings):
+        __tracebackhide__ = True
+        remote = [isinstance(a, Remote) for a in answers]
+        if any(remote):
+            if not all(remote):
+                raise TypeError(f"{judge.__name__}: a check's settings are keyword arguments")
+            data = answers[0].request({
+                "op": "probe", "check": f"{judge.__module__}:{judge.__name__}",
+                "answers": [a.name for a in answers], "settings": describe(settings)})
+        else:
+            if os.environ.get(VERDICTS_ENV) == "grader":
+                raise VerdictPending("In a graded run this cell's verdict is decided by the "
+                                     "grader, outside your kernel.")
+            data = rebuild(decode(encode(describe(probe(*answers, **settings)))))
+        if not isinstance(data, tuple):
+            raise Unreadable(f"the probe of {judge.__name__} did not describe a tuple")
+        if sources:
+            settings["sources"] = (list(answers[0].sources) if any(remote)
+                                   else _kernel_sources())
+        return judge(*data, **settings)
+
+    run.probe = probe
+    return run
 
 
 #: Every misconception a check can name, with what the learner sees. The id is stable: the
@@ -192,6 +266,61 @@ def number_answer(name, value):
     if not math.isfinite(float(value)):
         fail(f"`{name}` should be a finite number.", found=show(value))
     return float(value)
+
+
+def called(fn, *args_lists):
+    """A probe's calls of a learner's function: ``(fn, [Outcome per args], )``, or
+    ``(fn, None)`` when ``fn`` cannot be called (the judge says so with ``returned``)."""
+    if not callable(fn):
+        return fn, None
+    return fn, [attempt(fn, *args) for args in args_lists]
+
+
+def is_function(name, fn, outcomes, signature):
+    """Fail unless the learner's ``name`` was a function the probe could call."""
+    __tracebackhide__ = True
+    if outcomes is None:
+        fail(f"`{name}` should be a function ({signature}).", found=show(fn))
+
+
+def returned(call, outcome, hint=None):
+    """What one call of a learner's function returned; a failure saying what it raised (the
+    learner's bug, in one line: no traceback of ours) when it raised."""
+    __tracebackhide__ = True
+    if outcome.raised:
+        error = outcome.error
+        fail(f"`{call}` raised {type(error).__name__}: {error}", hint=hint)
+    return outcome.value
+
+
+def defining_cell(sources, name):
+    """The last cell of ``sources`` that defines ``name`` at its top level (def or class),
+    parsed: ``(text, tree)``; ``(None, None)`` when none does. (A cell that is not Python,
+    IPython's ``%magic`` say, defines nothing here.)"""
+    import ast
+    for text in reversed(sources):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        if any(isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name
+               for node in tree.body):
+            return text, tree
+    return None, None
+
+
+def calls_named(tree, names) -> list[str]:
+    """The calls in ``tree`` of a function or method whose name is in ``names``
+    (``y.backward(...)``, ``torch.autograd.grad(...)`` for "backward", "grad")."""
+    import ast
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
+            if name in names:
+                found.append(ast.unparse(fn))
+    return found
 
 
 def same_values(found, expected, rtol=1e-4, atol=1e-6):

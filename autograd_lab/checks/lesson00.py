@@ -5,13 +5,14 @@ Expected values are computed with the engine from the lesson's own expressions.
 import numpy as np
 
 from .. import tensor
-from . import fail, number_answer, same_values, show, tensor_answer
+from . import check, fail, number_answer, same_values, show, tensor_answer
 
 
 def _lesson_w():
     return tensor([2.0, -1.0, 3.0], requires_grad=True)
 
 
+@check
 def first_tensor(w):
     """w: the floats 2, -1, 3, a leaf that requires grad."""
     __tracebackhide__ = True
@@ -25,6 +26,7 @@ def first_tensor(w):
              found=show(w))
 
 
+@check
 def total_prediction(predicted_total):
     """The lesson's (w * w).sum(): the sum of the squares."""
     __tracebackhide__ = True

@@ -6,7 +6,7 @@ typed in: what the lesson prints and what the check expects cannot drift apart.
 import numpy as np
 
 from .. import tensor
-from . import fail, show, tensor_answer
+from . import check, fail, show, tensor_answer
 
 
 def _flag(name, value):
@@ -19,6 +19,7 @@ def _node_name(node):
     return None if node is None else type(node).__name__
 
 
+@check
 def z_prediction(z_requires_grad, z_is_leaf, z_grad_fn):
     """The lesson's z = x * y, with x requiring grad and y not."""
     __tracebackhide__ = True
@@ -46,6 +47,7 @@ def _lesson_tensors():
     return {"a": a, "b": b, "c": b.detach(), "d": tensor([1.0, 2.0]) * 3}
 
 
+@check
 def leaf_predictions(predictions):
     __tracebackhide__ = True
     actual = _lesson_tensors()
@@ -79,6 +81,7 @@ def leaf_predictions(predictions):
         fail(f"Your prediction for {name} is off.", expected=truth, found=guess)
 
 
+@check
 def learning_rate_leaf(lr):
     __tracebackhide__ = True
     values = tensor_answer("lr", lr, shape=())
@@ -92,19 +95,25 @@ def learning_rate_leaf(lr):
         fail("`lr` should hold 0.5.", expected=0.5, found=show(lr))
 
 
+@check
 def frozen_copy(w_frozen, w):
+    """The lesson's w = torch.tensor([0.5, -1.5], requires_grad=True) * 2: w_frozen holds its
+    numbers outside the graph. (The learner's w is passed to tell a copy from w itself; the
+    numbers are compared with the lesson's own w, made here.)"""
     __tracebackhide__ = True
+    expected = tensor([0.5, -1.5], requires_grad=True) * 2
     if w_frozen is w:
         fail("`w_frozen` is w itself, not a copy outside the graph.", found=show(w_frozen))
-    values = tensor_answer("w_frozen", w_frozen, shape=tuple(w.shape))
+    values = tensor_answer("w_frozen", w_frozen, shape=tuple(expected.shape))
     if w_frozen.requires_grad or w_frozen.grad_fn is not None:
         fail("`w_frozen` is still part of the graph.", found=show(w_frozen),
              hint="w.detach() gives the same numbers without the history")
-    if not np.allclose(values, w.detach()._data):
-        fail("`w_frozen` should hold the same numbers as w.", expected=repr(w.detach()),
+    if not np.allclose(values, expected.detach()._data):
+        fail("`w_frozen` should hold the same numbers as w.", expected=repr(expected.detach()),
              found=show(w_frozen))
 
 
+@check
 def fixed_backward(weight, loss):
     """weight = 2, loss = (3 weight - 1)^2: dloss/dweight = 6 (3 weight - 1) = 30."""
     __tracebackhide__ = True

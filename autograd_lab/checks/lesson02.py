@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .. import float64, tensor
-from . import fail, number_answer, show, tensor_answer
+from . import called, check, fail, is_function, number_answer, returned, show, tensor_answer
 
 
 def _grad_at(fn, x0, seed=None, dtype=None):
@@ -32,6 +32,7 @@ def _y(x):
     return (x ** 2 + 1) ** 3
 
 
+@check
 def cube_prediction(predicted_grad):
     """x = 1, z = x**3, z.backward(): x.grad."""
     __tracebackhide__ = True
@@ -46,6 +47,7 @@ def cube_prediction(predicted_grad):
          hint="backward leaves dz/dx in x.grad; for z = x**3 that is 3 x**2")
 
 
+@check
 def seed_prediction(predicted_grad_10):
     """x = 1, z = x**3, z.backward(torch.tensor(10.)): x.grad."""
     __tracebackhide__ = True
@@ -80,6 +82,7 @@ def _leaf_t(t):
         fail("`t` should hold 2.0.", expected=2.0, found=show(t))
 
 
+@check
 def autograd_derivative(t, g, dg_dt):
     """t = 2 (a leaf that requires grad), g = t**4 - 3t, dg_dt from backward."""
     __tracebackhide__ = True
@@ -106,6 +109,7 @@ def autograd_derivative(t, g, dg_dt):
         fail("`dg_dt` is not dg/dt at t = 2.", expected=truth, found=found)
 
 
+@check
 def derivative_came_from_backward(t):
     """What backward left in t.grad is dg/dt (the answer was not typed in)."""
     __tracebackhide__ = True
@@ -123,25 +127,19 @@ def _num(value):
     return f"{value:.10g}"
 
 
-def _call(name, fn, args, call):
-    """The learner's function ``name`` called on ``args`` (``call`` is how that reads in the
-    lesson); a clear message instead of its traceback."""
-    __tracebackhide__ = True
-    if not callable(fn):
-        fail(f"`{name}` should be a function.", found=show(fn))
-    try:
-        result = fn(*args)
-    except Exception as error:          # the learner's code, not ours: say what it raised
-        fail(f"`{call}` raised an error.", found=f"{type(error).__name__}: {error}")
-    return number_answer(call, result)
+def _at_points(dy_dx, *, points):
+    """Probe: the learner's dy_dx called at each point."""
+    return called(dy_dx, *[(x0,) for x0 in points])
 
 
-def chain_rule_formula(dy_dx, points):
+@check(probe=_at_points)
+def chain_rule_formula(dy_dx, outcomes, *, points):
     """dy_dx(x) for y = (x**2 + 1)**3, against backward in float64."""
     __tracebackhide__ = True
-    for x0 in points:
+    is_function("dy_dx", dy_dx, outcomes, "def dy_dx(x): ...")
+    for x0, outcome in zip(points, outcomes):
         truth = _grad_at(_y, x0, dtype=float64)
-        found = _call("dy_dx", dy_dx, (x0,), f"dy_dx({x0})")
+        found = number_answer(f"dy_dx({x0})", returned(f"dy_dx({x0})", outcome))
         if np.isclose(found, truth, rtol=1e-6, atol=1e-9):
             continue
         outer = 3 * (x0 ** 2 + 1) ** 2
@@ -166,13 +164,22 @@ _CASES = {
 }
 
 
-def central_difference(numerical_derivative, case):
+def _on_case(numerical_derivative, *, case):
+    """Probe: the learner's numerical_derivative on one case's function, point and step."""
+    f, _, x, h = _CASES[case]
+    return called(numerical_derivative, (f, x, h))
+
+
+@check(probe=_on_case)
+def central_difference(numerical_derivative, outcomes, *, case):
     """numerical_derivative(f, x, h) against (f(x+h) - f(x-h)) / (2h) for one case."""
     __tracebackhide__ = True
     f, df, x, h = _CASES[case]
     central = (f(x + h) - f(x - h)) / (2 * h)
-    found = _call("numerical_derivative", numerical_derivative, (f, x, h),
-                  f"numerical_derivative(f, {x}, {h})")
+    is_function("numerical_derivative", numerical_derivative, outcomes,
+                "def numerical_derivative(f, x, h): ...")
+    call = f"numerical_derivative(f, {x}, {h})"
+    found = number_answer(call, returned(call, outcomes[0]))
     if np.isclose(found, central, rtol=1e-6, atol=1e-9):
         return
     what = f"numerical_derivative at x = {x}, h = {h} ({case}) is off."

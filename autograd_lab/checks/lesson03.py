@@ -11,7 +11,8 @@ import numpy as np
 from .. import mm, mv, ones_like, stack, tensor
 from .._tensor import Tensor
 from ..autograd import functional
-from . import CheckFailed, as_tensor_text, fail, same_values, show, tensor_answer
+from . import (as_tensor_text, attempt, calls_named, check, defining_cell, fail, returned,
+               same_values, show, tensor_answer)
 
 
 def _square():
@@ -42,6 +43,7 @@ def _backward(make, v):
 # ---------------------------------------------------------------------------------------------
 # predictions
 # ---------------------------------------------------------------------------------------------
+@check
 def x_as_gradient_prediction(predicted_grad):
     """x = [1, 2], y = x**2, y.backward(x): what lands in x.grad."""
     __tracebackhide__ = True
@@ -63,6 +65,7 @@ def x_as_gradient_prediction(predicted_grad):
          expected=as_tensor_text(expected), found=show(predicted_grad), hint=hint)
 
 
+@check
 def mm_prediction(mm_grad_prediction):
     """The blog's y = x @ M, then y.backward([[3, 1]]): x.grad = 3 * row 0 + 1 * row 1 of J."""
     __tracebackhide__ = True
@@ -133,12 +136,14 @@ def _check_weights(name, v, loss_text, loss_of, shape_only=False):
          hint=f"{name}[i] should be dL/dy[i]: how much L grows when y[i] grows by 1")
 
 
+@check
 def weighted_loss_weights(v_weighted):
     __tracebackhide__ = True
     _check_weights("v_weighted", v_weighted, "3 * y[0] + y[2]", lambda y: 3 * y[0] + y[2])
 
 
-def mean_loss_weights(v_mean, shape_only=False):
+@check
+def mean_loss_weights(v_mean, *, shape_only=False):
     __tracebackhide__ = True
     _check_weights("v_mean", v_mean, "y.mean()", lambda y: y.mean(), shape_only)
 
@@ -160,10 +165,11 @@ _OTHER_CASES = (
 
 
 @contextlib.contextmanager
-def _without_functional_jacobian():
+def _without_functional_jacobian(used):
+    """While the learner's function runs, functional.jacobian refuses (and says it was used)."""
     def refuse(*args, **kwargs):
-        fail("jacobian_by_rows called torch.autograd.functional.jacobian: build J yourself, "
-             "from one backward call per row.")
+        used.append(True)
+        raise RuntimeError("jacobian_by_rows may not call torch.autograd.functional.jacobian")
     saved, functional.jacobian = functional.jacobian, refuse
     try:
         yield
@@ -171,21 +177,31 @@ def _without_functional_jacobian():
         functional.jacobian = saved
 
 
-def _check_jacobian(jacobian_by_rows, f, text, x_values):
+def _jacobians(jacobian_by_rows, cases):
+    """Probe: the learner's jacobian_by_rows on each case: (its Outcome, whether it called
+    functional.jacobian), or None when it is not a function."""
+    if not callable(jacobian_by_rows):
+        return jacobian_by_rows, None
+    found = []
+    for f, _, x_values in cases:
+        used = []
+        with _without_functional_jacobian(used):
+            outcome = attempt(jacobian_by_rows, f, tensor(x_values))
+        found.append((outcome, bool(used)))
+    return jacobian_by_rows, found
+
+
+def _check_jacobian(result, f, text, x_values):
     __tracebackhide__ = True
+    outcome, used = result
     x = tensor(x_values)
     J = functional.jacobian(f, x)._data.astype(np.float64)
     m, n = J.shape
     call = f"jacobian_by_rows({text}, {x!r})"
-    if not callable(jacobian_by_rows):
-        fail("`jacobian_by_rows` should be a function of (f, x).", found=show(jacobian_by_rows))
-    try:
-        with _without_functional_jacobian():
-            answer = jacobian_by_rows(f, tensor(x_values))
-    except CheckFailed:
-        raise
-    except Exception as error:          # the learner's code: report it, in one line
-        fail(f"{call} raised {type(error).__name__}: {error}")
+    if used:
+        fail("jacobian_by_rows called torch.autograd.functional.jacobian: build J yourself, "
+             "from one backward call per row.")
+    answer = returned(call, outcome)
     if isinstance(answer, (list, tuple)) and answer and all(isinstance(r, Tensor) for r in answer):
         fail(f"{call} returned a {type(answer).__name__} of rows, not one Tensor.",
              found=f"{len(answer)} tensors", hint="torch.stack(rows) makes them one matrix")
@@ -219,12 +235,27 @@ def _check_jacobian(jacobian_by_rows, f, text, x_values):
          hint="row i is x.grad after f(x).backward(e_i), e_i one-hot with a 1 at position i")
 
 
-def jacobian_of_lesson_function(jacobian_by_rows):
+def _judge_jacobians(jacobian_by_rows, results, cases, sources):
     __tracebackhide__ = True
-    _check_jacobian(jacobian_by_rows, *_LESSON_CASE)
+    if results is None:
+        fail("`jacobian_by_rows` should be a function of (f, x).", found=show(jacobian_by_rows))
+    _, tree = defining_cell(sources, "jacobian_by_rows")
+    used = tree is not None and calls_named(tree, {"jacobian", "jacrev", "jacfwd"})
+    if used:
+        fail(f"jacobian_by_rows calls {used[0]}: build J yourself, from one backward call per "
+             "row.")
+    for result, case in zip(results, cases):
+        _check_jacobian(result, *case)
 
 
-def jacobian_of_other_functions(jacobian_by_rows):
+@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, (_LESSON_CASE,)),
+       sources=True)
+def jacobian_of_lesson_function(jacobian_by_rows, results, *, sources):
     __tracebackhide__ = True
-    for case in _OTHER_CASES:
-        _check_jacobian(jacobian_by_rows, *case)
+    _judge_jacobians(jacobian_by_rows, results, (_LESSON_CASE,), sources)
+
+
+@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, _OTHER_CASES), sources=True)
+def jacobian_of_other_functions(jacobian_by_rows, results, *, sources):
+    __tracebackhide__ = True
+    _judge_jacobians(jacobian_by_rows, results, _OTHER_CASES, sources)

@@ -7,7 +7,7 @@ called on fresh data of the check's own, so an answer cannot be tuned to one exa
 import numpy as np
 
 from .. import no_grad, ones, tensor
-from . import as_tensor_text as _text, fail, number_answer, same_values, show, tensor_answer
+from . import as_tensor_text as _text, attempt, check, fail, number_answer, returned, same_values, show, tensor_answer
 
 
 def _grad(t):
@@ -30,6 +30,7 @@ def _seed_example():
     return _grad(y), first, _grad(x)
 
 
+@check
 def seed_prediction(y_grad, x_grad_1, x_grad_2):
     __tracebackhide__ = True
     _, first, second = _seed_example()
@@ -72,6 +73,7 @@ def _k_calls_example():
     return once, third, (_grad(a), _grad(b))
 
 
+@check
 def k_calls_prediction(a_grad_3, b_grad_3, a_grad_4, b_grad_4):
     __tracebackhide__ = True
     (a1, b1), (a3, b3), (a4, b4) = _k_calls_example()
@@ -111,6 +113,7 @@ def k_calls_prediction(a_grad_3, b_grad_3, a_grad_4, b_grad_4):
 # ----------------------------------------------------------------------------------------
 # 3. retain_grad(): the gradient of an intermediate result
 # ----------------------------------------------------------------------------------------
+@check
 def hidden_grad(x, h, loss):
     """The lesson's x = [1, 2, 3] (leaf), h = x * 2, loss = (h ** 2).sum(), one backward."""
     __tracebackhide__ = True
@@ -170,22 +173,23 @@ def _reference_train(x, y, steps, lr, zero_grad=True):
     return float(w.item()), losses
 
 
-def _call(name, fn, *args, **kwargs):
-    __tracebackhide__ = True
-    if not callable(fn):
-        fail(f"`{name}` should be a function (def {name}(...): ...).", found=show(fn))
-    try:
-        return fn(*args, **kwargs)
-    except Exception as error:          # the learner's own bug: say which, without our frames
-        fail(f"Calling {name}(...) raised {type(error).__name__}: {error}")
+def _train(train, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20, lr=0.02):
+    """Probe: the learner's train on the check's data."""
+    if not callable(train):
+        return train, None
+    x = tensor(list(data))
+    return train, attempt(train, x, x * slope, steps=steps, lr=lr)
 
 
-def fixed_loop(train, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20, lr=0.02):
+@check(probe=_train)
+def fixed_loop(train, outcome, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20, lr=0.02):
     """train(x, y, steps, lr) -> (w, losses), with .grad zeroed every step."""
     __tracebackhide__ = True
+    if outcome is None:
+        fail("`train` should be a function (def train(...): ...).", found=show(train))
     x = tensor(list(data))
     y = x * slope
-    result = _call("train", train, x, y, steps=steps, lr=lr)
+    result = returned("train(x, y, steps, lr)", outcome)
     if not isinstance(result, tuple) or len(result) != 2:
         fail("train(...) should return a pair: (w, losses).", found=show(result))
     w, losses = result
@@ -228,20 +232,40 @@ def _mse_grad(w0, x, y):
     return float(w.grad.item())
 
 
-def microbatches(accumulate_grad, w0=0.5, data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0),
-                 bias=1.0, batch_size=2, stale=None):
+_BATCH = dict(w0=0.5, data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), bias=1.0, batch_size=2,
+              stale=None)
+
+
+def _accumulate(accumulate_grad, **settings):
+    """Probe: the learner's accumulate_grad on a fresh w (holding ``stale`` in .grad):
+    what it did, w afterwards, and how many times backward reached w."""
+    if not callable(accumulate_grad):
+        return accumulate_grad, None, None, 0
+    s = dict(_BATCH, **settings)
+    x = tensor(list(s["data"]))
+    w = tensor(s["w0"], requires_grad=True)
+    if s["stale"] is not None:
+        w.grad = tensor(s["stale"])
+    calls = []
+    w.register_hook(lambda g: calls.append(1))
+    outcome = attempt(accumulate_grad, w, x, 2 * x + s["bias"], s["batch_size"])
+    return accumulate_grad, outcome, w, len(calls)
+
+
+@check(probe=_accumulate)
+def microbatches(accumulate_grad, outcome, w, calls, *, w0=0.5,
+                 data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), bias=1.0, batch_size=2,
+                 stale=None):
     """accumulate_grad(w, x, y, batch_size) leaves in w.grad the full-batch gradient of the
     mean squared error, with one backward per micro-batch; ``stale``: a .grad w holds on entry
     (left over from an earlier step)."""
     __tracebackhide__ = True
+    if outcome is None:
+        fail("`accumulate_grad` should be a function (def accumulate_grad(...): ...).",
+             found=show(accumulate_grad))
     x = tensor(list(data))
     y = 2 * x + bias
-    w = tensor(w0, requires_grad=True)
-    if stale is not None:
-        w.grad = tensor(stale)
-    calls = []
-    w.register_hook(lambda g: calls.append(1))
-    _call("accumulate_grad", accumulate_grad, w, x, y, batch_size)
+    returned("accumulate_grad(w, x, y, batch_size)", outcome)
     if w.grad is None:
         fail("w.grad is None after accumulate_grad(w, x, y, batch_size).",
              hint="call backward() on each micro-batch's loss inside the function; change "
@@ -265,8 +289,8 @@ def microbatches(accumulate_grad, w0=0.5, data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.
             fail("w.grad holds only the last micro-batch's gradient.", expected=f"{full:.4f}",
                  found=found_text, misconception="zeroed-too-often")
         fail("w.grad is not the full-batch gradient.", expected=f"{full:.4f}", found=found_text)
-    if len(calls) != n_batches:
-        fail(f"backward reached w {len(calls)} times; one backward per micro-batch means "
+    if calls != n_batches:
+        fail(f"backward reached w {calls} times; one backward per micro-batch means "
              f"{n_batches} here (batch size {batch_size}, {len(data)} points).",
-             expected=n_batches, found=len(calls),
+             expected=n_batches, found=calls,
              hint="the point of micro-batches is never to build the whole batch's graph at once")

@@ -6,7 +6,7 @@ learner must catch is provoked here too: the check and the lesson cannot disagre
 import numpy as np
 
 from .. import autograd, tensor
-from . import as_tensor_text, fail, same_values, show, tensor_answer
+from . import as_tensor_text, attempt, check, fail, same_values, show, tensor_answer
 
 #: The lesson's snippets, each run on a fresh x = tensor([1., 2.], requires_grad=True).
 SNIPPETS = {
@@ -42,6 +42,7 @@ def _raises(code):
     return False
 
 
+@check
 def raises_prediction(raises):
     __tracebackhide__ = True
     if not isinstance(raises, dict):
@@ -75,6 +76,7 @@ def _second_backward_error():
         return str(error)
 
 
+@check
 def caught_error(error, x):
     """The seed's graph, one backward, then a second one whose RuntimeError is kept in
     ``error``; x.grad then holds one pass's gradient, 2x = [4., 4.]."""
@@ -119,30 +121,37 @@ def _shared_graph(values, kind):
     return x, h.sum(), (h ** 2).mean()
 
 
-def separate_gradients(fn, values=(1.0, 2.0), kind="cube", stale=None):
+def _separate(fn, *, values=(1.0, 2.0), kind="cube", stale=None):
+    """Probe: the learner's function on a fresh shared graph (x holding ``stale`` in .grad)."""
+    if not callable(fn):
+        return fn, None
+    x, loss_a, loss_b = _shared_graph(values, kind)
+    if stale is not None:
+        x.grad = tensor([stale] * len(values))
+    return fn, attempt(fn, x, loss_a, loss_b)
+
+
+@check(probe=_separate)
+def separate_gradients(fn, outcome, *, values=(1.0, 2.0), kind="cube", stale=None):
     """fn(x, loss_a, loss_b) -> (g_a, g_b): d loss_a/dx and d loss_b/dx from one forward pass;
     ``stale``: an old .grad x holds on entry."""
     __tracebackhide__ = True
-    x, loss_a, loss_b = _shared_graph(values, kind)
     xe, la, lb = _shared_graph(values, kind)
     want_a, = autograd.grad(la, xe, retain_graph=True)
     want_b, = autograd.grad(lb, xe)
     want_a, want_b = want_a._data.astype(np.float64), want_b._data.astype(np.float64)
-    if stale is not None:
-        x.grad = tensor([stale] * len(values))
-    if not callable(fn):
+    if outcome is None:
         fail("`separate_gradients` should be a function (def separate_gradients(x, loss_a, "
              "loss_b): ...).", found=show(fn))
-    try:
-        result = fn(x, loss_a, loss_b)
-    except RuntimeError as error:
-        if str(error).startswith("Trying to backward through the graph a second time"):
+    if outcome.raised:
+        error = outcome.error
+        if isinstance(error, RuntimeError) and str(error).startswith(
+                "Trying to backward through the graph a second time"):
             fail("The second backward found the shared graph freed.",
                  found=f"RuntimeError: {str(error)[:70]}...",
                  misconception="retain-graph-missing")
-        fail(f"separate_gradients(...) raised RuntimeError: {error}")
-    except Exception as error:          # the learner's own bug: say which, without our frames
         fail(f"separate_gradients(...) raised {type(error).__name__}: {error}")
+    result = outcome.value
     if not isinstance(result, tuple) or len(result) != 2:
         fail("separate_gradients should return a pair (g_a, g_b).", found=show(result))
     g_a, g_b = result
@@ -174,6 +183,7 @@ def separate_gradients(fn, values=(1.0, 2.0), kind="cube", stale=None):
 # ----------------------------------------------------------------------------------------
 # an in-place change of a saved tensor
 # ----------------------------------------------------------------------------------------
+@check
 def inplace_fixed(x, h, h_shifted):
     """The lesson's x = [1., 2.], h = x * 2, y = (h * h).sum(), y.backward(), and h + 1
     wanted as well: x.grad = 8x, h_shifted = 2x + 1."""

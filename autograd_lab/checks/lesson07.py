@@ -5,19 +5,19 @@ twice: after every step the parameters must be where gradient descent puts them,
 leaves that require grad. Where the zeroing happens (after the update, or first thing in the
 next step) is the learner's choice: only its effect on the parameters is checked.
 """
-import warnings
-
 import numpy as np
 
 from .. import no_grad, tanh, tensor
 from .._tensor import Tensor
-from . import fail, number_answer, show, same_values
+from . import attempt, check, fail, number_answer, show, same_values
+from .answers import snapshot
 
 
 def _node_name(node):
     return None if node is None else type(node).__name__
 
 
+@check
 def update_prediction(w_is_leaf, w_grad_fn):
     """The lesson's w = w - 0.1 * w.grad, outside no_grad."""
     __tracebackhide__ = True
@@ -75,16 +75,38 @@ def _reference_step(params, compute_loss, lr):
     return loss.item()
 
 
-def _call(train_step, params, compute_loss, lr, k):
-    """The learner's step number k, with what it warns captured: a warning must reach the
-    learner as the check's message, and never as stderr of the test cell."""
+def _learner_step(train_step, params, compute_loss, lr):
+    """Probe side: one call of the learner's train_step: its Outcome, and the parameters as
+    they are after it (frozen: the next step changes them in place)."""
+    outcome = attempt(train_step, params, compute_loss, lr)
+    return outcome, snapshot(list(params))
+
+
+def _run_steps(train_step, cases):
+    """Probe: for each case (problem, seed, lr, steps), the parameters before the first step
+    and after each step of the learner's train_step, until a step raises."""
+    if not callable(train_step):
+        return train_step, None
+    runs = []
+    for build, seed, lr, n in cases:
+        params, compute_loss = _PROBLEMS[build](seed)
+        steps = [snapshot(list(params))]
+        for _ in range(n):
+            outcome, after = _learner_step(train_step, params, compute_loss, lr)
+            steps.append((outcome, after))
+            if outcome.raised:
+                break
+        runs.append(steps)
+    return train_step, runs
+
+
+def _step_failure(k, outcome):
+    """A failure for a step that raised, or warned that it read a non-leaf's .grad."""
     __tracebackhide__ = True
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            got = train_step(params, compute_loss, lr)
-        except RuntimeError as error:
-            text = str(error)
+    non_leaf = any("not a leaf Tensor" in w for w in outcome.warnings)
+    if outcome.raised:
+        error, text = outcome.error, str(outcome.error)
+        if isinstance(error, RuntimeError):
             if "leaf Variable that requires grad" in text:
                 fail(f"train_step raised: {text}", misconception="inplace-leaf-update")
             if "does not require grad" in text:
@@ -92,14 +114,11 @@ def _call(train_step, params, compute_loss, lr, k):
                      "`with torch.no_grad():`; the forward (compute_loss()) must be "
                      "recorded, or there is no graph for backward")
             fail(f"train_step raised RuntimeError: {text}")
-        except Exception as error:
-            non_leaf = any("not a leaf Tensor" in str(w.message) for w in caught)
-            fail(f"train_step raised {type(error).__name__}: {error}",
-                 misconception="inplace-leaf-update" if non_leaf else None)
-    if any("not a leaf Tensor" in str(w.message) for w in caught):
+        fail(f"train_step raised {type(error).__name__}: {error}",
+             misconception="inplace-leaf-update" if non_leaf else None)
+    if non_leaf:
         fail(f"In step {k}, train_step read .grad of a tensor that is not a leaf.",
              misconception="inplace-leaf-update")
-    return got
 
 
 def _state(params):
@@ -111,16 +130,17 @@ def _text(state):
     return ", ".join(np.array2string(a, precision=4, separator=", ") for a in state)
 
 
-def _steps(train_step, build, seed, lr, n):
-    """n steps of the learner's train_step and of the reference, on one problem each."""
+def _judge_steps(runs, cases):
+    """The learner's steps against the reference's, on the same problems built here."""
     __tracebackhide__ = True
-    mine, my_loss = build(seed)
-    ref, ref_loss = build(seed)
-    for k in range(1, n + 1):
-        before = _state(mine)
-        got = _call(train_step, mine, my_loss, lr, k)
-        expected_loss = _reference_step(ref, ref_loss, lr)
-        _judge(k, mine, ref, before, got, expected_loss, lr)
+    for steps, (build, seed, lr, n) in zip(runs, cases):
+        ref, ref_loss = _PROBLEMS[build](seed)
+        before = steps[0]
+        for k, (outcome, after) in enumerate(steps[1:], start=1):
+            _step_failure(k, outcome)
+            expected_loss = _reference_step(ref, ref_loss, lr)
+            _judge(k, after, ref, _state(before), outcome.value, expected_loss, lr)
+            before = after
 
 
 def _judge(k, mine, ref, before, got, expected_loss, lr):
@@ -159,27 +179,33 @@ def _judge(k, mine, ref, before, got, expected_loss, lr):
              expected=expected_loss, found=loss, hint="return loss.item()")
 
 
-def _is_function(train_step):
+def _is_function(train_step, runs):
     __tracebackhide__ = True
-    if not callable(train_step):
+    if runs is None:
         fail("`train_step` should be a function train_step(params, compute_loss, lr).",
              found=show(train_step))
 
 
-def train_step_basic(train_step):
+_PROBLEMS = {"line": _line, "mlp": _mlp}
+_BASIC = (("line", 0, 0.1, 2),)                                  # two steps on a line fit
+_HIDDEN = (("line", 1, 0.3, 5), ("mlp", 2, 0.05, 4))   # more steps, other rates, a network
+
+
+@check(probe=lambda train_step: _run_steps(train_step, _BASIC))
+def train_step_basic(train_step, runs):
     """Two steps on a line fit, lr 0.1."""
     __tracebackhide__ = True
-    _is_function(train_step)
-    _steps(train_step, _line, 0, 0.1, 2)
+    _is_function(train_step, runs)
+    _judge_steps(runs, _BASIC)
 
 
-def train_step_hidden(train_step):
+@check(probe=lambda train_step: _run_steps(train_step, _HIDDEN))
+def train_step_hidden(train_step, runs):
     """More steps, other learning rates, and a small network whose parameters are a tuple of
     matrices and vectors."""
     __tracebackhide__ = True
-    _is_function(train_step)
-    _steps(train_step, _line, 1, 0.3, 5)
-    _steps(train_step, _mlp, 2, 0.05, 4)
+    _is_function(train_step, runs)
+    _judge_steps(runs, _HIDDEN)
 
 
 # -- the broken loops ----------------------------------------------------------------------
@@ -188,6 +214,7 @@ BUGS = {"zero_grad": "forgot-zero-grad", "no_grad": "inplace-leaf-update",
 LOOPS = {"A": "no_grad", "B": "requires_grad", "C": "zero_grad"}
 
 
+@check
 def diagnosis(found):
     __tracebackhide__ = True
     if not isinstance(found, dict):
@@ -207,6 +234,7 @@ def diagnosis(found):
 
 
 # -- the network's parameters --------------------------------------------------------------
+@check
 def mlp_parameters(W1, b1, W2, b2):
     __tracebackhide__ = True
     shapes = {"W1": (2, 16), "b1": (16,), "W2": (16, 1), "b2": (1,)}
