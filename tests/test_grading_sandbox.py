@@ -240,10 +240,18 @@ def test_feedback_shows_no_hidden_test_whatever_the_code_printed(attacked):
     result = CliRunner().invoke(app, ["--course", str(attacked["root"]), "feedback",
                                       gc.LESSON])
     assert result.exit_code == 0, result.output
-    page = (attacked["root"] / "feedback" / "prints-its-tests" / gc.LESSON
-            / f"{gc.LESSON}.html").read_text()
-    assert "check.square(square)" in page            # what it printed reached the page...
-    assert "[a hidden test]" in page                  # ...less every hidden line
+    # A test cell's outputs on the page are the grader's verdict: what the kernel printed in
+    # its own run of the cell (the spy's copy of it) stays in the grading log. The spy saw only
+    # what its own copy holds: hidden tests never enter a kernel (the grader runs them), so
+    # neither the log nor the autograded notebook nor the page has them.
+    log = (attacked["root"] / "grading-logs" / gc.LESSON / "prints-its-tests.log").read_text()
+    claimed = log[log.index("[kernel's own run of test_square]"):]
+    assert "check.square(square)" in claimed
+    graded = nbformat.read(attacked["root"] / "autograded" / "prints-its-tests" / gc.LESSON
+                           / f"{gc.LESSON}.ipynb", as_version=4)
+    outputs = str([c.get("outputs") for c in graded.cells])
+    for text in (log, outputs):
+        assert "HIDDEN-SQUARE" not in text and "HIDDEN-SLOPE" not in text
     for student in ATTACKS:
         page = (attacked["root"] / "feedback" / student / gc.LESSON
                 / f"{gc.LESSON}.html").read_text()
@@ -287,7 +295,7 @@ def test_a_python_under_tmp_stays_visible(tmp_path, monkeypatch):
     """The kernel's /tmp is a tmpfs of its own: an environment or package that lives under the
     grader's /tmp (a checkout cloned there) is bound after it, not hidden by it."""
     venv = tmp_path / "checkout" / ".venv"
-    monkeypatch.setattr(sandbox, "_python_paths", lambda: [venv])
+    monkeypatch.setattr(sandbox, "_python_paths", lambda: [(venv, venv)])
     private = sandbox.Private(None, None)
     try:
         argv = sandbox.command(["python"], private, {})
@@ -301,16 +309,20 @@ def test_a_python_under_tmp_stays_visible(tmp_path, monkeypatch):
 # -- warm kernels (warm.py, zygote.py): forked from one server per run, isolated all the same --
 
 PROBE = """
-import os, sys
+import os, sys, tempfile
 print('WARM' if 'matplotlib.pyplot' in sys.modules else 'COLD')
-print('TMP', sorted(os.listdir('/tmp')))
+print('TMP', sorted(os.listdir('/tmp')), sorted(os.listdir(tempfile.gettempdir())))
 print('PROCESSES', [open(f'/proc/{pid}/cmdline', 'rb').read().replace(b'\\0', b' ').decode()
                     for pid in os.listdir('/proc') if pid.isdigit()])
 """
 LEAVES = """
-import os, subprocess
-open('/tmp/left-by-a', 'w').write('x')
-os.makedirs('/tmp/a-folder/inside', exist_ok=True)
+import os, subprocess, tempfile
+try:
+    open('/tmp/left-by-a', 'w').write('x')
+except PermissionError:
+    print('/tmp REFUSED')
+open(os.path.join(tempfile.gettempdir(), 'left-by-a'), 'w').write('x')
+os.makedirs(os.path.join(tempfile.gettempdir(), 'a-folder', 'inside'), exist_ok=True)
 subprocess.Popen(['sleep', '{marker}'], start_new_session=True)
 """
 RIGHT_SQUARE = "\ndef square(x):\n    return x * x\n"
@@ -325,13 +337,15 @@ def _probed(root, student):
 
 @root_only
 def test_the_next_learner_finds_nothing_the_last_one_left(tmp_path):
-    """Kernels forked by one server share its sandbox: what a learner leaves in /tmp or running
-    is gone before the next learner's kernel starts."""
+    """Kernels forked by one server share its sandbox, but no /tmp: the sandbox's own is not
+    writable, and each kernel's temporary folder is in its private folder; what a learner
+    leaves there or running is gone before the next learner's kernel starts."""
     root = gc.make_course(tmp_path / "course")
     gc.submit(root, "a-leaves", {"answer_square": LEAVES.format(marker=MARKER) + RIGHT_SQUARE})
     gc.submit(root, "b-looks", {"answer_square": PROBE + RIGHT_SQUARE})
     rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1))}
     assert [rows[s]["score"] for s in ("a-leaves", "b-looks")] == [5, 5], rows
+    assert "/tmp REFUSED" in _probed(root, "a-leaves")
     seen = _probed(root, "b-looks")
     assert "WARM" in seen, seen
     assert "left-by-a" not in seen and "a-folder" not in seen, seen

@@ -182,7 +182,7 @@ def _what(kind, depth):
 #: the leaves hold before). Chains and trees first (no node is reached twice); then graphs
 #: where results are reused, where what goes wrong is a node that passed its gradient on
 #: before every part of it had arrived; then .grad that was there, and a deep chain.
-HIDDEN = ([(kind, depth, seed, None, None) for seed in range(3)
+_GRAPHS = ([(kind, depth, seed, None, None) for seed in range(3)
            for kind, depth in (("chain", 6), ("tree-shaped", 5))]
           + [("fan-out", 8, 100 + seed, "recursive-backward", None) for seed in range(6)]
           + [("tree-shaped", 4, 7, None, ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])),
@@ -283,12 +283,12 @@ def my_backward_basic(my_backward, results, *, sources):
     _check_grads(_BASIC[0], results[0][2], [x], misconception="recursive-backward")
 
 
-@check(probe=lambda my_backward: _mine_on(my_backward, HIDDEN), sources=True)
+@check(probe=lambda my_backward: _mine_on(my_backward, _GRAPHS), sources=True)
 def my_backward_hidden(my_backward, results, *, sources):
     """Random graphs, compared with .backward() on the same graphs built here."""
     __tracebackhide__ = True
     _walks_itself(my_backward, results, sources)
-    for (kind, depth, seed, misconception, before), result in zip(HIDDEN, results):
+    for (kind, depth, seed, misconception, before), result in zip(_GRAPHS, results):
         what = _what(kind, depth)
         _judge_run(what, result)
         root, gradient, reference = _graph(kind, depth, seed, before)

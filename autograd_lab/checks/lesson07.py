@@ -188,7 +188,7 @@ def _is_function(train_step, runs):
 
 _PROBLEMS = {"line": _line, "mlp": _mlp}
 _BASIC = (("line", 0, 0.1, 2),)                                  # two steps on a line fit
-_HIDDEN = (("line", 1, 0.3, 5), ("mlp", 2, 0.05, 4))   # more steps, other rates, a network
+_MORE = (("line", 1, 0.3, 5), ("mlp", 2, 0.05, 4))   # more steps, other rates, a network
 
 
 @check(probe=lambda train_step: _run_steps(train_step, _BASIC))
@@ -199,13 +199,13 @@ def train_step_basic(train_step, runs):
     _judge_steps(runs, _BASIC)
 
 
-@check(probe=lambda train_step: _run_steps(train_step, _HIDDEN))
+@check(probe=lambda train_step: _run_steps(train_step, _MORE))
 def train_step_hidden(train_step, runs):
     """More steps, other learning rates, and a small network whose parameters are a tuple of
     matrices and vectors."""
     __tracebackhide__ = True
     _is_function(train_step, runs)
-    _judge_steps(runs, _HIDDEN)
+    _judge_steps(runs, _MORE)
 
 
 # -- the broken loops ----------------------------------------------------------------------

@@ -70,7 +70,8 @@ def _last_change(folder: Path) -> float:
 def _child(course, lesson, student, options, server, log_path, conn):
     """A grading process: its output, and its kernel's, go to log_path, its result to conn."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    # (appending: the kernel writes here too, and must not be able to rewrite what came before)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     from .worker import grade_one

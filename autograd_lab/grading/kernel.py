@@ -8,6 +8,12 @@ nbgrader's ``Execute`` with that kernel manager and an interrupt that must work;
 ``TruncateOutput`` keeps hundreds of megabytes of printed output out of the gradebook, the
 autograded notebook and the feedback. What a sandbox refused or a limit stopped is collected in
 ``INCIDENTS`` for the grading process to report.
+
+``GradingExecute`` never lets the kernel decide a test cell: the kernel runs the learner's view
+of it (where every check only says the grader decides), and the grader judges the instructor's
+copy itself (``verdict.py``), asking the kernel for the answers as data. Where the kernel's own
+run of a test cell claimed more points than the grader gave, ``CLAIMS`` says so. Every output
+of every kind is counted as it arrives, per cell and per notebook, and dropped past a limit.
 """
 from __future__ import annotations
 
@@ -21,20 +27,40 @@ from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
 
+import ast
+import copy
+import json
+
+import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.manager import AsyncKernelManager
-from nbclient.util import ensure_async
+from nbclient.util import ensure_async, run_sync
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbgrader.preprocessors.execute import UnresponsiveKernelError
-from traitlets import Bool, Float, Integer, Unicode, default
+from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
-from . import sandbox, warm
+from autograd_lab.checks import VERDICTS_ENV
+from autograd_lab.checks.answers import MAX_BYTES, encode
+
+from . import sandbox, verdict, warm
 
 _PR_SET_PDEATHSIG = 1
 
 # what this grading process saw go wrong in its kernel (a limit, the output cut); the worker
 # empties it before a submission and reports it after
 INCIDENTS: list[str] = []
+# per test cell judged: (grade_id, points the kernel's own run claimed, points given, most)
+CLAIMS: list[tuple[str, float, float, float]] = []
+
+# What one message from a kernel may hold. A larger one is not read (its content is never
+# parsed: the grader keeps its header, and counts it as output dropped); one larger than
+# MAX_RECEIVED is not even received (ZeroMQ drops it, and the connection with it, which it
+# then makes again: a flood that large may lose its cell's last messages).
+MAX_MESSAGE = 4 * 1024**2
+MAX_RECEIVED = 64 * 1024**2
+DROPPED = "autograd_lab_dropped"    # the msg_type of a message too large to read
+OUTSTREAM = "autograd_lab.grading.streams.BoundedOutStream"     # a kernel's stdout and stderr
 
 
 @dataclass(frozen=True)
@@ -86,8 +112,42 @@ def _exit_incident(code: int | None, limits: Limits) -> str | None:
     return None
 
 
+class BoundedChannel(AsyncZMQSocketChannel):
+    """A channel that reads a message larger than MAX_MESSAGE no further than its header."""
+
+    async def _recv(self, **kwargs):
+        frames = await self.socket.recv_multipart(copy=False)
+        if sum(len(f) for f in frames) <= MAX_MESSAGE:
+            _, parts = self.session.feed_identities([f.bytes for f in frames], copy=True)
+            return self.session.deserialize(parts)
+        size = sum(len(f) for f in frames)
+        _, parts = self.session.feed_identities(frames, copy=False)
+        try:        # [signature, header, parent_header, ...]: only the two small ones are read
+            header, parent = (json.loads(bytes(parts[i].bytes)) for i in (1, 2))
+        except (IndexError, ValueError):
+            header, parent = {}, {}
+        return {"header": header, "parent_header": parent, "msg_type": DROPPED,
+                "msg_id": header.get("msg_id"), "metadata": {}, "buffers": [],
+                "content": {"type": header.get("msg_type"), "size": size}}
+
+
 class GradingKernelClient(AsyncKernelClient):
-    """jupyter_client's client, less a fifth of a second at every kernel's start."""
+    """jupyter_client's client, less a fifth of a second at every kernel's start, whose
+    channels do not read a message larger than MAX_MESSAGE (nor receive one larger than
+    MAX_RECEIVED)."""
+
+    shell_channel_class = Type(BoundedChannel)
+    iopub_channel_class = Type(BoundedChannel)
+
+    def _create_connected_socket(self, channel, identity=None):
+        options = self.context.sockopts
+        kept = dict(options)
+        options.update({zmq.MAXMSGSIZE: MAX_RECEIVED})
+        try:
+            return super()._create_connected_socket(channel, identity=identity)
+        finally:
+            options.clear()
+            options.update(kept)
 
     async def wait_for_ready(self, timeout: float | None = None) -> None:
         # jupyter_client's own waits 0.2 s after the kernel_info handshake for more startup
@@ -147,13 +207,16 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
             return await super()._async_pre_start_kernel(**kw)
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
+            if kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
+                kernel_cmd = [*kernel_cmd, f"--IPKernelApp.outstream_class={OUTSTREAM}"]
             env = dict(kw.get("env") or os.environ)
             # one BLAS thread: the grader runs one kernel per core already
             env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                        MPLBACKEND="Agg")
+            env[VERDICTS_ENV] = "grader"       # a check in the kernel only says we decide
             if self._private is not None:
                 self._private.give(self.connection_file)
-                env = sandbox.kernel_env(self._private.home, env)
+                env = sandbox.kernel_env(self._private.home, env, self._private.tmp)
                 if spool and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
                     try:
                         return self._fork(kernel_cmd, env)
@@ -167,10 +230,12 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
         def _fork(self, kernel_cmd, env):
             """The kernel, forked by the warm-kernel server: the provisioner then handles it as
             the process it would have started."""
+            # its output goes to this process's own (the grading log), as a cold kernel's
+            # does: the grader never reads a file the kernel could have replaced
             self._forked = warm.Forked(server, dict(
                 uid=self._private.uid, cwd=str(self._private.work), env=env,
-                limits=_rlimits(limits, True), argv=["ipykernel_launcher", *kernel_cmd[3:]],
-                log=str(self._private.run / "kernel.log")))
+                limits=_rlimits(limits, True), argv=["ipykernel_launcher", *kernel_cmd[3:]]),
+                log=sys.stderr.fileno())
             provisioner = self.provisioner
             provisioner.process, provisioner.pid, provisioner.pgid = (
                 self._forked, self._forked.pid, None)
@@ -192,9 +257,6 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
                 return
             if self._forked is not None:
                 self._forked.close()              # the server clears the kernel's user
-                log = self._private.run / "kernel.log"
-                if log.exists():                  # into the grading log, as a cold kernel's
-                    print(log.read_text(errors="replace")[-20_000:], file=sys.stderr)
             if self._private is not None:
                 self._private.remove()
             self._forked = self._private = None
@@ -220,12 +282,139 @@ class GradingExecute(Execute):
     sandboxed = Bool(True, help="Run the kernel in the bubblewrap sandbox.").tag(config=True)
     warm_server = Unicode("", help="The socket of the warm-kernel server of this grading run "
                                    "(warm.py); empty: kernels start cold.").tag(config=True)
+    test_sources = Dict(help="grade_id -> the instructor's source of each test cell (from the "
+                             "gradebook): the cells the grader judges itself.").tag(config=True)
+    lesson_dir = Unicode("", help="The lesson's folder in the source directory: importable "
+                                  "while a test cell is judged.").tag(config=True)
+    cell_output_limit = Integer(2 * 1024**2, help="Bytes of output one cell may show.").tag(
+        config=True)
+    # A flood past the limits above can cost a cell its last messages (its "idle" among them):
+    # its outputs are then what arrived, and grading goes on (nbgrader would fail the whole
+    # submission)
+    raise_on_iopub_timeout = Bool(False).tag(config=True)
+    notebook_output_limit = Integer(12 * 1024**2, help="Bytes of output a notebook may "
+                                                       "show.").tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.kernel_manager_class = kernel_manager(
             Limits(memory=self.memory_limit, cpu_seconds=self.cpu_limit), self.sandboxed,
             self.warm_server)
+
+    # -- test cells: judged here ----------------------------------------------------------
+    def preprocess(self, nb, resources=None, km=None):
+        self._verdicts, self._shown, self._dropped = {}, {}, {}
+        nb, resources = super().preprocess(nb, resources, km)
+        # the grader's verdicts are the last word: nothing the kernel sent after a test cell
+        # (an update of a display it showed there) may change them
+        for index, outputs in self._verdicts.items():
+            nb.cells[index].outputs = copy.deepcopy(outputs)
+        for index, dropped in sorted(self._dropped.items()):
+            name = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}"
+            _incident(f"output limit: {dropped / 1024**2:.1f} MB of output dropped from {name}")
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or grade_id not in self.test_sources:
+            return super().preprocess_cell(cell, resources, index)
+        trusted = self.test_sources[grade_id]
+        # the kernel runs the learner's view of the cell, where a check only says we decide:
+        # what it shows is its claim, kept for comparison, never scored
+        claim = copy.deepcopy(cell)
+        claim.source = verdict.visible(trusted)
+        super().preprocess_cell(claim, resources, index)
+        self.clear_display_id_mapping(index)
+        judged = verdict.judge(trusted, run_sync(self._ask), self._learner_cells(index),
+                               self.lesson_dir or None)
+        cell.source, cell.outputs = trusted, judged.outputs
+        self.nb.cells[index] = cell
+        self._verdicts[index] = copy.deepcopy(judged.outputs)
+        most = float(cell.metadata["nbgrader"].get("points", 0))
+        CLAIMS.append((grade_id, verdict.points(cell, claim.outputs),
+                       verdict.points(cell, judged.outputs), most))
+        if claim.outputs:
+            print(f"[kernel's own run of {grade_id}]", *(_one_line(o) for o in claim.outputs),
+                  sep="\n  ", file=sys.stderr)
+        return cell, self.resources
+
+    def _learner_cells(self, index):
+        """The code cells before ``index`` that are the learner's (not test cells)."""
+        return [c.source for c in self.nb.cells[:index] if c.cell_type == "code"
+                and c.metadata.get("nbgrader", {}).get("grade_id") not in self.test_sources]
+
+    async def _ask(self, request: str) -> str:
+        """One request to the kernel (answers.serve), answered in its execute_reply's
+        user_expressions; the reply text. A kernel past the cell time limit is interrupted,
+        and one that ignores the interrupt fails the submission, as in a cell."""
+        call = f"__import__('autograd_lab.checks.answers', fromlist=['serve']).serve({request!r})"
+        msg_id = self.kc.execute("", silent=True, store_history=False,
+                                 user_expressions={"reply": call})
+        reply = await self._reply_to(msg_id, self.timeout)
+        if reply is None:
+            await ensure_async(self.km.interrupt_kernel())
+            reply = await self._reply_to(msg_id, self.interrupt_grace)
+            if reply is None:
+                raise UnresponsiveKernelError(
+                    f"a check's call ran past the {self.timeout} s limit and ignored the "
+                    "interrupt")
+        found = reply["content"].get("user_expressions", {}).get("reply", {})
+        text = found.get("data", {}).get("text/plain", "") if found.get("status") == "ok" else ""
+        try:
+            if not isinstance(text, str) or len(text) > 2 * MAX_BYTES:
+                raise ValueError("too large")
+            answer = ast.literal_eval(text)
+            if not isinstance(answer, str):
+                raise ValueError("not text")
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            status = reply["content"].get("status")
+            said = found.get("evalue") or reply["content"].get("evalue") or status
+            return encode({"unreadable": f"the kernel did not answer ({str(said)[:300]})"})
+        return answer
+
+    async def _reply_to(self, msg_id, timeout):
+        """The shell reply to ``msg_id``, or None after ``timeout`` seconds."""
+        deadline = time.monotonic() + (timeout or 60)
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=left))
+            except Empty:
+                return None
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg
+        return None
+
+    # -- outputs: counted as they arrive ------------------------------------------------
+    async def _async_poll_for_reply(self, msg_id, cell, timeout, task_poll_output_msg,
+                                    task_poll_kernel_alive):
+        reply = await super()._async_poll_for_reply(msg_id, cell, timeout, task_poll_output_msg,
+                                                    task_poll_kernel_alive)
+        if task_poll_output_msg.cancelled():    # the end of its output never came
+            name = cell.metadata.get("nbgrader", {}).get("grade_id") or "a cell"
+            _incident(f"output limit: the output of {name} overflowed and its end was lost")
+            # what overflowed once may again: the cells after it wait less for their ends
+            self.iopub_timeout = min(self.iopub_timeout, 2)
+        return reply
+
+    def process_message(self, msg, cell, cell_index):
+        if msg["msg_type"] == DROPPED:
+            self._dropped[cell_index] = self._dropped.get(cell_index, 0) + msg["content"]["size"]
+            return None
+        if msg["msg_type"] not in ("status", "execute_input") and not self._room(msg, cell_index):
+            return None
+        return super().process_message(msg, cell, cell_index)
+
+    def _room(self, msg, index) -> bool:
+        """Count a message's size against the cell's and the notebook's limits; False (and
+        the message dropped) once either is reached."""
+        size = _size(msg.get("content")) + sum(len(b) for b in msg.get("buffers") or ())
+        shown = self._shown.get(index, 0)
+        total = sum(self._shown.values())
+        if shown + size > self.cell_output_limit or total + size > self.notebook_output_limit:
+            self._dropped[index] = self._dropped.get(index, 0) + size
+            return False
+        self._shown[index] = shown + size
+        return True
 
     async def _async_handle_timeout(self, timeout, cell=None):
         reply = await super()._async_handle_timeout(timeout, cell)
@@ -241,6 +430,33 @@ class GradingExecute(Execute):
                 return reply
         raise UnresponsiveKernelError(
             f"a cell ran past the {timeout} s limit and ignored the interrupt")
+
+
+def _size(content, depth=0) -> int:
+    """About how many bytes a message's content holds (its strings, every MIME type)."""
+    if isinstance(content, str):
+        return len(content)
+    if depth > 32:
+        return 0
+    if isinstance(content, dict):
+        return sum(len(str(k)) + _size(v, depth + 1) for k, v in content.items())
+    if isinstance(content, (list, tuple)):
+        return sum(_size(v, depth + 1) for v in content) + len(content)
+    return 8
+
+
+def _incident(text):
+    if text not in INCIDENTS:
+        INCIDENTS.append(text)
+
+
+def _one_line(output) -> str:
+    """An output, in a line of the grading log."""
+    if output.get("output_type") == "error":
+        return f"{output.get('ename')}: {str(output.get('evalue'))[:200]}"
+    if output.get("output_type") == "stream":
+        return f"{output.get('name')}: {str(output.get('text'))[:200]!r}"
+    return f"{output.get('output_type')}: {sorted(output.get('data', {}))}"
 
 
 class TruncateOutput(NbGraderPreprocessor):

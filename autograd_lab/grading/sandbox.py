@@ -5,16 +5,20 @@ nbgrader runs a submission as the instructor, in the instructor's course directo
 Debian's `bwrap` instead, and sees
 
 - the system (`/usr`, `/etc`, ...), Python and the installed packages, and the `autograd_lab`
-  package folder (never the checkout around it), all read-only;
+  package folder (never the checkout around it), all read-only; the environment and the
+  package are bound under `/opt/autograd-lab`, so that no path the kernel can read names the
+  course's folder;
 - a private folder, writable, thrown away afterwards: a copy of the folder nbgrader runs the
-  notebook in, less the notebooks (`work/`), its home (`home/`) and the kernel's sockets
-  (`run/`); and a `/tmp` of its own;
+  notebook in, less the notebooks and anything the learner handed in beside them (`work/`),
+  its home (`home/`), its temporary folder (`tmp/`, TMPDIR) and the kernel's sockets (`run/`);
+  `/tmp` itself is not writable;
 - no network (the grader talks to it over ZeroMQ's `ipc` transport, sockets in `run/`), its own
   PID namespace (whatever it starts dies with it), and limits on memory, processes, CPU time and
   the size of a file it writes (set by `kernel.py` on the bwrap process, and inherited).
 
 Run as root (a CI machine, a container), the kernel also runs as a user of its own, so that the
 process limit holds and no root-owned file is readable. `check()` says whether bwrap works here.
+The working directory is on no kernel's import path (PYTHONSAFEPATH).
 """
 from __future__ import annotations
 
@@ -30,7 +34,10 @@ import autograd_lab
 
 # what the system offers a Python kernel, read-only (those missing here are skipped)
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/var/cache/fontconfig")
-_TMP_SIZE = 256 * 1024**2        # bytes of the kernel's own /tmp (it is memory)
+_TMP_SIZE = 1024**2              # bytes of the sandbox's own /tmp, which kernels cannot write
+# where the sandbox sees the environment and the package: no path of the course's
+INSIDE = Path("/opt/autograd-lab")
+VENV_INSIDE = INSIDE / "venv"
 
 OFF = "OFF: graded without the sandbox (--no-sandbox)"
 
@@ -72,27 +79,51 @@ class Unavailable(RuntimeError):
 
 
 def _uid() -> int | None:
-    """The user a kernel runs as when the grader is root: one of its own, per grading process
-    (kernels never share a process count), far above the ids of real accounts."""
-    return 200_000 + os.getpid() % 100_000 if os.geteuid() == 0 else None
+    """The user a kernel runs as when the grader is root: one of its own per grading process,
+    from the process id, which no two live processes share (Linux's pid_max is at most 2**22,
+    so the ids stay below 4.4 million, far above the ids of real accounts)."""
+    return 200_000 + os.getpid() if os.geteuid() == 0 else None
 
 
-def _python_paths() -> list[Path]:
-    """Folders the kernel's Python needs: the interpreter's installation, the environment's,
-    the user's site-packages, and this package's own folder (an editable install lives in a
-    project checkout, which also holds solutions/: the folder alone is bound)."""
+def _in_venv() -> bool:
+    return Path(sys.prefix).resolve() != Path(sys.base_prefix).resolve()
+
+
+def _python_paths() -> list[tuple[Path, Path]]:
+    """(folder, where the sandbox sees it) for what the kernel's Python needs: the
+    interpreter's installation, the user's site-packages, the environment (at VENV_INSIDE)
+    and this package's own folder (at INSIDE: an editable install lives in the course's
+    checkout, beside solutions/; only the package folder is bound, under another name)."""
     import site
 
-    paths = {Path(p).resolve() for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
-    paths.add(Path(sys.executable).resolve().parent.parent)
+    paths = {Path(p).resolve() for p in (sys.base_prefix, sys.exec_prefix)}
+    if not _in_venv():
+        paths.add(Path(sys.executable).resolve().parent.parent)
     user_site = Path(site.getusersitepackages())
     if user_site.is_dir() and str(user_site) in sys.path:
         paths.add(user_site.resolve())
-    package = Path(autograd_lab.__file__).resolve().parent
-    if not any(package.is_relative_to(p) for p in paths):
-        paths.add(package)
     # a folder inside another is bound with it
-    return sorted(p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths))
+    binds = [(p, p) for p in sorted(paths)
+             if not any(p != q and p.is_relative_to(q) for q in paths)]
+    if _in_venv():
+        binds.append((Path(sys.prefix).resolve(), VENV_INSIDE))
+    binds.append((Path(autograd_lab.__file__).resolve().parent, INSIDE / "autograd_lab"))
+    return binds
+
+
+def python_inside() -> str:
+    """This Python, as the sandbox sees it."""
+    if _in_venv():
+        return str(VENV_INSIDE / "bin" / Path(sys.executable).name)
+    return sys.executable
+
+
+def _inside(argv: list[str]) -> list[str]:
+    """A command line whose program is this Python, with that Python as the sandbox sees it."""
+    if argv and Path(argv[0]).resolve() == Path(sys.executable).resolve() \
+            or argv and argv[0] == sys.executable:
+        return [python_inside(), *argv[1:]]
+    return list(argv)
 
 
 class Private:
@@ -102,16 +133,19 @@ class Private:
                  parent: Path | None = None):
         # (under `parent`: the spool folder of a warm-kernel server, which sees only that)
         self.root = Path(tempfile.mkdtemp(prefix="autograd-lab-kernel-", dir=parent))
-        self.work, self.home, self.run = (self.root / n for n in ("work", "home", "run"))
+        self.work, self.home, self.run, self.tmp = (
+            self.root / n for n in ("work", "home", "run", "tmp"))
         if workdir:
             # not the notebooks: nbgrader has already put the test cells back into the one it
-            # grades, hidden tests included, and a learner's code could read it from here
+            # grades, hidden tests included, and a learner's code could read it from here;
+            # not nbgrader's timestamp.txt either (the rest is the instructor's lesson files)
             shutil.copytree(workdir, self.work, symlinks=True,
-                            ignore=shutil.ignore_patterns("*.ipynb"))
+                            ignore=shutil.ignore_patterns("*.ipynb", "timestamp.txt"))
         else:
             self.work.mkdir()
         self.home.mkdir()
         self.run.mkdir()
+        self.tmp.mkdir()
         self.uid = uid
         if uid is not None:
             for path in [self.root, *self.root.rglob("*")]:
@@ -123,7 +157,19 @@ class Private:
             os.chown(path, self.uid, self.uid)
 
     def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder a kernel could write, whatever it left there: coreutils' rm walks a tree
+    of any depth without recursion and never follows a link (Python 3.11's rmtree recurses,
+    and a deep enough tree ends it in RecursionError). Unprivileged, what the kernel made
+    unreadable to its own user is made readable first."""
+    if not os.path.lexists(path):
+        return
+    if os.geteuid() != 0:
+        subprocess.run(["chmod", "-R", "u+rwx", "--", str(path)], capture_output=True)
+    subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], capture_output=True)
 
 
 def _mount_point_dirs(targets: list[Path], made: set[Path]) -> list[str]:
@@ -153,12 +199,13 @@ def _jail(unprivileged: bool) -> tuple[list[str], set[Path]]:
         elif path.is_dir():
             args += _mount_point_dirs([path], made) + ["--ro-bind", name, name]
     # the tmpfs first: it would hide whatever was bound under /tmp before it (a checkout with
-    # its .venv in /tmp, the private folder)
+    # its .venv in /tmp, the private folder); no kernel may write it: a kernel's temporary
+    # files go to its private folder (TMPDIR), so that no two kernels share a /tmp
     args += ["--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--size", str(_TMP_SIZE), "--tmpfs", "/tmp"]
+             "--perms", "0755", "--size", str(_TMP_SIZE), "--tmpfs", "/tmp"]
     made.add(Path("/tmp"))
-    for path in _python_paths():
-        args += _mount_point_dirs([path], made) + ["--ro-bind", str(path), str(path)]
+    for path, inside in _python_paths():
+        args += _mount_point_dirs([inside], made) + ["--ro-bind", str(path), str(inside)]
     return args, made
 
 
@@ -178,33 +225,47 @@ def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> lis
     args[args.index("--chdir") + 1] = str(private.work)
     args.append("--")
     if private.uid is not None:
+        # (bwrap keeps a root process's capabilities: setpriv drops them all as it changes
+        # to the kernel's user)
         args += ["setpriv", f"--reuid={private.uid}", f"--regid={private.uid}",
                  "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-        # (bwrap drops every capability of a root process; these two let setpriv change user)
-        args[1:1] = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    return args + list(kernel_cmd)
+    return args + _inside(kernel_cmd)
+
+
+#: what the warm-kernel server may do as root: make each kernel a user of its own, signal it
+ZYGOTE_CAPABILITIES = ("setuid", "setgid", "kill")
 
 
 def zygote_command(spool: Path, socket: Path, env: dict[str, str]) -> list[str]:
     """The bwrap command line of the warm-kernel server (zygote.py) over the folder `spool`,
     where the kernels' private folders are made. It stays root in the sandbox, with the
-    capabilities to make each kernel a user of its own and to signal it, and no other."""
+    capabilities to make each kernel a user of its own and to signal it, and no other: bwrap
+    keeps a root process's capabilities, and setpriv bounds them to those three before the
+    server starts (its effective, permitted and bounding sets)."""
     args, made = _jail(unprivileged=False)
     args = _writable(args, made, spool, env)
-    args[1:1] = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_KILL"]
-    zygote = Path(__file__).resolve().with_name("zygote.py")
-    return args + ["--", sys.executable, str(zygote), str(socket), str(spool)]
+    keep = ",".join(["-all", *(f"+{c}" for c in ZYGOTE_CAPABILITIES)])
+    zygote = INSIDE / "autograd_lab" / "grading" / "zygote.py"
+    return args + ["--", "setpriv", f"--bounding-set={keep}", "--inh-caps=-all", "--",
+                   python_inside(), str(zygote), str(socket)]
 
 
-def kernel_env(home: Path, grader_env: dict[str, str]) -> dict[str, str]:
-    """The kernel's whole environment: nothing of the grader's but what a kernel needs."""
-    venv_bin = str(Path(sys.executable).parent)
-    env = dict(PATH=f"{venv_bin}:/usr/local/bin:/usr/bin:/bin", HOME=str(home),
-               TMPDIR="/tmp", LANG="C.UTF-8", MPLBACKEND="Agg",
-               MPLCONFIGDIR=str(home / ".matplotlib"), IPYTHONDIR=str(home / ".ipython"), PYTHONDONTWRITEBYTECODE="1",
+def kernel_env(home: Path, grader_env: dict[str, str], tmp: Path | None = None) -> dict[str, str]:
+    """The kernel's whole environment: nothing of the grader's but what a kernel needs, and no
+    path of the course's."""
+    from autograd_lab.checks import VERDICTS_ENV
+
+    python_bin = str(Path(python_inside()).parent)
+    env = dict(PATH=f"{python_bin}:/usr/local/bin:/usr/bin:/bin", HOME=str(home),
+               TMPDIR=str(tmp or "/tmp"), LANG="C.UTF-8", MPLBACKEND="Agg",
+               MPLCONFIGDIR=str(home / ".matplotlib"), IPYTHONDIR=str(home / ".ipython"),
+               PYTHONDONTWRITEBYTECODE="1",
+               # the working directory on no import path: nothing beside the notebook is code
+               PYTHONSAFEPATH="1",
                OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                # the package the grader imported, however it found it (only it is bound there)
-               PYTHONPATH=str(Path(autograd_lab.__file__).resolve().parent.parent))
+               PYTHONPATH=str(INSIDE))
+    env[VERDICTS_ENV] = "grader"        # a check in the kernel only says the grader decides
     for key in ("NBGRADER_EXECUTION", "TZ"):
         if key in grader_env:
             env[key] = grader_env[key]
@@ -245,7 +306,7 @@ def check() -> None:
     private = Private(None, _uid())
     try:
         argv = command([sys.executable, "-c", "import autograd_lab"], private,
-                       kernel_env(private.home, {}))
+                       kernel_env(private.home, {}, private.tmp))
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise Unavailable(f"bwrap could not start a sandbox here ({error}). " + how)

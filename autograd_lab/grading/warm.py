@@ -99,17 +99,24 @@ def _die_with_grader():
 
 class Forked:
     """One kernel the server forked, with the methods of subprocess.Popen that a provisioner
-    uses. Its connection is its life: closing it (or the grader's end) kills the kernel's user."""
+    uses. Its connection is its life: closing it (or the grader's end) kills the kernel's user.
+    ``log``: a file descriptor the kernel's output goes to (as a cold kernel's goes to the
+    grading process's own output)."""
 
     stdin = stdout = stderr = None
 
-    def __init__(self, server_socket: str | os.PathLike, request: dict):
+    def __init__(self, server_socket: str | os.PathLike, request: dict, log: int | None = None):
         self.returncode = None
         self._buffer = b""
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._sock.connect(str(server_socket))
-            self._send(request)
+            message = json.dumps(request).encode() + b"\n"
+            if log is None:
+                self._sock.sendall(message)
+            else:
+                sent = socket.send_fds(self._sock, [message], [log])
+                self._sock.sendall(message[sent:])
         except OSError as error:
             self.close()
             raise OSError(f"the warm-kernel server is not there ({error})") from None

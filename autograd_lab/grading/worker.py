@@ -1,14 +1,18 @@
 """Grade one submission, inside a process of its own (``grade.py`` starts one per submission).
 
-The learner's folder is first copied to a private staging folder, so that nothing the grader
-does (nbgrader included) can change a submitted file, and so that a notebook saved under the
-wrong name is graded under the lesson's name. nbgrader's ``autograde`` then runs on that copy
-with this package's kernel (``kernel.py``), and the outcome comes back as a status row.
+The learner's notebook (and nothing else they handed in) is first copied to a private staging
+folder, so that nothing the grader does (nbgrader included) can change a submitted file, no
+file of theirs reaches the kernel beside it, and a notebook saved under the wrong name is
+graded under the lesson's name. nbgrader's ``autograde`` then runs on that copy with this
+package's kernel (``kernel.py``), which judges every test cell outside the kernel
+(``verdict.py``), and the outcome comes back as a status row.
 """
 from __future__ import annotations
 
+import os
 import re
-import shutil
+import resource
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +24,8 @@ from nbgrader.preprocessors import Execute, LimitOutput
 from . import kernel, sandbox, status
 from .course import Course
 from .kernel import GradingExecute, TruncateOutput
+
+MAX_NOTEBOOK = 32 * 1024**2      # bytes of a submitted notebook (a lesson's is about 100 kB)
 
 # what nbgrader's log says when a submission could not be graded, and what to tell the instructor
 _FAILURES = [
@@ -39,23 +45,49 @@ class NotGradable(Exception):
         self.status, self.reason = status, reason
 
 
+def _regular(path: Path) -> bool:
+    """A regular file, not followed if it is a link (a learner's folder is theirs)."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _copy_regular(source: Path, target: Path, limit: int) -> None:
+    """Copy a regular file without following a link, and at most ``limit`` bytes of it."""
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise NotGradable(status.FAILED, f"{source.name} is not a regular file")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise NotGradable(status.FAILED, f"{source.name} is larger than {limit // 1024**2} MB")
+    target.write_bytes(data)
+
+
 def stage(source: Path, staged: Path, lesson: str) -> str:
-    """Copy a submission folder to `staged`, the notebook named `<lesson>.ipynb`. Returns a note
-    for the instructor ("" when nothing needed saying)."""
-    if not source.is_dir():
+    """Copy a submission's notebook (only it, and nbgrader's timestamp.txt) to `staged`, named
+    `<lesson>.ipynb`. Returns a note for the instructor ("" when nothing needed saying)."""
+    if not source.is_dir() or source.is_symlink():
         raise NotGradable(status.MISSING, "no submission")
-    shutil.copytree(source, staged)
-    expected = staged / f"{lesson}.ipynb"
+    staged.mkdir(parents=True)
+    expected = f"{lesson}.ipynb"
     note = ""
-    if not expected.exists():
-        notebooks = sorted(p.name for p in staged.glob("*.ipynb"))
+    if _regular(source / expected):
+        chosen = expected
+    else:
+        notebooks = sorted(p.name for p in source.glob("*.ipynb") if _regular(p))
         if not notebooks:
             raise NotGradable(status.MISSING, f"no notebook in {source}")
         if len(notebooks) > 1:
             raise NotGradable(status.FAILED, f"no {lesson}.ipynb, and several other notebooks "
                                              f"to choose from: {', '.join(notebooks)}")
-        (staged / notebooks[0]).rename(expected)
-        note = f"graded {notebooks[0]!r} as {expected.name!r}"
+        chosen = notebooks[0]
+        note = f"graded {chosen!r} as {expected!r}"
+    _copy_regular(source / chosen, staged / expected, MAX_NOTEBOOK)
+    if _regular(source / "timestamp.txt"):      # the submission's time: nbgrader reads it
+        _copy_regular(source / "timestamp.txt", staged / "timestamp.txt", 1024)
+    expected = staged / expected
     try:
         nbformat.read(expected, as_version=4)
     except Exception as error:          # not JSON, not a notebook: nbformat says which
@@ -91,12 +123,38 @@ def _sandbox_note(graded: Path | None, sandboxed: bool) -> str:
     return "; ".join(seen)
 
 
+def test_sources(course: Course, lesson: str) -> dict[str, str]:
+    """grade_id -> the instructor's source of every test cell of the lesson (autograded code
+    cells), as generate_assignment recorded it in the gradebook: what the grader judges."""
+    found = {}
+    with course.gradebook() as gb:
+        for notebook in gb.find_assignment(lesson).notebooks:
+            answers = {c.name for c in notebook.solution_cells}
+            for cell in notebook.grade_cells:
+                if cell.cell_type == "code" and cell.name not in answers:
+                    found[cell.name] = gb.find_source_cell(cell.name, notebook.name,
+                                                           lesson).source
+    return found
+
+
+def _attempt(claims) -> str:
+    """What the instructor should know when a kernel claimed points the grader did not give."""
+    claimed = [(gid, c, g) for gid, c, g, _ in claims if c > g + 1e-9]
+    if not claimed:
+        return ""
+    more = sum(c - g for _, c, g in claimed)
+    cells = ", ".join(gid for gid, _, _ in claimed)
+    return (f"ATTEMPT: the kernel's own run of {len(claimed)} test cell(s) claimed {more:g} "
+            f"point(s) the grader did not give ({cells})")
+
+
 def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None = None,
               memory: int | None = None, sandboxed: bool = True, server: str = "") -> dict:
     """Autograde one submission in this process; returns its status row. `server`: the socket
     of the run's warm-kernel server (warm.py), if it has one."""
     started = time.monotonic()
     kernel.INCIDENTS.clear()
+    kernel.CLAIMS.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
     with tempfile.TemporaryDirectory(prefix="autograd-lab-") as tmp:
         try:
@@ -120,6 +178,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
             execute["memory_limit"] = memory
         execute["sandboxed"] = sandboxed
         execute["warm_server"] = server if sandboxed else ""
+        execute["test_sources"] = test_sources(course, lesson)
+        execute["lesson_dir"] = str(course.directory("source") / lesson)
         api = course.api(CourseDirectory={"submitted_directory": tmp},
                          Autograde={"autograde_preprocessors": ours},
                          GradingExecute=execute)
@@ -127,7 +187,11 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     print(result.get("log", ""), result.get("error") or "", sep="\n")   # into the grading log
     seconds = time.monotonic() - started
     graded = course.directory("autograded") / student / lesson / f"{lesson}.ipynb"
-    row["sandbox"] = _sandbox_note(graded if result["success"] else None, sandboxed)
+    row["sandbox"] = "; ".join(filter(None, [
+        _attempt(kernel.CLAIMS), _sandbox_note(graded if result["success"] else None, sandboxed)]))
+    # (the grading process's own high-water mark: a kernel's output must not grow it)
+    print(f"peak memory of the grading process: "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB")
     if not result["success"]:
         return dict(row, status=status.FAILED,
                     reason=_failure_reason(result.get("log", "") + (result.get("error") or "")),

@@ -6,14 +6,19 @@ kernel, numpy, matplotlib and autograd_lab cost about 0.85 s of CPU, of 1.5 s fo
 notebook of lesson 03 (2026-11-25). A kernel forked from here starts with them in memory.
 
 This file runs *inside* the bubblewrap sandbox (``python zygote.py SOCKET SPOOL``, started by
-``warm.Server``), as root there, with only the capabilities to change user and to signal. Right
-after the fork, a kernel becomes a user of its own (as ``sandbox.command``'s setpriv does for a
-cold kernel), in its private folder, under its limits, with nothing of this process left open
-but the modules in memory. When a kernel ends, or its grader hangs up, every process of that
-user is killed and its files in /tmp removed: nothing passes to the next learner.
+``warm.Server``), as root there, with only the capabilities to change user and to signal
+(setpriv bounds them before this starts). Right after the fork, a kernel becomes a user of its
+own (as ``sandbox.command``'s setpriv does for a cold kernel), in its private folder, under its
+limits, with nothing of this process left open but the modules in memory. No kernel can write
+the sandbox's /tmp: its temporary files are in its private folder, which its grader removes.
+When a kernel ends, or its grader hangs up, every process of that user is killed: nothing
+passes to the next learner. Nothing here reads a file a kernel wrote, and whatever goes wrong
+with one kernel's request is that kernel's failure, never this server's.
 
 Protocol: JSON lines over a unix socket in a folder only root can open, one connection a kernel.
-  grader -> here: {"uid", "cwd", "env", "limits": [[resource, soft, hard]...], "argv", "log"}
+  grader -> here: {"uid", "cwd", "env", "limits": [[resource, soft, hard]...], "argv"}, with
+                  the kernel's log passed as a file descriptor (its stdout and stderr: the
+                  grader's own log, opened for appending; never a path a kernel could replace)
   here -> grader: {"pid": n}         started (its pid in the sandbox), or {"error": "..."}
   grader -> here: {"signal": n}      sent to the kernel's process group
   here -> grader: {"exit": code}     it ended (a negative code: the signal that ended it)
@@ -25,7 +30,6 @@ import json
 import os
 import resource
 import selectors
-import shutil
 import signal
 import socket
 import sys
@@ -34,8 +38,7 @@ import traceback
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
-_SHARED = "/tmp"       # the one place every kernel of this sandbox may write (bwrap's /dev is not)
-_spool = None          # the spool folder (serve() sets it): under /tmp, never cleared here
+_MAX_REQUEST = 1024**2      # bytes of one request: a grader's, but bounded all the same
 
 
 def warm_up():
@@ -54,7 +57,7 @@ def warm_up():
     import autograd_lab.viz          # noqa: F401
 
 
-def _become_kernel(request):
+def _become_kernel(request, log_fd):
     """In the forked child: drop to the kernel's user and run the kernel. Never returns."""
     code = 1
     try:
@@ -71,8 +74,8 @@ def _become_kernel(request):
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)     # (a change of user cleared it)
         os.umask(0o077)
         os.chdir(request["cwd"])
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        null = os.open(os.devnull, os.O_RDONLY)
+        null = os.open(os.devnull, os.O_RDWR)
+        log = null if log_fd is None else log_fd
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
@@ -85,7 +88,8 @@ def _become_kernel(request):
         import numpy
         numpy.random.seed()          # a process of its own would have drawn its own seed
         sys.argv = list(request["argv"])
-        sys.path[0] = os.getcwd()    # as `python -m ipykernel_launcher` has it
+        # (the server runs under PYTHONSAFEPATH: neither its folder nor the kernel's working
+        # directory is on the import path, as for a cold `python -P -m ipykernel_launcher`)
         from ipykernel import kernelapp
         kernelapp.launch_new_instance(argv=sys.argv[1:])
         code = 0
@@ -114,8 +118,8 @@ def _processes_of(uid):
 
 
 def _clear_user(uid):
-    """Kill every process of `uid` (a daemon, a fork bomb's children) and remove its files from
-    the /tmp that kernels share."""
+    """Kill every process of `uid` (a daemon, a fork bomb's children). (Its files are all in
+    its private folder, which its grader removes: nothing else here is writable to it.)"""
     for _ in range(20):             # a process may fork while the others are killed
         pids = _processes_of(uid)
         if not pids:
@@ -127,32 +131,24 @@ def _clear_user(uid):
                 pass
         _reap()
         time.sleep(0.01)
-    for folder, dirs, files in os.walk(_SHARED):
-        if folder == _SHARED:
-            # not the spool, mounted in /tmp too: the kernels' private folders are the
-            # grader's to read (the kernel's log) and remove
-            dirs[:] = [d for d in dirs if os.path.join(folder, d) != _spool]
-        for name in files + dirs:
-            path = os.path.join(folder, name)
-            try:
-                if os.lstat(path).st_uid == uid:
-                    if os.path.isdir(path) and not os.path.islink(path):
-                        shutil.rmtree(path, ignore_errors=True)
-                    else:
-                        os.unlink(path)
-            except OSError:
-                pass
 
 
 class Kernel:
     def __init__(self, conn):
         self.conn, self.buffer, self.pid, self.uid, self.code = conn, b"", None, None, None
+        self.log = None             # the log's file descriptor, as the grader passed it
 
     def send(self, message):
         try:
             self.conn.sendall(json.dumps(message).encode() + b"\n")
         except OSError:
             pass
+
+    def close(self):
+        if self.log is not None:
+            os.close(self.log)
+            self.log = None
+        self.conn.close()
 
 
 _exited = {}      # pid -> exit code, of children reaped before their kernel was looked up
@@ -169,24 +165,33 @@ def _reap():
         _exited[pid] = os.waitstatus_to_exitcode(status)
 
 
-def _start(kernel, request):
-    kernel.uid = int(request["uid"])
-    if kernel.uid <= 0:
+def _start(kernel, request, kernels):
+    uid = int(request["uid"])
+    if uid <= 0:
         kernel.send({"error": "a kernel's user must not be root"})
         return
+    if any(k.uid == uid and k.code is None for k in kernels.values() if k is not kernel):
+        kernel.send({"error": f"user {uid} is another live kernel's"})
+        return
+    kernel.uid = uid
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
-        _become_kernel(request)
+        _become_kernel(request, kernel.log)
     kernel.pid = pid
+    if kernel.log is not None:      # the kernel has it now; this server never writes there
+        os.close(kernel.log)
+        kernel.log = None
     kernel.send({"pid": pid})
 
 
-def _handle(kernel, line):
+def _handle(kernel, line, kernels):
     request = json.loads(line)
-    if "uid" in request and kernel.pid is None:
-        _start(kernel, request)
+    if not isinstance(request, dict):
+        raise ValueError("a request is a JSON object")
+    if "uid" in request and kernel.pid is None and kernel.uid is None:
+        _start(kernel, request, kernels)
     elif "signal" in request and kernel.pid is not None and kernel.code is None:
         try:
             os.killpg(kernel.pid, int(request["signal"]))
@@ -197,9 +202,34 @@ def _handle(kernel, line):
                 pass
 
 
-def serve(path, spool):
-    global _spool
-    _spool = spool
+def _receive(kernel):
+    """Read what the kernel's grader sent (and the log's descriptor, sent with the request);
+    False once the grader hung up."""
+    data, fds, _, _ = socket.recv_fds(kernel.conn, 65536, 4)
+    for fd in fds:                  # one log, passed once: anything more is closed
+        if kernel.log is None and kernel.pid is None:
+            kernel.log = fd
+        else:
+            os.close(fd)
+    kernel.buffer += data
+    if len(kernel.buffer) > _MAX_REQUEST:
+        raise ValueError("a request larger than the server takes")
+    return bool(data)
+
+
+def _drop(kernel, kernels, selector):
+    """The end of one kernel's connection: it and whatever its user started are killed."""
+    try:
+        selector.unregister(kernel.conn)
+    except (KeyError, ValueError):
+        pass
+    kernels.pop(kernel.conn, None)
+    if kernel.uid:
+        _clear_user(kernel.uid)
+    kernel.close()
+
+
+def serve(path):
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)
@@ -224,38 +254,45 @@ def serve(path, spool):
                     except BlockingIOError:
                         break
             elif key.fileobj is listener:
-                conn, _ = listener.accept()
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    continue
                 kernels[conn] = Kernel(conn)
                 selector.register(conn, selectors.EVENT_READ)
             elif key.fileobj == sys.stdin.fileno():
                 if not os.read(sys.stdin.fileno(), 4096):       # the grader is gone
-                    for kernel in kernels.values():
+                    for kernel in list(kernels.values()):
                         if kernel.uid:
                             _clear_user(kernel.uid)
                     return
             else:
                 kernel = kernels[key.fileobj]
-                data = key.fileobj.recv(65536)
-                kernel.buffer += data
-                while b"\n" in kernel.buffer:
-                    line, kernel.buffer = kernel.buffer.split(b"\n", 1)
-                    _handle(kernel, line)
-                if not data:                                 # its grader hung up
-                    selector.unregister(key.fileobj)
-                    key.fileobj.close()
-                    del kernels[key.fileobj]
-                    if kernel.uid:
-                        _clear_user(kernel.uid)
-        _reap()
-        for kernel in kernels.values():
-            if kernel.pid is not None and kernel.code is None and kernel.pid in _exited:
-                kernel.code = _exited.pop(kernel.pid)
-                _clear_user(kernel.uid)           # what it left running, before anyone waits
-                kernel.send({"exit": kernel.code})
-        _exited.clear()       # children that were no kernel (none are expected)
+                # whatever goes wrong with one kernel's connection ends that kernel only
+                try:
+                    alive = _receive(kernel)
+                    while b"\n" in kernel.buffer:
+                        line, kernel.buffer = kernel.buffer.split(b"\n", 1)
+                        _handle(kernel, line, kernels)
+                except Exception as error:          # noqa: BLE001
+                    traceback.print_exc()
+                    kernel.send({"error": f"{type(error).__name__}: {error}"})
+                    alive = False
+                if not alive:                               # its grader hung up
+                    _drop(kernel, kernels, selector)
+        try:
+            _reap()
+            for kernel in list(kernels.values()):
+                if kernel.pid is not None and kernel.code is None and kernel.pid in _exited:
+                    kernel.code = _exited.pop(kernel.pid)
+                    _clear_user(kernel.uid)       # what it left running, before anyone waits
+                    kernel.send({"exit": kernel.code})
+            _exited.clear()       # children that were no kernel (none are expected)
+        except Exception:                           # noqa: BLE001 -- never the server's end
+            traceback.print_exc()
 
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # an interrupt is for a kernel, not for this
     warm_up()
-    serve(sys.argv[1], sys.argv[2])
+    serve(sys.argv[1])
