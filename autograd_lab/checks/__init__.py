@@ -49,9 +49,22 @@ class CheckFailed(AssertionError):
     """A learner's answer is not right yet; the message says why."""
 
 
-class VerdictPending(Exception):
+class VerdictPending(CheckFailed):
     """Raised by a check in a graded run's kernel: the grader decides, outside the kernel.
     (What an honest kernel shows in every test cell of a graded run: it claims no points.)"""
+
+
+def _pending(name):
+    """What a check does in a graded run's kernel: it fails, the way a wrong answer fails, through
+    the machinery every check uses (a comparison, ``fail``), so that an honest kernel claims no
+    points for the cell. A kernel whose test cell claims points anyway has had that machinery
+    changed (a check replaced, ``fail`` emptied, numpy's comparisons patched, an IPython hook,
+    the execute handler wrapped): the grader, which judges outside, flags it."""
+    __tracebackhide__ = True
+    if same_values(0.0, 1.0) or np.isclose(0.0, 1.0) or np.allclose([0.0], [1.0]):
+        return                  # (honestly never: a patched comparison lets the cell claim)
+    fail(f"{name}: in a graded run this cell's verdict is decided by the grader, outside your "
+         "kernel.", pending=True)
 
 
 def _the_answers(*answers, **settings):
@@ -93,8 +106,7 @@ def check(judge=None, *, probe=None, sources=False):
                 "answers": [a.name for a in answers], "settings": describe(settings)})
         else:
             if os.environ.get(VERDICTS_ENV) == "grader":
-                raise VerdictPending("In a graded run this cell's verdict is decided by the "
-                                     "grader, outside your kernel.")
+                return _pending(judge.__name__)
             data = rebuild(decode(encode(describe(probe(*answers, **settings)))))
         if not isinstance(data, tuple):
             raise Unreadable(f"the probe of {judge.__name__} did not describe a tuple")
@@ -187,8 +199,8 @@ MISCONCEPTIONS = {
 }
 
 
-def fail(what, expected=None, found=None, misconception=None, hint=None):
-    """Raise CheckFailed with the course's message layout."""
+def fail(what, expected=None, found=None, misconception=None, hint=None, pending=False):
+    """Raise CheckFailed with the course's message layout (VerdictPending: ``pending``)."""
     __tracebackhide__ = True
     lines = [_wrap(what)]
     if expected is not None:
@@ -199,7 +211,7 @@ def fail(what, expected=None, found=None, misconception=None, hint=None):
         lines.append(_wrap(f"Misconception [{misconception}]: {MISCONCEPTIONS[misconception]}"))
     if hint is not None:
         lines.append(_wrap(f"Hint: {hint}"))
-    raise CheckFailed("\n".join(lines)) from None
+    raise (VerdictPending if pending else CheckFailed)("\n".join(lines)) from None
 
 
 def _wrap(text):

@@ -65,9 +65,23 @@ def _copy_regular(source: Path, target: Path, limit: int) -> None:
     target.write_bytes(data)
 
 
-def stage(source: Path, staged: Path, lesson: str) -> str:
+# what, handed in beside a notebook, Python would import: a learner's module of their own, or
+# one named after a module the kernel imports later (a shadow); never staged, always said
+_CODE = (".py", ".pyc", ".pyo", ".so", ".pyd", ".pth", ".egg", ".whl", ".zip")
+
+
+def _beside(source: Path, chosen: str) -> tuple[list[str], list[str]]:
+    """(code, other files): what was handed in beside the notebook, none of it staged."""
+    names = sorted(p.name for p in source.iterdir() if p.name not in (chosen, "timestamp.txt"))
+    code = [n for n in names if n.endswith(_CODE) or ".cpython-" in n
+            or (source / n).is_dir() and not (source / n).is_symlink()]
+    return code, [n for n in names if n not in code]
+
+
+def stage(source: Path, staged: Path, lesson: str) -> tuple[str, str]:
     """Copy a submission's notebook (only it, and nbgrader's timestamp.txt) to `staged`, named
-    `<lesson>.ipynb`. Returns a note for the instructor ("" when nothing needed saying)."""
+    `<lesson>.ipynb`. Returns a note for the instructor and what looks like an attempt on the
+    grade (code handed in beside the notebook); "" when nothing needed saying."""
     if not source.is_dir() or source.is_symlink():
         raise NotGradable(status.MISSING, "no submission")
     staged.mkdir(parents=True)
@@ -94,7 +108,13 @@ def stage(source: Path, staged: Path, lesson: str) -> str:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise NotGradable(status.FAILED, f"not a valid notebook ({type(error).__name__}: "
                                          f"{first_line[:200]})")
-    return note
+    code, others = _beside(source, chosen)
+    if others:
+        note = "; ".join(filter(None, [note, f"left out {len(others)} other file(s) handed in "
+                                             f"beside the notebook: {', '.join(others)[:200]}"]))
+    attempt = (f"ATTEMPT: code handed in beside the notebook, left out: {', '.join(code)[:200]}"
+               if code else "")
+    return note, attempt
 
 
 def _failure_reason(log: str) -> str:
@@ -158,7 +178,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
     with tempfile.TemporaryDirectory(prefix="autograd-lab-") as tmp:
         try:
-            note = stage(course.submission(lesson, student), Path(tmp) / student / lesson, lesson)
+            note, handed = stage(course.submission(lesson, student), Path(tmp) / student / lesson,
+                                 lesson)
         except NotGradable as error:
             return dict(row, status=error.status, reason=error.reason,
                         seconds=time.monotonic() - started)
@@ -188,7 +209,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     seconds = time.monotonic() - started
     graded = course.directory("autograded") / student / lesson / f"{lesson}.ipynb"
     row["sandbox"] = "; ".join(filter(None, [
-        _attempt(kernel.CLAIMS), _sandbox_note(graded if result["success"] else None, sandboxed)]))
+        handed, _attempt(kernel.CLAIMS),
+        _sandbox_note(graded if result["success"] else None, sandboxed)]))
     # (the grading process's own high-water mark: a kernel's output must not grow it)
     print(f"peak memory of the grading process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB")
