@@ -96,7 +96,7 @@ def _python_paths() -> list[tuple[Path, Path]]:
     checkout, beside solutions/; only the package folder is bound, under another name)."""
     import site
 
-    paths = {Path(p).resolve() for p in (sys.base_prefix, sys.exec_prefix)}
+    paths = {Path(p).resolve() for p in (sys.base_prefix, sys.base_exec_prefix)}
     if not _in_venv():
         paths.add(Path(sys.executable).resolve().parent.parent)
     user_site = Path(site.getusersitepackages())
