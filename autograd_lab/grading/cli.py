@@ -89,16 +89,86 @@ def student_repo(ctx: typer.Context, dest: Path = typer.Argument(
 
 
 @app.command()
-def collect(ctx: typer.Context,
-            source: Path = typer.Argument(..., help="A folder of learner notebooks, or an LMS zip."),
-            force: bool = typer.Option(False, help="Replace submissions already in submitted/.")):
-    """Bring submissions into submitted/<student>/<lesson>/, naming every file not placed."""
-    from .collect import collect as run
+def roster(ctx: typer.Context, file: Path = typer.Argument(
+        ..., exists=True, dir_okay=False,
+        help="Canvas's gradebook export, Moodle's grading worksheet, or a CSV with id and name.")):
+    """Put the class list into nbgrader's Student table (ids are the LMS's ids).
 
-    result = run(_course(ctx), source, force=force)
-    console.print(f"placed {len(result.placed)} submissions")
+    A learner on the roster who hands nothing in is then `missing`, not absent, everywhere."""
+    from .roster import roster as run
+
+    try:
+        kind, learners, added, updated = run(_course(ctx), file)
+    except ValueError as error:
+        _fail(str(error))
+    console.print(f"{file.name}: a {kind}, {len(learners)} learners "
+                  f"({added} new, {updated} updated, {len(learners) - added - updated} as before)")
+
+
+@app.command()
+def collect(ctx: typer.Context,
+            source: Path = typer.Argument(..., exists=True, help=(
+                "An LMS download (Canvas, Moodle: a zip or its unpacked folder), a folder of "
+                "learner notebooks, or one notebook (with --student and --lesson).")),
+            lesson: Optional[str] = typer.Option(
+                None, "--lesson", "-l", help="The lesson this download is for (a file naming "
+                                             "another lesson is placed here all the same, and "
+                                             "said so). Without it, the lesson id in each name."),
+            lms_kind: Optional[str] = typer.Option(
+                None, "--lms", help="canvas or moodle: whose download it is (default: "
+                                    "recognised from the names when they say so)."),
+            student: Optional[str] = typer.Option(
+                None, "--student", help="With one notebook as SOURCE: whose it is."),
+            student_pattern: str = typer.Option(
+                None, help="For a flat folder or zip of no LMS: a regular expression whose "
+                           "group `student` is the id in a file name (default: up to the "
+                           "first _)."),
+            max_size: int = typer.Option(20, min=1, help="Megabytes a submitted file may have."),
+            timezone_name: str = typer.Option(
+                "UTC", "--timezone", help="The time zone of the LMS zip's file times (they "
+                                          "become nbgrader's submission times).")):
+    """Bring submissions into submitted/<student>/<lesson>/, naming every file not placed.
+
+    Safe to run on every download: an identical submission is unchanged (not graded again),
+    a changed one replaces the old, which is kept in submitted-history/."""
+    from zoneinfo import ZoneInfo
+
+    from . import collect as step
+    from .lms import KINDS
+
+    course = _course(ctx)
+    limit = max_size * 1024**2
+    try:
+        if student is not None or source.is_file() and not zipfile_like(source):
+            if student is None or lesson is None:
+                _fail("one notebook is placed with --student ID --lesson LESSON")
+            result = step.collect_file(course, source, student, lesson, max_bytes=limit)
+        else:
+            if lms_kind is not None and lms_kind not in KINDS:
+                _fail(f"--lms is one of {', '.join(KINDS)}, not {lms_kind}")
+            result = step.collect(course, source, lesson=lesson, kind=lms_kind,
+                                  student_pattern=student_pattern or step.STUDENT_PATTERN,
+                                  max_bytes=limit, tz=ZoneInfo(timezone_name))
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    if result.lms:
+        console.print(f"a {result.lms.capitalize()} download: student ids are its "
+                      f"{'user' if result.lms == 'canvas' else 'participant'} ids")
+    new = {(s, l) for s, l, _ in result.placed} - {(s, l) for s, l, _ in result.replaced}
+    console.print(f"{len(new)} new, {len(result.replaced)} replaced, "
+                  f"{len(result.unchanged)} unchanged, {len(result.not_placed)} not placed")
+    for student_id, lesson_id, kept in result.replaced:
+        console.print(f"replaced: {student_id} {lesson_id} (the old one is kept in {kept})")
+    for name, note in result.notes:
+        console.print(f"[yellow]check[/]: {name}: {note}")
     for name, why in result.not_placed:
         console.print(f"[yellow]not placed[/]: {name}: {why}")
+
+
+def zipfile_like(path: Path) -> bool:
+    import zipfile
+
+    return zipfile.is_zipfile(path)
 
 
 @app.command()
