@@ -178,6 +178,10 @@ def grade(ctx: typer.Context,
                                    help="Submissions graded at once "
                                         "(default: one more than the cores)."),
           force: bool = typer.Option(False, help="Grade again submissions graded before."),
+          students: Optional[List[str]] = typer.Option(
+              None, "--student", "-s", help="Grade (again) only this learner (repeat it)."),
+          failed_only: bool = typer.Option(False, "--failed-only",
+                                           help="The summary lists only failed submissions."),
           timeout: Optional[int] = typer.Option(
               None, min=1, help="Seconds a cell may run (default: the course's Execute.timeout)."),
           memory: Optional[int] = typer.Option(None, min=1, help="Megabytes per grading kernel "
@@ -191,7 +195,8 @@ def grade(ctx: typer.Context,
 
     Each kernel runs in a bubblewrap sandbox that sees no course file but its own submission;
     run as root, kernels are forked from one warm server per run, each as a user of its own.
-    Shows a progress bar, then a summary; exits with status 1 when any submission failed."""
+    Shows a progress bar naming the submissions being graded, then every learner's status
+    (sorted); exits with status 1 when any submission failed."""
     from nbgrader.api import MissingEntry
 
     from . import grade as step
@@ -199,25 +204,41 @@ def grade(ctx: typer.Context,
     course = _course(ctx)
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None,
-                           sandboxed=_sandbox(no_sandbox), warm=not cold)
+                           sandboxed=_sandbox(no_sandbox), warm=not cold,
+                           students=tuple(students or ()))
     skipped = []
 
     def start(total, unchanged):
         progress.update(task, total=total)
         skipped.extend(unchanged)
 
+    def running(now):
+        # the longest-running first: a slow submission stays in sight
+        names = ", ".join(f"{student} {seconds:.0f}s" for student, seconds in now[:4])
+        more = f" +{len(now) - 4}" if len(now) > 4 else ""
+        progress.update(task, description=f"grading {lesson}: {names}{more}" if now
+                        else f"grading {lesson}")
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task(f"grading {lesson}", total=None)
         try:
             rows = step.grade(course, lesson, options, on_start=start,
-                              on_done=lambda row: progress.update(
-                                  task, advance=1,
-                                  description=f"grading {lesson}: {row['student']}"))
+                              on_done=lambda row: progress.update(task, advance=1),
+                              on_running=running)
         except MissingEntry:
             _fail(f"{lesson} is not in the gradebook: release it first "
                   f"(autograd-lab release {lesson})")
-    console.print(summary_table(rows, f"{lesson}: this run"))
+        except ValueError as error:
+            _fail(str(error))
+        progress.update(task, description=f"graded {lesson}")
+    from . import status
+    from .roster import names
+
+    previous = status.read(course, lesson)
+    unchanged = [dict(previous[(lesson, s)], unchanged=True) for s in skipped
+                 if (lesson, s) in previous]
+    console.print(summary_table(rows + unchanged, f"{lesson}", names(course), failed_only))
     if not options.sandboxed:
         console.print(f"[bold red]{_WARNING}")
     if skipped:
@@ -227,45 +248,121 @@ def grade(ctx: typer.Context,
         raise typer.Exit(1)
 
 
-def summary_table(rows, title) -> Table:
+def summary_table(rows, title, names=None, failed_only=False) -> Table:
+    """Every learner's row, sorted by student id, zeros included; only failures when
+    failed_only. The caption counts them all."""
     counts = {}
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
     table = Table(title=title)
-    for column in ("student", "status", "score", "note", "sandbox"):
+    for column in ("student", "name", "status", "score", "note", "sandbox"):
         table.add_column(column)
-    for row in rows:
+    for row in sorted(rows, key=lambda row: row["student"]):
+        if failed_only and row["status"] != "failed":
+            continue
         # (without the sandbox every row would say so: the warning below the table does)
         sandbox = "" if row.get("sandbox") == OFF else row.get("sandbox", "")
-        if row["status"] != "graded" or row["reason"] or sandbox:
-            score = "" if row["score"] is None else f"{row['score']:g}/{row['max_score']:g}"
-            table.add_row(row["student"], row["status"], score, row["reason"], sandbox)
+        score = "" if row["score"] is None else f"{row['score']:g}/{row['max_score']:g}"
+        note = row["reason"] or ""
+        if row.get("unchanged"):
+            note = "unchanged since graded" + (f"; {note}" if note else "")
+        table.add_row(row["student"], (names or {}).get(row["student"], ""), row["status"],
+                      score, note, sandbox or "")
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
     return table
 
 
 @app.command()
-def feedback(ctx: typer.Context, lesson: str = typer.Argument(...)):
+def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
+             partial: bool = typer.Option(
+                 False, "--partial", help="Also write the pages of submissions whose written "
+                                          "answers are not hand-graded yet (they say so)."),
+             students: Optional[List[str]] = typer.Option(
+                 None, "--student", "-s", help="Only this learner (repeat it)."),
+             zip_path: Optional[Path] = typer.Option(
+                 None, "--zip", help="Also pack the pages into this zip, named the way Moodle's "
+                                     "\"upload multiple feedback files in a zip\" reads them.")):
     """Per-learner HTML feedback in feedback/.
 
-    Each check's message (the misconception), no hidden test, no traceback."""
-    from .feedback import feedback as run
+    Each check's message (the misconception), no hidden test, no traceback; the page runs no
+    script and loads nothing from the internet. A submission waiting for hand grading waits
+    (listed) unless --partial."""
+    from .feedback import feedback as run, moodle_zip
 
-    pages = run(_course(ctx), lesson)
-    console.print(f"wrote {len(pages)} feedback pages")
+    course = _course(ctx)
+    written = run(course, lesson, partial=partial, students=students or None)
+    console.print(f"wrote {len(written.pages)} feedback pages")
+    if written.partial:
+        console.print(f"{len(written.partial)} of them say some written answers are not graded "
+                      f"yet: {', '.join(written.partial)}")
+    if written.waiting:
+        console.print(f"[yellow]waiting for hand grading[/] (no page yet; --partial writes "
+                      f"them): {', '.join(written.waiting)}")
+    if zip_path is not None:
+        packed = moodle_zip(course, lesson, written.pages, zip_path)
+        console.print(f"wrote {zip_path}: {len(packed.pages)} pages")
+        for student, why in packed.not_in_zip:
+            console.print(f"[yellow]not in the zip[/]: {student}: {why}")
+
+
+_LESSONS = typer.Option(None, "--lesson", "-l", help="A lesson to include (repeat it; default: "
+                                                    "every lesson collected or graded).")
 
 
 @app.command()
 def export(ctx: typer.Context,
-           out: Path = typer.Option(Path("grades"), help="Folder for the CSV files.")):
-    """CSV grades per learner and per question, with a status column.
+           out: Path = typer.Option(Path("grades"), help="Folder for the CSV files."),
+           lessons: Optional[List[str]] = _LESSONS,
+           canvas: Optional[Path] = typer.Option(
+               None, exists=True, dir_okay=False,
+               help="Canvas's gradebook export (Grades > Export): fill in the lessons' columns "
+                    "and write it to OUT/canvas-<its name> for Grades > Import."),
+           moodle: Optional[Path] = typer.Option(
+               None, exists=True, dir_okay=False,
+               help="Moodle's grading worksheet of one lesson's assignment: fill in Grade and "
+                    "Feedback comments and write it to OUT/moodle-<lesson>-<its name>."),
+           column: Optional[List[str]] = typer.Option(
+               None, help="LESSON=COLUMN TITLE: the Canvas column of a lesson, where its "
+                          "title does not say.")):
+    """CSV grades: a row per learner (roster or submitted) and lesson, with a status.
 
     grades.csv: a row per learner and lesson; questions.csv: per learner and question.
-    Status: graded, failed, missing, needs manual grading (a failure is never a 0.0)."""
-    from .export import export as run
+    Status: graded, needs manual grading, failed (the reason), missing, not graded yet; a
+    failure is never a 0.0. Hand grades from nbgrader's formgrader count at once."""
+    from . import export as step
 
-    for path in run(_course(ctx), out):
-        console.print(f"wrote {path}")
+    course = _course(ctx)
+    try:
+        for path in step.export(course, out, lessons or None):
+            console.print(f"wrote {path}")
+        filled = []
+        if canvas is not None:
+            columns = dict(c.split("=", 1) for c in column or [])
+            filled.append(step.fill_canvas(course, canvas, out / f"canvas-{canvas.name}",
+                                           lessons or None, columns))
+        if moodle is not None:
+            chosen = step.lessons(course, lessons or None)
+            if len(chosen) != 1:
+                _fail(f"a Moodle worksheet is one assignment's: say which lesson with --lesson "
+                      f"(of {', '.join(chosen)})")
+            filled.append(step.fill_moodle(course, moodle, out / f"moodle-{chosen[0]}-"
+                                           f"{moodle.name}", chosen[0]))
+    except ValueError as error:
+        _fail(str(error))
+    for result in filled:
+        console.print(f"wrote {result.path}: {result.filled} grades filled in "
+                      f"({', '.join(f'{l}: {c!r}' for l, c in result.columns.items())})")
+        for lesson, (ours, theirs) in result.scaled.items():
+            console.print(f"  {lesson}: scores out of {ours:g} scaled to the LMS's {theirs:g}")
+        if result.left_empty:
+            table = Table(title="left empty (the LMS keeps what it has)")
+            for name in ("student", "name", "lesson", "why"):
+                table.add_column(name)
+            for row in result.left_empty:
+                table.add_row(*row)
+            console.print(table)
+        for student, lesson in result.not_in_file:
+            console.print(f"[yellow]not in {result.path.name}[/]: {student} ({lesson})")
 
 
 @app.command()

@@ -16,6 +16,8 @@ from sqlalchemy import (Column, DateTime, Float, MetaData, String, Table, Text, 
 from sqlalchemy.exc import DBAPIError
 
 GRADED, FAILED, MISSING, MANUAL = "graded", "failed", "missing", "needs manual grading"
+# (never stored: what export says of a submission collected and not graded since)
+UNGRADED = "not graded yet"
 
 _metadata = MetaData()
 submissions = Table(
