@@ -64,9 +64,7 @@ def make_course(root: Path) -> Path:
 
     root.mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(
-        gc.CONFIG.format(timeout=5)
-        + f'c.Assignment.duedate = "{DUE:%Y-%m-%d %H:%M:%S} UTC"\n'
-        + 'c.LateSubmissionPlugin.penalty_method = "zero"\n')
+        gc.CONFIG.format(timeout=5) + 'c.LateSubmissionPlugin.penalty_method = "zero"\n')
     api = Course(root).api()
     for lesson in LESSONS:
         source = root / "solutions" / lesson
@@ -75,6 +73,9 @@ def make_course(root: Path) -> Path:
         nbformat.write(_lesson(lesson), source / f"{lesson}.ipynb")
         result = api.generate_assignment(lesson)
         assert result["success"], result.get("log")
+    with Course(root).gradebook() as gb:        # (what `nbgrader db assignment add --duedate` does)
+        for lesson in LESSONS:
+            gb.update_or_create_assignment(lesson, duedate=DUE)
     return root
 
 

@@ -232,13 +232,11 @@ def grade(ctx: typer.Context,
         except ValueError as error:
             _fail(str(error))
         progress.update(task, description=f"graded {lesson}")
-    from . import status
-    from .roster import names
+    from .export import outcomes
 
-    previous = status.read(course, lesson)
-    unchanged = [dict(previous[(lesson, s)], unchanged=True) for s in skipped
-                 if (lesson, s) in previous]
-    console.print(summary_table(rows + unchanged, f"{lesson}", names(course), failed_only))
+    # every learner of the lesson, as export sees them (hand grades included); what this run
+    # did is marked, with its reason and what the sandbox saw
+    console.print(summary_table(outcomes(course, [lesson]), lesson, rows, failed_only))
     if not options.sandboxed:
         console.print(f"[bold red]{_WARNING}")
     if skipped:
@@ -248,26 +246,31 @@ def grade(ctx: typer.Context,
         raise typer.Exit(1)
 
 
-def summary_table(rows, title, names=None, failed_only=False) -> Table:
-    """Every learner's row, sorted by student id, zeros included; only failures when
-    failed_only. The caption counts them all."""
+def summary_table(outcomes, title, rows=(), failed_only=False) -> Table:
+    """Every learner, sorted by student id, zeros included (only failures when failed_only);
+    `rows` are this run's status rows. The caption counts them all."""
+    ran = {row["student"]: row for row in rows}
     counts = {}
-    for row in rows:
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    for out in outcomes:
+        counts[out.status] = counts.get(out.status, 0) + 1
     table = Table(title=title)
     for column in ("student", "name", "status", "score", "note", "sandbox"):
         table.add_column(column)
-    for row in sorted(rows, key=lambda row: row["student"]):
-        if failed_only and row["status"] != "failed":
+    for out in sorted(outcomes, key=lambda out: out.student):
+        if failed_only and out.status != "failed":
             continue
+        row = ran.get(out.student)
         # (without the sandbox every row would say so: the warning below the table does)
-        sandbox = "" if row.get("sandbox") == OFF else row.get("sandbox", "")
-        score = "" if row["score"] is None else f"{row['score']:g}/{row['max_score']:g}"
-        note = row["reason"] or ""
-        if row.get("unchanged"):
+        sandbox = "" if out.sandbox == OFF else out.sandbox
+        score = "" if out.score is None else f"{out.score:g}/{out.max_score:g}"
+        if out.status == "needs manual grading":
+            note = "to grade by hand: " + ", ".join(out.awaiting)
+            note += f"; {out.reason}" if out.reason else ""
+        else:
+            note = out.reason if out.status != "missing" else ""
+        if row is None and out.status not in ("missing", "failed"):
             note = "unchanged since graded" + (f"; {note}" if note else "")
-        table.add_row(row["student"], (names or {}).get(row["student"], ""), row["status"],
-                      score, note, sandbox or "")
+        table.add_row(out.student, out.name, out.status, score, note, sandbox)
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
     return table
 

@@ -418,8 +418,57 @@ def _store(course, result, student, lesson, found, tz):
         kept.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(folder, kept)
         result.replaced.append((student, lesson, str(kept.relative_to(course.root))))
+        stale = _unset_hand_grades(course, student, lesson, kept, files.get(f"{lesson}.ipynb"))
+        if stale:
+            result.notes.append((f"{student}/{lesson}", (
+                f"hand grades of changed answers ({', '.join(stale)}) are kept in "
+                f"{kept.relative_to(course.root)}/hand-grades.json: grade them again")))
     _write(folder, files)
     result.placed.extend((student, lesson, name) for name in files)
+
+
+def _answers(data: bytes | None) -> dict[str, str]:
+    import nbformat
+
+    try:
+        nb = nbformat.reads(data.decode(), as_version=4)
+    except Exception:           # not a notebook: every hand-graded answer counts as changed
+        return {}
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade_id")}
+
+
+def _unset_hand_grades(course: Course, student: str, lesson: str, kept: Path,
+                       new: bytes | None) -> list[str]:
+    """A hand grade was given to the old file's answer: where the new file's answer differs,
+    it no longer applies. Such grades are written beside the old file (hand-grades.json) and
+    unset in nbgrader's gradebook, so the answer waits for a human again; returns their cells."""
+    import json
+
+    from nbgrader.api import MissingEntry
+
+    old_file = kept / f"{lesson}.ipynb"
+    old = _answers(old_file.read_bytes() if old_file.is_file() else None)
+    fresh = _answers(new)
+    stale = {}
+    with course.gradebook() as gb:
+        try:
+            submission = gb.find_submission(lesson, student)
+        except MissingEntry:
+            return []
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.manual_score is None:
+                    continue
+                if grade.name in old and old.get(grade.name) == fresh.get(grade.name):
+                    continue
+                stale[grade.name] = grade.manual_score
+                grade.manual_score = None
+                grade.needs_manual_grade = True
+        if stale:
+            (kept / "hand-grades.json").write_text(json.dumps(stale, indent=1))
+            gb.db.commit()
+    return sorted(stale)
 
 
 def _record_names(course: Course, names: dict[str, str]) -> None:

@@ -279,7 +279,7 @@ def canvas_column(headers: list[str], lesson: str) -> str:
     return found[0]
 
 
-def fill_canvas(course: Course, gradebook: Path, out: Path, wanted: list[str] | None = None,
+def fill_canvas(course: Course, gradebook: Path, target: Path, wanted: list[str] | None = None,
                 columns: dict[str, str] | None = None) -> Filled:
     """Canvas's gradebook export with the lessons' columns filled (points scaled to the
     column's Points Possible); everything else as it was. Rows are matched by ``ID``."""
@@ -289,7 +289,7 @@ def fill_canvas(course: Course, gradebook: Path, out: Path, wanted: list[str] | 
         raise ValueError(f"{gradebook}: not Canvas's gradebook export (no Student and ID columns)")
     id_at = headers.index("ID")
     chosen = lessons(course, wanted)
-    result = Filled(Path(out))
+    result = Filled(Path(target))
     for lesson in chosen:
         title = (columns or {}).get(lesson) or canvas_column(headers, lesson)
         if title not in headers:
@@ -323,7 +323,7 @@ def fill_canvas(course: Course, gradebook: Path, out: Path, wanted: list[str] | 
             result.filled += 1
     result.not_in_file = sorted((o.student, o.lesson) for o in by_key.values()
                                 if (o.lesson, o.student) not in seen)
-    _write_lms_csv(out, table, bom, newline)
+    _write_lms_csv(target, table, bom, newline)
     return result
 
 
@@ -334,7 +334,7 @@ def _float(text: str) -> float | None:
         return None
 
 
-def fill_moodle(course: Course, worksheet: Path, out: Path, lesson: str) -> Filled:
+def fill_moodle(course: Course, worksheet: Path, target: Path, lesson: str) -> Filled:
     """Moodle's grading worksheet for one lesson's assignment with Grade (scaled to its
     Maximum grade) and Feedback comments filled; rows are matched by Identifier
     (``Participant <id>``), a row Moodle says cannot be changed is left alone."""
@@ -344,7 +344,7 @@ def fill_moodle(course: Course, worksheet: Path, out: Path, lesson: str) -> Fill
         if needed not in headers:
             raise ValueError(f"{worksheet}: not Moodle's grading worksheet (no {needed} column)")
     at = {h: headers.index(h) for h in headers}
-    result = Filled(Path(out), columns={lesson: "Grade"})
+    result = Filled(Path(target), columns={lesson: "Grade"})
     by_student = {o.student: o for o in outcomes(course, [lesson])}
     seen = set()
     for row in table[1:]:
@@ -375,5 +375,5 @@ def fill_moodle(course: Course, worksheet: Path, out: Path, lesson: str) -> Fill
         if "Feedback comments" in at and comment:
             row[at["Feedback comments"]] = comment
     result.not_in_file = sorted((s, lesson) for s in by_student if s not in seen)
-    _write_lms_csv(out, table, bom, newline)
+    _write_lms_csv(target, table, bom, newline)
     return result
