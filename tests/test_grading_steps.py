@@ -70,7 +70,9 @@ def test_grading_again_gives_the_same_gradebook(mixed):
     before = _gradebook(course)
     again = runner.invoke(app, ["-C", str(course.root), "grade", gc.LESSON])
     assert "frank" in again.output          # failed before: graded again, fails again
-    assert "alice" not in again.output      # graded before and unchanged: skipped
+    alice = next(line for line in again.output.splitlines() if "alice" in line)
+    assert "unchanged since graded" in alice    # graded before and unchanged: skipped
+    assert f"{len(CLASS)} graded before and unchanged since" in again.output
     assert _gradebook(course) == before
     forced = runner.invoke(app, ["-C", str(course.root), "grade", gc.LESSON, "--force"])
     assert f"{len(CLASS)} graded" in forced.output
@@ -162,13 +164,16 @@ def test_collect_from_a_zip_places_what_it_can_and_names_the_rest(mixed, tmp_pat
         "/abs/mallory_fixture.ipynb": "unsafe path (absolute or with ..)",
         "sub/../../up_fixture.ipynb": "unsafe path (absolute or with ..)",
         "notes.txt": "not a notebook",
-        "leo_homework.ipynb": "no lesson id in its name"}
+        "leo_homework.ipynb": "no lesson id in its name (--lesson says which lesson a download "
+                              "is)"}
     for student in ("ivan", "judy", "kim"):
         assert (root / "submitted" / student / "fixture" / "fixture.ipynb").read_bytes() == notebook
     assert not (tmp_path / "evil_fixture.ipynb").exists()
-    # the same again: everything is there already, and said so
+    # the same again: everything is there already and unchanged, and said so
     again = collect.collect(Course(root), archive)
-    assert again.placed == [] and len(again.not_placed) == 9
+    assert again.placed == [] and again.replaced == []
+    assert sorted(again.unchanged) == [("ivan", "fixture"), ("judy", "fixture"), ("kim", "fixture")]
+    assert dict(again.not_placed) == dict(result.not_placed)
 
 
 def test_collect_from_a_folder_by_cli(mixed, tmp_path):

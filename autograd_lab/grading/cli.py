@@ -151,6 +151,8 @@ def collect(ctx: typer.Context,
                                   max_bytes=limit, tz=ZoneInfo(timezone_name))
     except (ValueError, OSError) as error:
         _fail(str(error))
+    if result.hint:
+        console.print(f"[yellow]{result.hint}")
     if result.lms:
         console.print(f"a {result.lms.capitalize()} download: student ids are its "
                       f"{'user' if result.lms == 'canvas' else 'participant'} ids")

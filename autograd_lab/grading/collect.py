@@ -65,6 +65,7 @@ class Collected:
     names: dict[str, str] = field(default_factory=dict)                # student -> LMS name
     refused: dict[tuple[str, str], str] = field(default_factory=dict)  # (lesson, student) -> why
     lesson: str | None = None        # the lesson an LMS download was found to be for
+    hint: str = ""                   # why a download that looks like an LMS's was not read so
 
 
 @dataclass
@@ -219,7 +220,9 @@ def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN,
                       "folder (<student>/<file>, <student>/<lesson>/<file>)")
     if len(parts) == 2:
         return _notebook(_student(parts[0]), parts[1], lessons, lesson)
-    match = re.match(student_pattern, parts[-1]) if parts else None
+    if not parts or not parts[-1].endswith(".ipynb"):
+        raise Refused("not a notebook")
+    match = re.match(student_pattern, parts[-1])
     if not match:
         raise Refused(f"no student id in its name (pattern {student_pattern})")
     return _notebook(_student(match["student"]), parts[-1], lessons, lesson)
@@ -334,7 +337,8 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
     result = Collected()
     readable = [e for e in entries if not e.problem and not _unsafe(e.name)]
     if kind is None:
-        kind = lms.detect([[p for p in e.parts if p not in ("", ".")] for e in readable])
+        kind, result.hint = lms.detect([[p for p in e.parts if p not in ("", ".")]
+                                        for e in readable])
     result.lms = kind
     if kind is not None and lesson is None:
         lesson = _download_lesson(readable, kind, lessons)

@@ -78,14 +78,18 @@ def identify(kind: str, parts: list[str]) -> Identity | None:
     return (canvas if kind == CANVAS else moodle)(parts)
 
 
-def detect(names: list[list[str]]) -> str | None:
-    """The LMS a download comes from, when its names say so without doubt: some entries are in
-    one LMS's form and none in the other's. None for a download in neither form; ValueError
-    for one holding both."""
-    found = {kind for parts in names for kind in KINDS if identify(kind, parts)}
-    if len(found) > 1:
-        raise ValueError("the download holds both Canvas and Moodle names: say which with --lms")
-    return found.pop() if found else None
+def detect(names: list[list[str]]) -> tuple[str | None, str]:
+    """(the LMS a download comes from, or None; a hint when it is not recognised). A download
+    is recognised when every file in it has one LMS's form: one stray name in another form
+    makes it a plain folder (the instructor says --lms to read it as the LMS's anyway)."""
+    counts = {kind: sum(identify(kind, parts) is not None for parts in names) for kind in KINDS}
+    for kind, n in counts.items():
+        if names and n == len(names):
+            return kind, ""
+    partly = [f"{n} of {len(names)} names in {kind.capitalize()}'s form"
+              for kind, n in counts.items() if n]
+    return None, ("; ".join(partly) + ": read as a plain folder (--lms says otherwise)"
+                  if partly else "")
 
 
 def moodle_prefix(name: str, participant: str) -> str:
