@@ -64,7 +64,9 @@ _CLEANER = bleach.Cleaner(tags=_TAGS | _MATHML, attributes=_attribute,
 
 def clean(markup: str) -> str:
     """HTML a learner wrote, as markup that runs nothing and fetches nothing."""
-    return _CLEANER.clean(markup)
+    # an image whose source was dropped (remote, or not an image) says so, in words
+    return re.sub(r"<img(?![^>]*\ssrc=)[^>]*>", "[an image from outside this page, not shown]",
+                  _CLEANER.clean(markup))
 
 
 _MATH = re.compile(r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i2>.+?)\\\)|"
