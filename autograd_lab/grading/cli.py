@@ -16,7 +16,7 @@ from .sandbox import OFF
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Grade the autograd-lab course over nbgrader: release, collect, grade, "
                        "feedback, export, report. nbgrader's own commands keep working.")
-console = Console()
+console = Console(soft_wrap=True)     # (a message or a path is never broken into lines)
 
 
 @app.callback()
@@ -77,15 +77,38 @@ def release(ctx: typer.Context, lessons: List[str] = typer.Argument(
 
 
 @app.command("student-repo")
-def student_repo(ctx: typer.Context, dest: Path = typer.Argument(
-        ..., help="An empty or new folder for the learners' repository.")):
-    """Write the learners' repository: package, notebooks/, binder/, README.
+def student_repo(ctx: typer.Context,
+                 dest: Path = typer.Argument(..., help="A new or empty folder, or a learners' "
+                                                       "repository written here before."),
+                 more: Optional[List[str]] = typer.Argument(None, hidden=True),
+                 binder: Optional[str] = typer.Option(
+                     None, help="OWNER/REPO: the learners' GitHub repository, for the Binder "
+                                "badge and links in its README."),
+                 lessons: Optional[List[str]] = typer.Option(
+                     None, help="The lessons to hand out, by id or number (--lessons 00 01); "
+                                "default: every released one. Run again with more to add "
+                                "them.")):
+    """Write the learners' repository: package, notebooks/, binder/, README, a git commit.
 
-    No solutions/, no hidden test, no solution source."""
+    No solutions/, no hidden test, no solution source, no instructor command."""
     from .release import student_repo as run
 
-    written = run(_course(ctx), dest)
-    console.print(f"wrote {len(written)} files to {dest}")
+    course = _course(ctx)
+    released = sorted(p.name for p in course.directory("release").iterdir() if p.is_dir())
+    chosen = []
+    for spec in [*(lessons or []), *(more or [])]:
+        found = [l for l in released if l == spec or l.startswith(f"{spec}_")]
+        if len(found) != 1:
+            _fail(f"no single released lesson {spec!r} (released: {', '.join(released)})")
+        chosen.append(found[0])
+    try:
+        written = run(course, dest, binder=binder, lessons=chosen or None)
+    except ValueError as error:
+        _fail(str(error))
+    console.print(f"wrote {len(written)} files to {dest}, committed")
+    if binder is None:
+        console.print("[yellow]no Binder badge: --binder OWNER/REPO names the repository "
+                      "learners will open")
 
 
 @app.command()
