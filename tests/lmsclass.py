@@ -122,9 +122,11 @@ assert len(CLASS) == 40
 
 # what each learner hands in, per lesson: "right", "wrong", "missing", "broken" (cut-off JSON),
 # "empty" (a zero-byte file), "late" (right, after the due date), "untitled" (right, saved as
-# Untitled.ipynb), "other" (the other lesson's notebook handed in here)
+# Untitled.ipynb), "other" (the other lesson's notebook handed in here), "blank" (the release,
+# nothing answered)
 def plan(index: int, lesson: str) -> str:
     special = {(3, A): "late", (4, A): "broken", (5, A): "missing", (6, B): "empty",
+               (10, A): "blank",
                (7, B): "missing", (8, A): "untitled", (9, B): "other", (38, A): "missing",
                (38, B): "missing"}
     if (index, lesson) in special:
@@ -142,6 +144,7 @@ def handed_in(root: Path, lesson: str):
         data = {"right": lambda: notebook(root, lesson), "late": lambda: notebook(root, lesson),
                 "untitled": lambda: notebook(root, lesson),
                 "wrong": lambda: notebook(root, lesson, right=False),
+                "blank": lambda: notebook(root, lesson, blank=True),
                 "broken": lambda: notebook(root, lesson)[:200], "empty": lambda: b"",
                 "other": lambda: notebook(root, other)}[what]()
         name = {"untitled": "Untitled.ipynb", "other": f"{other}.ipynb"}.get(what, f"{lesson}.ipynb")

@@ -40,7 +40,7 @@ def _expected(lesson):
             "right": (status.GRADED, exercise + 1), "untitled": (status.GRADED, exercise + 1),
             # late: nbgrader's "zero" penalty takes what autograding gave (the exercise's
             # points), at autograding; the hand grade comes after it
-            "wrong": (status.GRADED, 1), "late": (status.GRADED, 1),
+            "wrong": (status.GRADED, 1), "late": (status.GRADED, 1), "blank": (status.GRADED, 0),
             "missing": (status.MISSING, None), "broken": (status.FAILED, None),
             # another lesson's notebook: nbgrader cannot grade it as this lesson
             "empty": (status.FAILED, None), "other": (status.FAILED, None),
@@ -151,7 +151,10 @@ def test_feedback_before_hand_grading_shows_no_zero(canvas):
     waiting = cli(course, "feedback", A)
     assert waiting.exit_code == 0, waiting.output
     assert "waiting for hand grading" in waiting.output
-    assert not list(course.directory("feedback").rglob("*.html"))
+    # only the blank one has a page: nbgrader scores an unchanged written answer 0 itself
+    # ("No response"), so nothing of it waits for a human
+    assert [p.parent.parent.name for p in course.directory("feedback").rglob("*.html")] == [
+        lc.CLASS[10].canvas]
     partial = cli(course, "feedback", A, "--partial", "--student", lc.CLASS[0].canvas)
     assert partial.exit_code == 0, partial.output
     page = (course.directory("feedback") / lc.CLASS[0].canvas / A / f"{A}.html").read_text()
@@ -232,6 +235,26 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
     for learner, lesson in ((lc.CLASS[4], A), (lc.CLASS[6], B), (lc.CLASS[2], A)):
         assert learner.canvas in result.output
     assert "scaled to the LMS's 8" in result.output
+
+
+def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tmp_path):
+    from autograd_lab.grading import report
+
+    course = hand_graded["course"]
+    result = report.report(course, A)
+    assert (result.handed_in, result.could_not_grade, result.missing) == (38, 1, 3)
+    square, = result.exercises
+    assert (square.passed, square.not_attempted) == (28, 1)
+    assert square.first == {"gradient-is-input": 8} and square.other_wrong == 0
+    (_, parts), = report.segments(result)
+    assert sum(n for _, n in parts) == result.handed_in          # every one in one category
+    shown = cli(course, "report", A, "--out", tmp_path / "a.png")
+    assert shown.exit_code == 0, shown.output
+    assert report.human_name("gradient-is-input") in shown.output
+    assert "gradient-is-input" not in shown.output               # never the bare id
+    for words in ("38 handed in", "21%", "not attempted", "could not be graded", "74%"):
+        assert words in shown.output, words
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_collecting_again_regrades_nothing_and_a_change_keeps_the_old(hand_graded):

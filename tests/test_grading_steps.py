@@ -93,10 +93,16 @@ def test_report_counts_learners_per_exercise_and_misconception(mixed, tmp_path):
             o for o in outcomes if o not in ("pass", None))
     png = report.write_figure(result, tmp_path / "report.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    from autograd_lab.grading import cli as command
+    command.console.width = 200         # a table row a line, to be read back
     cli = runner.invoke(app, ["-C", str(course.root), "report", gc.LESSON,
                               "--out", str(tmp_path / "cli.png")])
     assert cli.exit_code == 0, cli.output
-    assert "gradient-shape" in cli.output and (tmp_path / "cli.png").is_file()
+    # misconceptions by their human name, not their id; shares of the 7 who handed in
+    assert report.human_name("gradient-shape") in cli.output and (tmp_path / "cli.png").is_file()
+    assert "gradient-shape" not in cli.output
+    assert "7 handed in" in cli.output and "1 could not be graded" in cli.output
+    assert "1 did not hand in" in cli.output
 
 
 def test_feedback_shows_check_messages_but_no_hidden_test_or_traceback(mixed):

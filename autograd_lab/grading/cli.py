@@ -394,26 +394,41 @@ def export(ctx: typer.Context,
 
 
 @app.command()
-def report(ctx: typer.Context, lesson: str = typer.Argument(...),
-           out: Path = typer.Option(None, help="The figure (default: reports/<lesson>.png).")):
-    """Per exercise, learners who passed and who showed each misconception.
+def report(ctx: typer.Context,
+           lessons: Optional[List[str]] = typer.Argument(
+               None, help="Lessons to report (default: every lesson collected or graded)."),
+           out: Path = typer.Option(None, help="The figure, for one lesson (default: "
+                                               "reports/<lesson>.png).")):
+    """Per exercise, the share of learners who passed and who showed each misconception.
 
-    A table here, and a PNG figure for a slide."""
-    from .report import report as run, write_figure
+    A table here, and one PNG figure per lesson for a slide: percentages of the learners who
+    handed in, misconceptions by name, wrong answers, not attempted, could not be graded."""
+    from .export import lessons as chosen
+    from .report import human_name, report as run, segments, titles, write_figure
 
-    result = run(_course(ctx), lesson)
-    table = Table(title=f"{lesson}: {result.learners} learners graded")
-    for column in ("exercise", "passed", "misconception", "learners"):
-        table.add_column(column)
-    for exercise in result.exercises:
-        first = True
-        for misconception, n in exercise.misconceptions.most_common() or [("", "")]:
-            table.add_row(exercise.name if first else "", str(exercise.passed) if first else "",
-                          misconception, str(n))
-            first = False
-    console.print(table)
-    path = write_figure(result, out or _course(ctx).root / "reports" / f"{lesson}.png")
-    console.print(f"wrote {path}")
+    course = _course(ctx)
+    try:
+        lessons = chosen(course, lessons or None)
+    except ValueError as error:
+        _fail(str(error))
+    if out is not None and len(lessons) != 1:
+        _fail("--out names one figure: give one lesson")
+    explanations = titles()
+    for lesson in lessons:
+        result = run(course, lesson)
+        table = Table(title=f"{lesson}: {result.handed_in} handed in, {result.learners} graded, "
+                            f"{result.could_not_grade + result.waiting} could not be graded, "
+                            f"{result.missing} did not hand in")
+        for column in ("exercise", "learners", "share", "what they did"):
+            table.add_column(column)
+        for exercise, parts in segments(result, explanations):
+            for i, (category, n) in enumerate(parts):
+                table.add_row(exercise.title if i == 0 else "", str(n),
+                              f"{result.share(n):.0f}%", category)
+        console.print(table)
+        path = write_figure(result, out or course.root / "reports" / f"{lesson}.png",
+                            explanations)
+        console.print(f"wrote {path}")
 
 
 @app.command()
