@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import lmsclass as lc
-from autograd_lab.grading import export, status
+from autograd_lab.grading import export, grade, status
 from autograd_lab.grading.cli import app
 from autograd_lab.grading.course import Course
 
@@ -305,9 +305,11 @@ def moodle(tmp_path_factory):
     course = courses["folders"][0]
     worksheet = lc.moodle_worksheet(base / "worksheet.csv", B)
     roster = cli(course, "roster", worksheet)
-    graded = cli(course, "grade", B, "--jobs", "3")
+    running = []        # what grade's progress line is told, about once a second
+    rows = grade.grade(course, B, grade.Options(jobs=3), on_running=running.append)
     hand_grade(course, B)
-    return dict(base=base, courses=courses, worksheet=worksheet, roster=roster, graded=graded)
+    return dict(base=base, courses=courses, worksheet=worksheet, roster=roster, rows=rows,
+                running=running)
 
 
 def _tree(course):
@@ -328,6 +330,17 @@ def test_both_moodle_downloads_give_the_same_learners_and_names(moodle):
         names = {s.id: s.last_name for s in gb.students}
     assert names[lc.CLASS[1].moodle] == "Zoë Müller"
     assert names[lc.CLASS[2].moodle] == names[lc.CLASS[3].moodle] == "John Smith"
+
+
+def test_the_progress_line_is_told_which_submissions_are_running(moodle):
+    running, rows = moodle["running"], moodle["rows"]
+    assert running and all(len(now) <= 3 for now in running)
+    seen = {student for now in running for student, _ in now}
+    graded = {r["student"] for r in rows if r["status"] != status.MISSING}
+    assert seen == graded
+    for now in running:                 # the longest-running first
+        seconds = [s for _, s in now]
+        assert seconds == sorted(seconds, reverse=True)
 
 
 def test_moodle_worksheet_is_filled_and_feedback_zip_named_for_moodle(moodle, tmp_path):
