@@ -173,6 +173,20 @@ def test_one_file_is_placed_by_hand_and_nothing_is_overwritten_silently(course, 
     assert link.exit_code == 1 and "symbolic link" in link.output
 
 
+def test_a_deep_tree_is_named_not_walked(course, tmp_path):
+    down = tmp_path / "deep"
+    deep = down / "alice"
+    for level in range(50):
+        deep = deep / "d"
+    os.makedirs(deep)
+    (deep / f"{L}.ipynb").write_bytes(b"{}")        # never reached
+    (down / "bob").mkdir()
+    (down / "bob" / f"{L}.ipynb").write_bytes(_nb(course))
+    result = collect.collect(course, down)
+    assert result.placed == [("bob", L, f"{L}.ipynb")]
+    assert dict(result.not_placed) == {"alice/d/d/d": "a folder deeper than any layout (not read)"}
+
+
 def test_names_keep_their_letters(course, tmp_path):
     down = tmp_path / "names"
     for name in ("Zoë Müller", "Zoe\u0308 Mu\u0308ller-2", "王小明"):     # the second in NFD

@@ -47,6 +47,7 @@ from .course import Course
 STUDENT_PATTERN = r"^(?P<student>[^_]+)_"
 MAX_BYTES = 20 * 1024**2        # a lesson notebook with its outputs is well under 1 MB
 _CHUNK = 1 << 16
+_DEPTH = 3                      # folders: submitted/<student>/<lesson>/ at most
 HISTORY = "submitted-history"
 
 
@@ -110,7 +111,13 @@ def _folder_entries(source: Path, limit: int):
             if path.is_symlink():
                 yield Entry(path.relative_to(source).as_posix(), [], 0, None, None,
                             problem="a symbolic link (not followed)")
-        dirs.sort()
+            elif len(path.relative_to(source).parts) > _DEPTH:
+                yield Entry(path.relative_to(source).as_posix(), [], 0, None, None,
+                            problem="a folder deeper than any layout (not read)")
+        # (no layout is deeper than submitted/<student>/<lesson>/: a learner's deep tree is
+        # named once and not walked, so it costs nothing, however deep)
+        dirs[:] = sorted(d for d in dirs if len((Path(top) / d).relative_to(source).parts)
+                         <= _DEPTH)
         for name in sorted(files):
             path = Path(top) / name
             info = os.lstat(path)
@@ -264,13 +271,13 @@ def _download_lesson(entries: list[Entry], kind: str, lessons: list[str]) -> str
                      f"{named}: say which lesson it is for with --lesson")
 
 
-def _timestamp(course: Course, placement: Placement, time: datetime | None,
+def _timestamp(dues: dict, placement: Placement, time: datetime | None,
                tz: timezone) -> str | None:
     """nbgrader's timestamp for an LMS's submission: the zip member's time (the LMS's, read in
     `tz`), moved across the lesson's due date where Canvas's late mark says otherwise (Canvas
     knows each learner's own due date, extensions included; nbgrader knows one)."""
     when = time.replace(tzinfo=tz).astimezone(timezone.utc).replace(tzinfo=None) if time else None
-    due = _due(course, placement.lesson) if placement.lms == lms.CANVAS else None
+    due = dues.get(placement.lesson) if placement.lms == lms.CANVAS else None
     if due is not None and placement.late and (when is None or when <= due):
         when = due + timedelta(seconds=1)
     elif due is not None and not placement.late and when is not None and when > due:
@@ -278,14 +285,10 @@ def _timestamp(course: Course, placement: Placement, time: datetime | None,
     return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None
 
 
-def _due(course: Course, lesson: str) -> datetime | None:
-    from nbgrader.api import MissingEntry
-
+def _dues(course: Course) -> dict[str, datetime]:
+    """Each lesson's due date in nbgrader's gradebook (naive UTC), where it has one."""
     with course.gradebook() as gb:
-        try:
-            return gb.find_assignment(lesson).duedate      # naive UTC, or None
-        except MissingEntry:
-            return None
+        return {a.name: a.duedate for a in gb.assignments if a.duedate is not None}
 
 
 def _history(course: Course, student: str, lesson: str) -> Path:
@@ -343,6 +346,7 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
     if kind is not None and lesson is None:
         lesson = _download_lesson(readable, kind, lessons)
         result.lesson = lesson
+    dues = _dues(course) if kind == lms.CANVAS else {}
     wanted: dict[tuple[str, str], list[tuple[Entry, Placement]]] = {}
     for entry in entries:
         if entry.problem:
@@ -363,7 +367,7 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
                     f"`autograd-lab collect FILE --student {student} --lesson {lesson_id}`")))
             result.refused[(lesson_id, student)] = "several notebooks handed in"
             continue
-        _store(course, result, student, lesson_id, found, tz)
+        _store(course, result, student, lesson_id, found, tz, dues)
     if kind is not None:
         _record_names(course, {s: n for s, n in result.names.items() if n})
     _record_refusals(course, result)
@@ -389,12 +393,12 @@ def collect_file(course: Course, source: Path, student: str, lesson: str, *,
     named = _lesson_in(source.stem, lessons)
     placement = Placement(student, lesson, f"{lesson}.ipynb", named if named != lesson else None)
     result = Collected()
-    _store(course, result, student, lesson, [(entry, placement)], timezone.utc)
+    _store(course, result, student, lesson, [(entry, placement)], timezone.utc, {})
     _record_refusals(course, result)
     return result
 
 
-def _store(course, result, student, lesson, found, tz):
+def _store(course, result, student, lesson, found, tz, dues):
     files = {}
     for entry, placement in found:
         try:
@@ -410,7 +414,7 @@ def _store(course, result, student, lesson, found, tz):
         if placement.name:
             result.names[student] = placement.name
         if placement.lms and placement.file.endswith(".ipynb"):
-            stamp = _timestamp(course, placement, entry.time, tz)
+            stamp = _timestamp(dues, placement, entry.time, tz)
             if stamp and "timestamp.txt" not in files:
                 files["timestamp.txt"] = (stamp + "\n").encode()
     folder = course.submission(lesson, student)
