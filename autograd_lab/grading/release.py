@@ -97,16 +97,33 @@ def release(course: Course, lessons: list[str] | None = None):
 
 
 def _learner_pyproject(root: Path) -> str:
+    """The learners' pyproject.toml, from the course's (or, in a course folder without one,
+    from the installed autograd-lab's metadata)."""
     import tomllib
 
-    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     quote = lambda items: ", ".join(f'"{i}"' for i in items)
-    course = [r for r in project.get("optional-dependencies", {}).get("course", [])
-              if re.split(r"[<>=\[ ]", r, maxsplit=1)[0] in _LEARNER_TOOLS]
-    return LEARNER_PYPROJECT.format(version=project["version"],
-                                    description=project["description"],
-                                    python=project["requires-python"],
-                                    dependencies=quote(project["dependencies"]),
+    source = next((p for p in (root / "pyproject.toml",
+                               Path(__file__).resolve().parents[2] / "pyproject.toml")
+                   if p.is_file()), None)
+    if source is not None:
+        project = tomllib.loads(source.read_text())["project"]
+        course = project.get("optional-dependencies", {}).get("course", [])
+        fields = dict(version=project["version"], description=project["description"],
+                      python=project["requires-python"], dependencies=project["dependencies"])
+    else:
+        from importlib import metadata
+
+        meta = metadata.metadata("autograd-lab")
+        requires = metadata.requires("autograd-lab") or []
+        course = [r.split(";")[0].strip() for r in requires if 'extra == "course"' in r]
+        fields = dict(version=meta["Version"], description=meta["Summary"],
+                      python=meta["Requires-Python"],
+                      dependencies=[r for r in requires if ";" not in r])
+    course = [r for r in course if re.split(r"[<>=\[ ]", r, maxsplit=1)[0] in _LEARNER_TOOLS]
+    return LEARNER_PYPROJECT.format(version=fields["version"],
+                                    description=fields["description"],
+                                    python=fields["python"],
+                                    dependencies=quote(fields["dependencies"]),
                                     course=quote(course))
 
 
