@@ -194,3 +194,27 @@ def test_names_keep_their_letters(course, tmp_path):
         (down / name / f"{L}.ipynb").write_bytes(_nb(course))
     result = collect.collect(course, down)
     assert sorted(s for s, _, _ in result.placed) == ["zoë-müller", "zoë-müller-2", "王小明"]
+
+
+def test_the_same_notebook_in_a_later_download_is_unchanged_whatever_its_zip_time(course, tmp_path):
+    from datetime import datetime
+
+    def download(path, when, data):
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr(zipfile.ZipInfo(f"Ann Lee_11_assignsubmission_file_{L}.ipynb",
+                                       date_time=when), data)
+        return path
+
+    first = collect.collect(course, download(tmp_path / "1.zip", (2026, 11, 19, 10, 0, 0),
+                                             _nb(course)))
+    assert first.placed and first.lms == "moodle"
+    stamp = course.submission(L, "11") / "timestamp.txt"
+    assert stamp.read_text().strip() == "2026-11-19 10:00:00 UTC"
+    again = collect.collect(course, download(tmp_path / "2.zip", (2026, 11, 30, 8, 0, 0),
+                                             _nb(course)))
+    assert again.unchanged == [("11", L)] and again.replaced == []
+    assert stamp.read_text().strip() == "2026-11-19 10:00:00 UTC"
+    changed = collect.collect(course, download(tmp_path / "3.zip", (2026, 11, 30, 9, 0, 0),
+                                               _nb(course) + b" "))
+    assert [r[:2] for r in changed.replaced] == [("11", L)]
+    assert stamp.read_text().strip() == "2026-11-30 09:00:00 UTC"

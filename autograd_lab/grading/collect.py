@@ -296,13 +296,15 @@ def _history(course: Course, student: str, lesson: str) -> Path:
     return course.root / HISTORY / student / lesson / stamp
 
 
-def _same(folder: Path, files: dict[str, bytes]) -> bool:
+def _same(folder: Path, files: dict[str, bytes], ignore: set[str] = frozenset()) -> bool:
     if not folder.is_dir() or folder.is_symlink():
         return False
-    present = {p.name for p in folder.iterdir()}
-    if present != set(files):
+    present = {p.name for p in folder.iterdir()} - ignore
+    if present != set(files) - ignore:
         return False
     for name, data in files.items():
+        if name in ignore:
+            continue
         path = folder / name
         if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data) \
                 or path.read_bytes() != data:
@@ -399,7 +401,7 @@ def collect_file(course: Course, source: Path, student: str, lesson: str, *,
 
 
 def _store(course, result, student, lesson, found, tz, dues):
-    files = {}
+    files, generated = {}, set()
     for entry, placement in found:
         try:
             files[placement.file] = entry.read()
@@ -417,8 +419,11 @@ def _store(course, result, student, lesson, found, tz, dues):
             stamp = _timestamp(dues, placement, entry.time, tz)
             if stamp and "timestamp.txt" not in files:
                 files["timestamp.txt"] = (stamp + "\n").encode()
+                generated.add("timestamp.txt")
     folder = course.submission(lesson, student)
-    if _same(folder, files):
+    # the same notebook again is unchanged even if the zip's time for it moved (an LMS may
+    # stamp a download's members with the time of the download): the first time stays
+    if _same(folder, files, generated):
         result.unchanged.append((student, lesson))
         return
     if folder.exists() or folder.is_symlink():
