@@ -144,6 +144,13 @@ def test_grade_summary_lists_every_learner_sorted(canvas):
     assert ids == sorted(l.canvas for l in lc.CLASS)
     assert "not a valid notebook" in out.output
     assert "to grade by hand: explain" in out.output
+    blank = next(line for line in lines if line.startswith(f"│ {lc.CLASS[10].canvas}"))
+    assert "0/3" in blank                           # a zero is listed like any score
+    short = cli(canvas["course"], "grade", A, "--failed-only")
+    listed = [line.split("│")[1].strip() for line in short.output.splitlines()
+              if line.startswith("│ 1")]
+    assert listed == [lc.CLASS[4].canvas], short.output      # the cut-off notebook alone
+    assert "1 failed" in short.output and "37 graded before and unchanged" in short.output
 
 
 def test_feedback_before_hand_grading_shows_no_zero(canvas):
