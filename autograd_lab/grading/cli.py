@@ -162,6 +162,10 @@ def collect(ctx: typer.Context,
     course = _course(ctx)
     limit = max_size * 1024**2
     try:
+        zone = ZoneInfo(timezone_name)
+    except (ValueError, KeyError):
+        _fail(f"--timezone: no time zone {timezone_name!r} (e.g. UTC, Europe/Berlin)")
+    try:
         if student is not None or source.is_file() and not zipfile_like(source):
             if student is None or lesson is None:
                 _fail("one notebook is placed with --student ID --lesson LESSON")
@@ -171,7 +175,7 @@ def collect(ctx: typer.Context,
                 _fail(f"--lms is one of {', '.join(KINDS)}, not {lms_kind}")
             result = step.collect(course, source, lesson=lesson, kind=lms_kind,
                                   student_pattern=student_pattern or step.STUDENT_PATTERN,
-                                  max_bytes=limit, tz=ZoneInfo(timezone_name))
+                                  max_bytes=limit, tz=zone)
     except (ValueError, OSError) as error:
         _fail(str(error))
     if result.hint:
