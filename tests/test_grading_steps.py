@@ -220,8 +220,8 @@ def test_student_repo_holds_no_solution_and_no_hidden_test(mixed, tmp_path):
 
 
 def test_every_command_has_help():
-    for command in ("release", "student-repo", "collect", "grade", "feedback", "export",
-                    "report", "selftest"):
+    for command in ("roster", "release", "student-repo", "collect", "grade", "feedback",
+                    "export", "report", "selftest"):
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0 and "Usage" in result.output, command
 

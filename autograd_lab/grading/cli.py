@@ -14,8 +14,9 @@ from .course import Course
 from .sandbox import OFF
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="Grade the autograd-lab course over nbgrader: release, collect, grade, "
-                       "feedback, export, report. nbgrader's own commands keep working.")
+                  help="Grade the autograd-lab course over nbgrader, a term from an LMS: roster, "
+                       "release, student-repo, collect, grade, feedback, export, report. "
+                       "nbgrader's own commands keep working.")
 console = Console(soft_wrap=True)     # (a message or a path is never broken into lines)
 
 
