@@ -2,9 +2,19 @@
 # Installs what the course needs on a fresh machine: graphviz's `dot`, Chromium and PostgreSQL
 # (Debian packages) and a virtual environment in .venv with the project and its course and dev
 # extras.
+#   scripts/setup.sh          everything: the course, `autograd-lab` and the test tools
+#   scripts/setup.sh course   an instructor's machine: the course and `autograd-lab`
+#                             (graphviz, bubblewrap, the course extra), no PyTorch, Playwright,
+#                             Chromium or PostgreSQL
 # Safe to run again: it does only what is missing or out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+what=${1:-all}
+case "$what" in
+    all)    extras="course,dev" ;;
+    course) extras="course" ;;
+    *)      echo "usage: scripts/setup.sh [all | course]" >&2; exit 2 ;;
+esac
 
 # Debian packages: graphviz's `dot` draws the backward graphs; Chromium is the browser the
 # browser test drives (tests/test_browser.py) the way a learner's browser shows the course;
@@ -13,8 +23,10 @@ cd "$(dirname "$0")/.."
 # grading kernel runs in (autograd_lab/grading/sandbox.py).
 missing=()
 command -v dot >/dev/null 2>&1 || missing+=(graphviz)
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+if [ "$what" = all ]; then
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+fi
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -30,16 +42,16 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 VENV=${VENV:-.venv}
-stamp="$VENV/.installed"
+stamp="$VENV/.installed-$extras"
 if [ ! -x "$VENV/bin/python" ]; then
     echo "setup: creating $VENV"
     python3 -m venv "$VENV"
 fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    echo "setup: installing autograd-lab with its course and dev extras into $VENV"
+    echo "setup: installing autograd-lab with its $extras extras into $VENV"
     # (this machine's pip configuration names mirror folders that may be absent: not an error)
     "$VENV/bin/pip" install -q --disable-pip-version-check \
-        --config-settings editable_mode=compat -e '.[course,dev]' \
+        --config-settings editable_mode=compat -e ".[$extras]" \
         2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
     touch "$stamp"
 fi

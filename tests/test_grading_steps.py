@@ -70,7 +70,9 @@ def test_grading_again_gives_the_same_gradebook(mixed):
     before = _gradebook(course)
     again = runner.invoke(app, ["-C", str(course.root), "grade", gc.LESSON])
     assert "frank" in again.output          # failed before: graded again, fails again
-    assert "alice" not in again.output      # graded before and unchanged: skipped
+    alice = next(line for line in again.output.splitlines() if "alice" in line)
+    assert "unchanged since graded" in alice    # graded before and unchanged: skipped
+    assert f"{len(CLASS)} graded before and unchanged since" in again.output
     assert _gradebook(course) == before
     forced = runner.invoke(app, ["-C", str(course.root), "grade", gc.LESSON, "--force"])
     assert f"{len(CLASS)} graded" in forced.output
@@ -91,10 +93,16 @@ def test_report_counts_learners_per_exercise_and_misconception(mixed, tmp_path):
             o for o in outcomes if o not in ("pass", None))
     png = report.write_figure(result, tmp_path / "report.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    from autograd_lab.grading import cli as command
+    command.console.width = 200         # a table row a line, to be read back
     cli = runner.invoke(app, ["-C", str(course.root), "report", gc.LESSON,
                               "--out", str(tmp_path / "cli.png")])
     assert cli.exit_code == 0, cli.output
-    assert "gradient-shape" in cli.output and (tmp_path / "cli.png").is_file()
+    # misconceptions by their human name, not their id; shares of the 7 who handed in
+    assert report.human_name("gradient-shape") in cli.output and (tmp_path / "cli.png").is_file()
+    assert "gradient-shape" not in cli.output
+    assert "7 handed in" in cli.output and "1 could not be graded" in cli.output
+    assert "1 did not hand in" in cli.output
 
 
 def test_feedback_shows_check_messages_but_no_hidden_test_or_traceback(mixed):
@@ -162,13 +170,16 @@ def test_collect_from_a_zip_places_what_it_can_and_names_the_rest(mixed, tmp_pat
         "/abs/mallory_fixture.ipynb": "unsafe path (absolute or with ..)",
         "sub/../../up_fixture.ipynb": "unsafe path (absolute or with ..)",
         "notes.txt": "not a notebook",
-        "leo_homework.ipynb": "no lesson id in its name"}
+        "leo_homework.ipynb": "no lesson id in its name (--lesson says which lesson a download "
+                              "is)"}
     for student in ("ivan", "judy", "kim"):
         assert (root / "submitted" / student / "fixture" / "fixture.ipynb").read_bytes() == notebook
     assert not (tmp_path / "evil_fixture.ipynb").exists()
-    # the same again: everything is there already, and said so
+    # the same again: everything is there already and unchanged, and said so
     again = collect.collect(Course(root), archive)
-    assert again.placed == [] and len(again.not_placed) == 9
+    assert again.placed == [] and again.replaced == []
+    assert sorted(again.unchanged) == [("ivan", "fixture"), ("judy", "fixture"), ("kim", "fixture")]
+    assert dict(again.not_placed) == dict(result.not_placed)
 
 
 def test_collect_from_a_folder_by_cli(mixed, tmp_path):
@@ -209,8 +220,8 @@ def test_student_repo_holds_no_solution_and_no_hidden_test(mixed, tmp_path):
 
 
 def test_every_command_has_help():
-    for command in ("release", "student-repo", "collect", "grade", "feedback", "export",
-                    "report", "selftest"):
+    for command in ("roster", "release", "student-repo", "collect", "grade", "feedback",
+                    "export", "report", "selftest"):
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0 and "Usage" in result.output, command
 

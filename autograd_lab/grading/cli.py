@@ -14,9 +14,10 @@ from .course import Course
 from .sandbox import OFF
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="Grade the autograd-lab course over nbgrader: release, collect, grade, "
-                       "feedback, export, report. nbgrader's own commands keep working.")
-console = Console()
+                  help="Grade the autograd-lab course over nbgrader, a term from an LMS: roster, "
+                       "release, student-repo, collect, grade, feedback, export, report. "
+                       "nbgrader's own commands keep working.")
+console = Console(soft_wrap=True)     # (a message or a path is never broken into lines)
 
 
 @app.callback()
@@ -77,28 +78,127 @@ def release(ctx: typer.Context, lessons: List[str] = typer.Argument(
 
 
 @app.command("student-repo")
-def student_repo(ctx: typer.Context, dest: Path = typer.Argument(
-        ..., help="An empty or new folder for the learners' repository.")):
-    """Write the learners' repository: package, notebooks/, binder/, README.
+def student_repo(ctx: typer.Context,
+                 dest: Path = typer.Argument(..., help="A new or empty folder, or a learners' "
+                                                       "repository written here before."),
+                 more: Optional[List[str]] = typer.Argument(None, hidden=True),
+                 binder: Optional[str] = typer.Option(
+                     None, help="OWNER/REPO: the learners' GitHub repository, for the Binder "
+                                "badge and links in its README."),
+                 lessons: Optional[List[str]] = typer.Option(
+                     None, help="The lessons to hand out, by id or number (--lessons 00 01); "
+                                "default: every released one. Run again with more to add "
+                                "them.")):
+    """Write the learners' repository: package, notebooks/, binder/, README, a git commit.
 
-    No solutions/, no hidden test, no solution source."""
+    No solutions/, no hidden test, no solution source, no instructor command."""
     from .release import student_repo as run
 
-    written = run(_course(ctx), dest)
-    console.print(f"wrote {len(written)} files to {dest}")
+    course = _course(ctx)
+    released = sorted(p.name for p in course.directory("release").iterdir() if p.is_dir())
+    chosen = []
+    for spec in [*(lessons or []), *(more or [])]:
+        found = [l for l in released if l == spec or l.startswith(f"{spec}_")]
+        if len(found) != 1:
+            _fail(f"no single released lesson {spec!r} (released: {', '.join(released)})")
+        chosen.append(found[0])
+    try:
+        written = run(course, dest, binder=binder, lessons=chosen or None)
+    except ValueError as error:
+        _fail(str(error))
+    console.print(f"wrote {len(written)} files to {dest}, committed")
+    if binder is None:
+        console.print("[yellow]no Binder badge: --binder OWNER/REPO names the repository "
+                      "learners will open")
+
+
+@app.command()
+def roster(ctx: typer.Context, file: Path = typer.Argument(
+        ..., exists=True, dir_okay=False,
+        help="Canvas's gradebook export, Moodle's grading worksheet, or a CSV with id and name.")):
+    """Put the class list into nbgrader's Student table (ids are the LMS's ids).
+
+    A learner on the roster who hands nothing in is then `missing`, not absent, everywhere."""
+    from .roster import roster as run
+
+    try:
+        kind, learners, added, updated = run(_course(ctx), file)
+    except ValueError as error:
+        _fail(str(error))
+    console.print(f"{file.name}: a {kind}, {len(learners)} learners "
+                  f"({added} new, {updated} updated, {len(learners) - added - updated} as before)")
 
 
 @app.command()
 def collect(ctx: typer.Context,
-            source: Path = typer.Argument(..., help="A folder of learner notebooks, or an LMS zip."),
-            force: bool = typer.Option(False, help="Replace submissions already in submitted/.")):
-    """Bring submissions into submitted/<student>/<lesson>/, naming every file not placed."""
-    from .collect import collect as run
+            source: Path = typer.Argument(..., exists=True, help=(
+                "An LMS download (Canvas, Moodle: a zip or its unpacked folder), a folder of "
+                "learner notebooks, or one notebook (with --student and --lesson).")),
+            lesson: Optional[str] = typer.Option(
+                None, "--lesson", "-l", help="The lesson this download is for (a file naming "
+                                             "another lesson is placed here all the same, and "
+                                             "said so). Without it, the lesson id in each name."),
+            lms_kind: Optional[str] = typer.Option(
+                None, "--lms", help="canvas or moodle: whose download it is (default: "
+                                    "recognised from the names when they say so)."),
+            student: Optional[str] = typer.Option(
+                None, "--student", help="With one notebook as SOURCE: whose it is."),
+            student_pattern: str = typer.Option(
+                None, help="For a flat folder or zip of no LMS: a regular expression whose "
+                           "group `student` is the id in a file name (default: up to the "
+                           "first _)."),
+            max_size: int = typer.Option(20, min=1, help="Megabytes a submitted file may have."),
+            timezone_name: str = typer.Option(
+                "UTC", "--timezone", help="The time zone of the LMS zip's file times (they "
+                                          "become nbgrader's submission times).")):
+    """Bring submissions into submitted/<student>/<lesson>/, naming every file not placed.
 
-    result = run(_course(ctx), source, force=force)
-    console.print(f"placed {len(result.placed)} submissions")
+    Safe to run on every download: an identical submission is unchanged (not graded again),
+    a changed one replaces the old, which is kept in submitted-history/."""
+    from zoneinfo import ZoneInfo
+
+    from . import collect as step
+    from .lms import KINDS
+
+    course = _course(ctx)
+    limit = max_size * 1024**2
+    try:
+        zone = ZoneInfo(timezone_name)
+    except (ValueError, KeyError):
+        _fail(f"--timezone: no time zone {timezone_name!r} (e.g. UTC, Europe/Berlin)")
+    try:
+        if student is not None or source.is_file() and not zipfile_like(source):
+            if student is None or lesson is None:
+                _fail("one notebook is placed with --student ID --lesson LESSON")
+            result = step.collect_file(course, source, student, lesson, max_bytes=limit)
+        else:
+            if lms_kind is not None and lms_kind not in KINDS:
+                _fail(f"--lms is one of {', '.join(KINDS)}, not {lms_kind}")
+            result = step.collect(course, source, lesson=lesson, kind=lms_kind,
+                                  student_pattern=student_pattern or step.STUDENT_PATTERN,
+                                  max_bytes=limit, tz=zone)
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    if result.hint:
+        console.print(f"[yellow]{result.hint}")
+    if result.lms:
+        console.print(f"a {result.lms.capitalize()} download: student ids are its "
+                      f"{'user' if result.lms == 'canvas' else 'participant'} ids")
+    new = {(s, l) for s, l, _ in result.placed} - {(s, l) for s, l, _ in result.replaced}
+    console.print(f"{len(new)} new, {len(result.replaced)} replaced, "
+                  f"{len(result.unchanged)} unchanged, {len(result.not_placed)} not placed")
+    for student_id, lesson_id, kept in result.replaced:
+        console.print(f"replaced: {student_id} {lesson_id} (the old one is kept in {kept})")
+    for name, note in result.notes:
+        console.print(f"[yellow]check[/]: {name}: {note}")
     for name, why in result.not_placed:
         console.print(f"[yellow]not placed[/]: {name}: {why}")
+
+
+def zipfile_like(path: Path) -> bool:
+    import zipfile
+
+    return zipfile.is_zipfile(path)
 
 
 @app.command()
@@ -108,6 +208,10 @@ def grade(ctx: typer.Context,
                                    help="Submissions graded at once "
                                         "(default: one more than the cores)."),
           force: bool = typer.Option(False, help="Grade again submissions graded before."),
+          students: Optional[List[str]] = typer.Option(
+              None, "--student", "-s", help="Grade (again) only this learner (repeat it)."),
+          failed_only: bool = typer.Option(False, "--failed-only",
+                                           help="The summary lists only failed submissions."),
           timeout: Optional[int] = typer.Option(
               None, min=1, help="Seconds a cell may run (default: the course's Execute.timeout)."),
           memory: Optional[int] = typer.Option(None, min=1, help="Megabytes per grading kernel "
@@ -121,7 +225,8 @@ def grade(ctx: typer.Context,
 
     Each kernel runs in a bubblewrap sandbox that sees no course file but its own submission;
     run as root, kernels are forked from one warm server per run, each as a user of its own.
-    Shows a progress bar, then a summary; exits with status 1 when any submission failed."""
+    Shows a progress bar naming the submissions being graded, then every learner's status
+    (sorted); exits with status 1 when any submission failed."""
     from nbgrader.api import MissingEntry
 
     from . import grade as step
@@ -129,25 +234,39 @@ def grade(ctx: typer.Context,
     course = _course(ctx)
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None,
-                           sandboxed=_sandbox(no_sandbox), warm=not cold)
+                           sandboxed=_sandbox(no_sandbox), warm=not cold,
+                           students=tuple(students or ()))
     skipped = []
 
     def start(total, unchanged):
         progress.update(task, total=total)
         skipped.extend(unchanged)
 
+    def running(now):
+        # the longest-running first: a slow submission stays in sight
+        names = ", ".join(f"{student} {seconds:.0f}s" for student, seconds in now[:4])
+        more = f" +{len(now) - 4}" if len(now) > 4 else ""
+        progress.update(task, description=f"grading {lesson}: {names}{more}" if now
+                        else f"grading {lesson}")
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task(f"grading {lesson}", total=None)
         try:
             rows = step.grade(course, lesson, options, on_start=start,
-                              on_done=lambda row: progress.update(
-                                  task, advance=1,
-                                  description=f"grading {lesson}: {row['student']}"))
+                              on_done=lambda row: progress.update(task, advance=1),
+                              on_running=running)
         except MissingEntry:
             _fail(f"{lesson} is not in the gradebook: release it first "
                   f"(autograd-lab release {lesson})")
-    console.print(summary_table(rows, f"{lesson}: this run"))
+        except ValueError as error:
+            _fail(str(error))
+        progress.update(task, description=f"graded {lesson}")
+    from .export import outcomes
+
+    # every learner of the lesson, as export sees them (hand grades included); what this run
+    # did is marked, with its reason and what the sandbox saw
+    console.print(summary_table(outcomes(course, [lesson]), lesson, rows, failed_only))
     if not options.sandboxed:
         console.print(f"[bold red]{_WARNING}")
     if skipped:
@@ -157,68 +276,164 @@ def grade(ctx: typer.Context,
         raise typer.Exit(1)
 
 
-def summary_table(rows, title) -> Table:
+def summary_table(outcomes, title, rows=(), failed_only=False) -> Table:
+    """Every learner, sorted by student id, zeros included (only failures when failed_only);
+    `rows` are this run's status rows. The caption counts them all."""
+    ran = {row["student"]: row for row in rows}
     counts = {}
-    for row in rows:
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    for out in outcomes:
+        counts[out.status] = counts.get(out.status, 0) + 1
     table = Table(title=title)
-    for column in ("student", "status", "score", "note", "sandbox"):
+    for column in ("student", "name", "status", "score", "note", "sandbox"):
         table.add_column(column)
-    for row in rows:
+    for out in sorted(outcomes, key=lambda out: out.student):
+        if failed_only and out.status != "failed":
+            continue
+        row = ran.get(out.student)
         # (without the sandbox every row would say so: the warning below the table does)
-        sandbox = "" if row.get("sandbox") == OFF else row.get("sandbox", "")
-        if row["status"] != "graded" or row["reason"] or sandbox:
-            score = "" if row["score"] is None else f"{row['score']:g}/{row['max_score']:g}"
-            table.add_row(row["student"], row["status"], score, row["reason"], sandbox)
+        sandbox = "" if out.sandbox == OFF else out.sandbox
+        score = "" if out.score is None else f"{out.score:g}/{out.max_score:g}"
+        if out.status == "needs manual grading":
+            note = "to grade by hand: " + ", ".join(out.awaiting)
+            note += f"; {out.reason}" if out.reason else ""
+        else:
+            note = out.reason if out.status != "missing" else ""
+        if row is None and out.status not in ("missing", "failed"):
+            note = "unchanged since graded" + (f"; {note}" if note else "")
+        table.add_row(out.student, out.name, out.status, score, note, sandbox)
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
     return table
 
 
 @app.command()
-def feedback(ctx: typer.Context, lesson: str = typer.Argument(...)):
+def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
+             partial: bool = typer.Option(
+                 False, "--partial", help="Also write the pages of submissions whose written "
+                                          "answers are not hand-graded yet (they say so)."),
+             students: Optional[List[str]] = typer.Option(
+                 None, "--student", "-s", help="Only this learner (repeat it)."),
+             zip_path: Optional[Path] = typer.Option(
+                 None, "--zip", help="Also pack the pages into this zip, named the way Moodle's "
+                                     "\"upload multiple feedback files in a zip\" reads them.")):
     """Per-learner HTML feedback in feedback/.
 
-    Each check's message (the misconception), no hidden test, no traceback."""
-    from .feedback import feedback as run
+    Each check's message (the misconception), no hidden test, no traceback; the page runs no
+    script and loads nothing from the internet. A submission waiting for hand grading waits
+    (listed) unless --partial."""
+    from .feedback import feedback as run, moodle_zip
 
-    pages = run(_course(ctx), lesson)
-    console.print(f"wrote {len(pages)} feedback pages")
+    course = _course(ctx)
+    written = run(course, lesson, partial=partial, students=students or None)
+    console.print(f"wrote {len(written.pages)} feedback pages")
+    if written.partial:
+        console.print(f"{len(written.partial)} of them say some written answers are not graded "
+                      f"yet: {', '.join(written.partial)}")
+    if written.waiting:
+        console.print(f"[yellow]waiting for hand grading[/] (no page yet; --partial writes "
+                      f"them): {', '.join(written.waiting)}")
+    if zip_path is not None:
+        packed = moodle_zip(course, lesson, written.pages, zip_path)
+        console.print(f"wrote {zip_path}: {len(packed.pages)} pages")
+        for student, why in packed.not_in_zip:
+            console.print(f"[yellow]not in the zip[/]: {student}: {why}")
+
+
+_LESSONS = typer.Option(None, "--lesson", "-l", help="A lesson to include (repeat it; default: "
+                                                    "every lesson collected or graded).")
 
 
 @app.command()
 def export(ctx: typer.Context,
-           out: Path = typer.Option(Path("grades"), help="Folder for the CSV files.")):
-    """CSV grades per learner and per question, with a status column.
+           out: Path = typer.Option(Path("grades"), help="Folder for the CSV files."),
+           lessons: Optional[List[str]] = _LESSONS,
+           canvas: Optional[Path] = typer.Option(
+               None, exists=True, dir_okay=False,
+               help="Canvas's gradebook export (Grades > Export): fill in the lessons' columns "
+                    "and write it to OUT/canvas-<its name> for Grades > Import."),
+           moodle: Optional[Path] = typer.Option(
+               None, exists=True, dir_okay=False,
+               help="Moodle's grading worksheet of one lesson's assignment: fill in Grade and "
+                    "Feedback comments and write it to OUT/moodle-<lesson>-<its name>."),
+           column: Optional[List[str]] = typer.Option(
+               None, help="LESSON=COLUMN TITLE: the Canvas column of a lesson, where its "
+                          "title does not say.")):
+    """CSV grades: a row per learner (roster or submitted) and lesson, with a status.
 
     grades.csv: a row per learner and lesson; questions.csv: per learner and question.
-    Status: graded, failed, missing, needs manual grading (a failure is never a 0.0)."""
-    from .export import export as run
+    Status: graded, needs manual grading, failed (the reason), missing, not graded yet; a
+    failure is never a 0.0. Hand grades from nbgrader's formgrader count at once."""
+    from . import export as step
 
-    for path in run(_course(ctx), out):
-        console.print(f"wrote {path}")
+    course = _course(ctx)
+    try:
+        for path in step.export(course, out, lessons or None):
+            console.print(f"wrote {path}")
+        filled = []
+        if canvas is not None:
+            columns = dict(c.split("=", 1) for c in column or [])
+            filled.append(step.fill_canvas(course, canvas, out / f"canvas-{canvas.name}",
+                                           lessons or None, columns))
+        if moodle is not None:
+            chosen = step.lessons(course, lessons or None)
+            if len(chosen) != 1:
+                _fail(f"a Moodle worksheet is one assignment's: say which lesson with --lesson "
+                      f"(of {', '.join(chosen)})")
+            filled.append(step.fill_moodle(course, moodle, out / f"moodle-{chosen[0]}-"
+                                           f"{moodle.name}", chosen[0]))
+    except ValueError as error:
+        _fail(str(error))
+    for result in filled:
+        console.print(f"wrote {result.path}: {result.filled} grades filled in "
+                      f"({', '.join(f'{l}: {c!r}' for l, c in result.columns.items())})")
+        for lesson, (ours, theirs) in result.scaled.items():
+            console.print(f"  {lesson}: scores out of {ours:g} scaled to the LMS's {theirs:g}")
+        if result.left_empty:
+            table = Table(title="left empty (the LMS keeps what it has)")
+            for name in ("student", "name", "lesson", "why"):
+                table.add_column(name)
+            for row in result.left_empty:
+                table.add_row(*row)
+            console.print(table)
+        for student, lesson in result.not_in_file:
+            console.print(f"[yellow]not in {result.path.name}[/]: {student} ({lesson})")
 
 
 @app.command()
-def report(ctx: typer.Context, lesson: str = typer.Argument(...),
-           out: Path = typer.Option(None, help="The figure (default: reports/<lesson>.png).")):
-    """Per exercise, learners who passed and who showed each misconception.
+def report(ctx: typer.Context,
+           lessons: Optional[List[str]] = typer.Argument(
+               None, help="Lessons to report (default: every lesson collected or graded)."),
+           out: Path = typer.Option(None, help="The figure, for one lesson (default: "
+                                               "reports/<lesson>.png).")):
+    """Per exercise, the share of learners who passed and who showed each misconception.
 
-    A table here, and a PNG figure for a slide."""
-    from .report import report as run, write_figure
+    A table here, and one PNG figure per lesson for a slide: percentages of the learners who
+    handed in, misconceptions by name, wrong answers, not attempted, could not be graded."""
+    from .export import lessons as chosen
+    from .report import human_name, report as run, segments, titles, write_figure
 
-    result = run(_course(ctx), lesson)
-    table = Table(title=f"{lesson}: {result.learners} learners graded")
-    for column in ("exercise", "passed", "misconception", "learners"):
-        table.add_column(column)
-    for exercise in result.exercises:
-        first = True
-        for misconception, n in exercise.misconceptions.most_common() or [("", "")]:
-            table.add_row(exercise.name if first else "", str(exercise.passed) if first else "",
-                          misconception, str(n))
-            first = False
-    console.print(table)
-    path = write_figure(result, out or _course(ctx).root / "reports" / f"{lesson}.png")
-    console.print(f"wrote {path}")
+    course = _course(ctx)
+    try:
+        lessons = chosen(course, lessons or None)
+    except ValueError as error:
+        _fail(str(error))
+    if out is not None and len(lessons) != 1:
+        _fail("--out names one figure: give one lesson")
+    explanations = titles()
+    for lesson in lessons:
+        result = run(course, lesson)
+        table = Table(title=f"{lesson}: {result.handed_in} handed in, {result.learners} graded, "
+                            f"{result.could_not_grade + result.waiting} could not be graded, "
+                            f"{result.missing} did not hand in")
+        for column in ("exercise", "learners", "share", "what they did"):
+            table.add_column(column)
+        for exercise, parts in segments(result, explanations):
+            for i, (category, n) in enumerate(parts):
+                table.add_row(exercise.title if i == 0 else "", str(n),
+                              f"{result.share(n):.0f}%", category)
+        console.print(table)
+        path = write_figure(result, out or course.root / "reports" / f"{lesson}.png",
+                            explanations)
+        console.print(f"wrote {path}")
 
 
 @app.command()

@@ -1,45 +1,177 @@
-"""Bring submissions into submitted/<student>/<lesson>/ from a folder or an LMS zip download.
+"""Bring submissions into submitted/<student>/<lesson>/ from a folder, an LMS zip or one file.
 
-Where a file goes is read from its path, in this order:
-  - ``.../<student>/<lesson>/<file>``   nbgrader's own layout (any file, kept as it is);
-  - ``.../<student>/<name>.ipynb``       a folder per learner, the lesson id in the file name;
-  - ``<student>_<anything><lesson><anything>.ipynb``  an LMS's flat download (Canvas, Moodle):
-    the learner is what comes before the first underscore (``--student-pattern`` to change it).
-A notebook identified by a lesson id in its name is saved as ``<lesson>.ipynb``.
+Every name, every member of a zip and every file in a folder is the learners' to choose, so
+nothing here trusts them:
+  - only regular files are read: a symbolic link (in a folder, or a zip member whose mode says
+    link), a FIFO or a device is named and never followed or opened;
+  - a zip is read member by member and never extracted (``zipfile`` and nbgrader's zip
+    collection turn ``../x`` into ``x`` or drop it without a word): such a member is named;
+  - a file is read in pieces and dropped past ``max_bytes`` (a zip member whose declared size
+    is over it is not even opened: 1 MB of zip can unpack to a gigabyte);
+  - the learner's id is read only at the level where the layout puts it, so a folder cannot
+    plant a notebook as a classmate's (``alice/bob/<lesson>/<lesson>.ipynb`` is refused).
 
-Every file that is not placed is named with the reason. A zip is read member by member and
-never extracted: ``zipfile`` and nbgrader's zip collection would turn ``../x`` into ``x`` or
-drop it without a word; here such a member is refused and named.
+Layouts, one per download (``lms`` says which, or it is recognised from the names):
+  - Canvas, Moodle (both of its forms): the LMS's id is the student id (lms.py), and a
+    Moodle learner's full name goes into nbgrader's Student table;
+  - ``<student>/<lesson>/<file>`` (nbgrader's own, optionally under ``submitted/``), any file;
+  - ``<student>/<name>.ipynb``, a folder per learner;
+  - ``<student>_<anything>.ipynb``, flat: the learner is what ``student_pattern`` matches.
+The lesson is ``lesson`` when given (the assignment the download belongs to: a file whose
+name names another lesson is placed under it all the same, and said so), else the lesson id
+in the file's name. A notebook is saved as ``<lesson>.ipynb``.
+
+Collecting a download again is safe: a submission whose files are the same is ``unchanged``
+(and not graded again); a changed one replaces the old, which moves to
+``submitted-history/<student>/<lesson>/<time>/``. Nothing is overwritten without a word, and
+what could not be placed is listed with the reason, and can be placed by hand
+(``collect FILE --student ID --lesson L``).
+
+Canvas's ``_late`` mark and a zip member's time become nbgrader's ``timestamp.txt``, so that
+nbgrader's own late rules apply.
 """
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import stat
 import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 
+from . import lms
 from .course import Course
 
 STUDENT_PATTERN = r"^(?P<student>[^_]+)_"
-_ID = re.compile(r"[^A-Za-z0-9_.@-]+")
+MAX_BYTES = 20 * 1024**2        # a lesson notebook with its outputs is well under 1 MB
+_CHUNK = 1 << 16
+_DEPTH = 3                      # folders: submitted/<student>/<lesson>/ at most
+HISTORY = "submitted-history"
+
+
+class Refused(ValueError):
+    """An entry that is not placed; its message says why."""
 
 
 @dataclass
 class Collected:
     placed: list[tuple[str, str, str]] = field(default_factory=list)   # student, lesson, file
+    unchanged: list[tuple[str, str]] = field(default_factory=list)     # student, lesson
+    replaced: list[tuple[str, str, str]] = field(default_factory=list)  # student, lesson, kept in
     not_placed: list[tuple[str, str]] = field(default_factory=list)    # entry, why
+    notes: list[tuple[str, str]] = field(default_factory=list)         # entry, what to check
+    lms: str | None = None
+    names: dict[str, str] = field(default_factory=dict)                # student -> LMS name
+    refused: dict[tuple[str, str], str] = field(default_factory=dict)  # (lesson, student) -> why
+    lesson: str | None = None        # the lesson an LMS download was found to be for
+    hint: str = ""                   # why a download that looks like an LMS's was not read so
 
 
-def _entries(source: Path):
-    """(name, read) for every file of a folder or a zip."""
-    if source.is_dir():
-        for path in sorted(p for p in source.rglob("*") if p.is_file()):
-            yield path.relative_to(source).as_posix(), path.read_bytes
-    else:
-        archive = zipfile.ZipFile(source)
-        for info in archive.infolist():
-            if not info.is_dir():
-                yield info.filename, (lambda info=info: archive.read(info))
+@dataclass
+class Entry:
+    name: str                         # as the folder or zip names it
+    parts: list[str]
+    size: int                         # declared (zip) or seen (folder)
+    time: datetime | None             # a zip member's date (the LMS's), else None
+    read: callable                    # () -> bytes, at most max_bytes, or Refused
+    problem: str = ""                 # why it cannot be read at all (a link, a FIFO)
+
+
+def _kind(mode: int) -> str:
+    for test, what in ((stat.S_ISLNK, "a symbolic link (not followed)"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _read_bounded(stream, limit: int, declared: int | None = None) -> bytes:
+    chunks, total = [], 0
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            extra = f" (declared {declared:,} bytes)" if declared is not None else ""
+            raise Refused(f"more than {limit:,} bytes when read{extra}: over the size limit")
+        chunks.append(chunk)
+
+
+def _folder_entries(source: Path, limit: int):
+    """Every entry of a folder, links and special files included (to be named), never
+    following a link."""
+    for top, dirs, files in os.walk(source, followlinks=False):
+        for name in sorted(dirs):           # os.walk lists a link to a folder among dirs
+            path = Path(top) / name
+            if path.is_symlink():
+                yield Entry(path.relative_to(source).as_posix(), [], 0, None, None,
+                            problem="a symbolic link (not followed)")
+            elif len(path.relative_to(source).parts) > _DEPTH:
+                yield Entry(path.relative_to(source).as_posix(), [], 0, None, None,
+                            problem="a folder deeper than any layout (not read)")
+        # (no layout is deeper than submitted/<student>/<lesson>/: a learner's deep tree is
+        # named once and not walked, so it costs nothing, however deep)
+        dirs[:] = sorted(d for d in dirs if len((Path(top) / d).relative_to(source).parts)
+                         <= _DEPTH)
+        for name in sorted(files):
+            path = Path(top) / name
+            info = os.lstat(path)
+            rel = path.relative_to(source).as_posix()
+            if not stat.S_ISREG(info.st_mode):
+                yield Entry(rel, [], 0, None, None, problem=_kind(info.st_mode))
+                continue
+            yield Entry(rel, list(PurePosixPath(rel).parts), info.st_size, None,
+                        lambda path=path: _read_file(path, limit))
+
+
+def _read_file(path: Path, limit: int) -> bytes:
+    # O_NOFOLLOW and O_NONBLOCK: a file swapped for a link or a FIFO since it was listed is
+    # refused, not followed or waited on
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise Refused(_kind(mode))
+        return _read_bounded(f, limit)
+
+
+def _zip_entries(source: Path, limit: int):
+    archive = zipfile.ZipFile(source)
+    for info in archive.infolist():
+        if info.is_dir():
+            continue
+        name = info.filename
+        mode = info.external_attr >> 16 if info.create_system == 3 else 0
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG):
+            yield Entry(name, [], 0, None, None, problem=_kind(mode))
+            continue
+        try:
+            time = datetime(*info.date_time)
+        except ValueError:
+            time = None
+
+        def read(info=info):
+            if info.file_size > limit:
+                raise Refused(f"declared {info.file_size:,} bytes unpacked: over the size limit "
+                              f"of {limit:,}")
+            with archive.open(info) as member:
+                try:
+                    return _read_bounded(member, limit, info.file_size)
+                except zipfile.BadZipFile as error:       # a size or CRC that lies
+                    raise Refused(f"a damaged zip member ({error})")
+        yield Entry(name, list(PurePosixPath(name.replace("\\", "/")).parts), info.file_size,
+                    time, read)
+
+
+def _unsafe(name: str) -> bool:
+    path = PurePosixPath(name.replace("\\", "/"))
+    return (path.is_absolute() or bool(re.match(r"^[A-Za-z]:", name)) or ".." in path.parts
+            or any(ord(c) < 32 for c in name))
 
 
 def _lesson_in(name: str, lessons: list[str]) -> str | None:
@@ -47,61 +179,324 @@ def _lesson_in(name: str, lessons: list[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
-def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN):
-    """(student, lesson, file name) for an entry, or raise ValueError saying why not."""
-    path = PurePosixPath(name.replace("\\", "/"))
-    if path.is_absolute() or re.match(r"^[A-Za-z]:", name) or ".." in path.parts:
-        raise ValueError("unsafe path (absolute or with ..)")
-    parts = [p for p in path.parts if p not in ("", ".")]
-    if len(parts) >= 3 and parts[-2] in lessons:
-        return _student(parts[-3]), parts[-2], parts[-1]
-    if path.suffix != ".ipynb":
-        raise ValueError("not a notebook")
-    lesson = _lesson_in(path.stem, lessons)
-    if lesson is None:
-        raise ValueError("no lesson id in its name")
-    if len(parts) >= 2:
-        return _student(parts[-2]), lesson, f"{lesson}.ipynb"
-    match = re.match(student_pattern, path.name)
-    if not match:
-        raise ValueError(f"no student id in its name (pattern {student_pattern})")
-    return _student(match["student"]), lesson, f"{lesson}.ipynb"
-
-
 def _student(text: str) -> str:
-    return _ID.sub("-", text.strip()).strip("-").lower()
+    """A student id from a name in a folder or file name: NFC, lower case, letters of any
+    script kept (``Zoë Müller`` is ``zoë-müller``); only what cannot be in one folder name or
+    reads as a path (separators, spaces, a leading dot) becomes ``-``."""
+    return re.sub(r"[^\w.@-]+", "-", lms.nfc(text).strip()).strip("-.").lower()
 
 
-def collect(course: Course, source: Path, *, force: bool = False,
-            student_pattern: str = STUDENT_PATTERN) -> Collected:
+@dataclass
+class Placement:
+    student: str
+    lesson: str
+    file: str                   # the name it is saved under
+    named: str | None = None    # the lesson its name names, when that is not `lesson`
+    name: str = ""              # the LMS's display name
+    late: bool = False          # Canvas's _late mark
+    lms: str | None = None      # the LMS whose download it came from
+
+
+def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN, *,
+          kind: str | None = None, lesson: str | None = None) -> Placement:
+    """Where an entry goes, or Refused saying why not."""
+    if _unsafe(name):
+        raise Refused("unsafe path (absolute or with ..)")
+    parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".")]
+    if kind is not None:
+        found = lms.identify(kind, parts)
+        if found is None:
+            raise Refused(f"not in the {kind.capitalize()} download's form"
+                          + (" (a folder inside the learner's folder)"
+                             if kind == lms.MOODLE and len(parts) > 2 else ""))
+        if kind == lms.MOODLE and found.plugin != "file":
+            raise Refused(f"Moodle {found.plugin} answer, not a notebook")
+        return _notebook(found.student, found.file, lessons, lesson, name=found.name,
+                         late=found.late, kind=kind)
+    if parts and parts[0] == "submitted" and len(parts) == 4:
+        parts = parts[1:]           # a copy of another course's submitted/ folder
+    if len(parts) == 3 and parts[1] in lessons:
+        if lesson and parts[1] != lesson:
+            raise Refused(f"in {parts[1]}'s folder, not {lesson}'s (nbgrader's layout names "
+                          "its lesson)")
+        if parts[2].endswith(".ipynb") and parts[2] != f"{parts[1]}.ipynb":
+            return _notebook(_student(parts[0]), parts[2], lessons, parts[1])
+        return Placement(_student(parts[0]), parts[1], parts[2])
+    if len(parts) > 2:
+        raise Refused("deeper than the layout: a learner's id is read only from the top "
+                      "folder (<student>/<file>, <student>/<lesson>/<file>)")
+    if len(parts) == 2:
+        return _notebook(_student(parts[0]), parts[1], lessons, lesson)
+    if not parts or not parts[-1].endswith(".ipynb"):
+        raise Refused("not a notebook")
+    match = re.match(student_pattern, parts[-1])
+    if not match:
+        raise Refused(f"no student id in its name (pattern {student_pattern})")
+    return _notebook(_student(match["student"]), parts[-1], lessons, lesson)
+
+
+def _notebook(student: str, file: str, lessons: list[str], lesson: str | None, *,
+              name: str = "", late: bool = False, kind: str | None = None) -> Placement:
+    if not file.endswith(".ipynb"):
+        raise Refused("not a notebook")
+    if not student:
+        raise Refused("no student id")
+    named = _lesson_in(file[:-len(".ipynb")], lessons)
+    if lesson is None:
+        if named is None:
+            raise Refused("no lesson id in its name (--lesson says which lesson a download is)")
+        lesson = named
+    return Placement(student, lesson, f"{lesson}.ipynb", named if named != lesson else None,
+                     name=name, late=late, lms=kind)
+
+
+def _download_lesson(entries: list[Entry], kind: str, lessons: list[str]) -> str:
+    """The one lesson an LMS download is for (one download is one assignment), from the lesson
+    ids its notebooks' names hold; ValueError when they name none or several: a learner who
+    uploaded another lesson's notebook must not decide where the class's files go."""
+    counts = {}
+    for entry in entries:
+        found = lms.identify(kind, [p for p in entry.parts if p not in ("", ".")])
+        if found and found.file.endswith(".ipynb"):
+            named = _lesson_in(found.file[:-len(".ipynb")], lessons)
+            if named:
+                counts[named] = counts.get(named, 0) + 1
+    if len(counts) == 1:
+        return next(iter(counts))
+    if not counts:
+        raise ValueError("no file of this download names a lesson: say which lesson it is "
+                         "for with --lesson")
+    named = ", ".join(f"{lesson} ({n} files)" for lesson, n in sorted(counts.items()))
+    raise ValueError(f"this {kind.capitalize()} download is one assignment, but its files name "
+                     f"{named}: say which lesson it is for with --lesson")
+
+
+def _timestamp(dues: dict, placement: Placement, time: datetime | None,
+               tz: timezone) -> str | None:
+    """nbgrader's timestamp for an LMS's submission: the zip member's time (the LMS's, read in
+    `tz`), moved across the lesson's due date where Canvas's late mark says otherwise (Canvas
+    knows each learner's own due date, extensions included; nbgrader knows one)."""
+    when = time.replace(tzinfo=tz).astimezone(timezone.utc).replace(tzinfo=None) if time else None
+    due = dues.get(placement.lesson) if placement.lms == lms.CANVAS else None
+    if due is not None and placement.late and (when is None or when <= due):
+        when = due + timedelta(seconds=1)
+    elif due is not None and not placement.late and when is not None and when > due:
+        when = due
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None
+
+
+def _dues(course: Course) -> dict[str, datetime]:
+    """Each lesson's due date in nbgrader's gradebook (naive UTC), where it has one."""
+    with course.gradebook() as gb:
+        return {a.name: a.duedate for a in gb.assignments if a.duedate is not None}
+
+
+def _history(course: Course, student: str, lesson: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    return course.root / HISTORY / student / lesson / stamp
+
+
+def _same(folder: Path, files: dict[str, bytes], ignore: set[str] = frozenset()) -> bool:
+    if not folder.is_dir() or folder.is_symlink():
+        return False
+    present = {p.name for p in folder.iterdir()} - ignore
+    if present != set(files) - ignore:
+        return False
+    for name, data in files.items():
+        if name in ignore:
+            continue
+        path = folder / name
+        if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data) \
+                or path.read_bytes() != data:
+            return False
+    return True
+
+
+def _write(folder: Path, files: dict[str, bytes]) -> None:
+    folder.mkdir(parents=True)
+    for name, data in files.items():
+        # O_EXCL|O_NOFOLLOW: a fresh folder, so nothing here can be a link planted earlier
+        fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+
+
+def _entries(source: Path, limit: int):
+    if source.is_dir():
+        return list(_folder_entries(source, limit))
+    if zipfile.is_zipfile(source):
+        return list(_zip_entries(source, limit))
+    raise ValueError(f"{source} is neither a folder nor a zip (one notebook is placed with "
+                     "--student and --lesson)")
+
+
+def collect(course: Course, source: Path, *, lesson: str | None = None, kind: str | None = None,
+            student_pattern: str = STUDENT_PATTERN, max_bytes: int = MAX_BYTES,
+            tz: timezone = timezone.utc) -> Collected:
+    """Place every submission of a folder or zip (see the module's docstring)."""
+    source = Path(source)
     lessons = course.lessons()
+    if lesson is not None and lesson not in lessons:
+        raise ValueError(f"no lesson {lesson!r} in this course ({', '.join(lessons)})")
+    entries = _entries(source, max_bytes)
     result = Collected()
-    targets = {}
-    replaced = set()
-    for name, read in _entries(Path(source)):
+    readable = [e for e in entries if not e.problem and not _unsafe(e.name)]
+    if kind is None:
+        kind, result.hint = lms.detect([[p for p in e.parts if p not in ("", ".")]
+                                        for e in readable])
+    result.lms = kind
+    if kind is not None and lesson is None:
+        lesson = _download_lesson(readable, kind, lessons)
+        result.lesson = lesson
+    dues = _dues(course) if kind == lms.CANVAS else {}
+    wanted: dict[tuple[str, str], list[tuple[Entry, Placement]]] = {}
+    for entry in entries:
+        if entry.problem:
+            result.not_placed.append((entry.name, entry.problem))
+            continue
         try:
-            student, lesson, filename = place(name, lessons, student_pattern)
-        except ValueError as why:
-            result.not_placed.append((name, str(why)))
+            placement = place(entry.name, lessons, student_pattern, kind=kind, lesson=lesson)
+        except Refused as why:
+            result.not_placed.append((entry.name, str(why)))
             continue
-        if not student:
-            result.not_placed.append((name, "no student id"))
+        wanted.setdefault((placement.student, placement.lesson), []).append((entry, placement))
+    for (student, lesson_id), found in sorted(wanted.items()):
+        notebooks = [(e, p) for e, p in found if p.file == f"{lesson_id}.ipynb"]
+        if len(notebooks) > 1:
+            for entry, _ in notebooks:
+                result.not_placed.append((entry.name, (
+                    f"{len(notebooks)} notebooks for {student}, {lesson_id}: choose one with "
+                    f"`autograd-lab collect FILE --student {student} --lesson {lesson_id}`")))
+            result.refused[(lesson_id, student)] = "several notebooks handed in"
             continue
-        folder = course.submission(lesson, student)
-        target = folder / filename
-        if target in targets:
-            result.not_placed.append((name, f"{targets[target]} goes to the same place"))
-            continue
-        if folder.exists() and folder not in replaced:
-            if not force:
-                result.not_placed.append((name, f"{folder.relative_to(course.root)} exists "
-                                                "(--force replaces it)"))
-                continue
-            for old in sorted(folder.rglob("*"), reverse=True):
-                old.unlink() if old.is_file() else old.rmdir()
-        replaced.add(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(read())
-        targets[target] = name
-        result.placed.append((student, lesson, filename))
+        _store(course, result, student, lesson_id, found, tz, dues)
+    if kind is not None:
+        _record_names(course, {s: n for s, n in result.names.items() if n})
+    _record_refusals(course, result)
     return result
+
+
+def collect_file(course: Course, source: Path, student: str, lesson: str, *,
+                 max_bytes: int = MAX_BYTES) -> Collected:
+    """Place one notebook by hand as `student`'s submission of `lesson`."""
+    lessons = course.lessons()
+    if lesson not in lessons:
+        raise ValueError(f"no lesson {lesson!r} in this course ({', '.join(lessons)})")
+    student = lms.nfc(student).strip()
+    if not student or _student(student) != student.lower() or student.startswith("."):
+        raise ValueError(f"{student!r} cannot be a student id (a folder name: letters, digits, "
+                         ". @ - and _)")
+    source = Path(source)
+    info = os.lstat(source)
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{source}: {_kind(info.st_mode)}")
+    entry = Entry(source.name, [source.name], info.st_size, None,
+                  lambda: _read_file(source, max_bytes))
+    named = _lesson_in(source.stem, lessons)
+    placement = Placement(student, lesson, f"{lesson}.ipynb", named if named != lesson else None)
+    result = Collected()
+    _store(course, result, student, lesson, [(entry, placement)], timezone.utc, {})
+    _record_refusals(course, result)
+    return result
+
+
+def _store(course, result, student, lesson, found, tz, dues):
+    files, generated = {}, set()
+    for entry, placement in found:
+        try:
+            files[placement.file] = entry.read()
+        except (Refused, OSError) as why:
+            result.not_placed.append((entry.name, str(why)))
+            result.refused[(lesson, student)] = f"collect refused {entry.name}: {why}"
+            return
+        if placement.named:
+            result.notes.append((entry.name, f"its name says {placement.named}, but it was handed "
+                                             f"in as {lesson}: placed as {student}'s {lesson}; "
+                                             f"{placement.named} is untouched"))
+        if placement.name:
+            result.names[student] = placement.name
+        if placement.lms and placement.file.endswith(".ipynb"):
+            stamp = _timestamp(dues, placement, entry.time, tz)
+            if stamp and "timestamp.txt" not in files:
+                files["timestamp.txt"] = (stamp + "\n").encode()
+                generated.add("timestamp.txt")
+    folder = course.submission(lesson, student)
+    # the same notebook again is unchanged even if the zip's time for it moved (an LMS may
+    # stamp a download's members with the time of the download): the first time stays
+    if _same(folder, files, generated):
+        result.unchanged.append((student, lesson))
+        return
+    if folder.exists() or folder.is_symlink():
+        kept = _history(course, student, lesson)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(folder, kept)
+        result.replaced.append((student, lesson, str(kept.relative_to(course.root))))
+        stale = _unset_hand_grades(course, student, lesson, kept, files.get(f"{lesson}.ipynb"))
+        if stale:
+            result.notes.append((f"{student}/{lesson}", (
+                f"hand grades of changed answers ({', '.join(stale)}) are kept in "
+                f"{kept.relative_to(course.root)}/hand-grades.json: grade them again")))
+    _write(folder, files)
+    result.placed.extend((student, lesson, name) for name in files)
+
+
+def _answers(data: bytes | None) -> dict[str, str]:
+    import nbformat
+
+    try:
+        nb = nbformat.reads(data.decode(), as_version=4)
+    except Exception:           # not a notebook: every hand-graded answer counts as changed
+        return {}
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade_id")}
+
+
+def _unset_hand_grades(course: Course, student: str, lesson: str, kept: Path,
+                       new: bytes | None) -> list[str]:
+    """A hand grade was given to the old file's answer: where the new file's answer differs,
+    it no longer applies. Such grades are written beside the old file (hand-grades.json) and
+    unset in nbgrader's gradebook, so the answer waits for a human again; returns their cells."""
+    import json
+
+    from nbgrader.api import MissingEntry
+
+    old_file = kept / f"{lesson}.ipynb"
+    old = _answers(old_file.read_bytes() if old_file.is_file() else None)
+    fresh = _answers(new)
+    stale = {}
+    with course.gradebook() as gb:
+        try:
+            submission = gb.find_submission(lesson, student)
+        except MissingEntry:
+            return []
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.manual_score is None:
+                    continue
+                if grade.name in old and old.get(grade.name) == fresh.get(grade.name):
+                    continue
+                stale[grade.name] = grade.manual_score
+                grade.manual_score = None
+                grade.needs_manual_grade = True
+        if stale:
+            (kept / "hand-grades.json").write_text(json.dumps(stale, indent=1))
+            gb.db.commit()
+    return sorted(stale)
+
+
+def _record_names(course: Course, names: dict[str, str]) -> None:
+    """A learner's LMS name into nbgrader's Student table, where it has none yet."""
+    if not names:
+        return
+    from .roster import add_learners
+
+    add_learners(course, [(student, name, "") for student, name in names.items()],
+                 overwrite=False)
+
+
+def _record_refusals(course: Course, result: Collected) -> None:
+    from . import status
+
+    status.record_refusals(course, result.refused,
+                           done=[(lesson, s) for s, lesson, _ in result.placed]
+                           + [(lesson, s) for s, lesson in result.unchanged])

@@ -1,79 +1,379 @@
-"""CSV exports with a status column, so that a failure is never read as a 0.0.
+"""Grades out: one row per learner and lesson, with a status, so a failure is never read as 0.
 
-grades.csv     a row per learner and lesson: status, score, max score, reason, and what the
-               grading sandbox refused or which limit it hit (or that it was off)
-questions.csv  a row per learner, lesson and question (nbgrader grade cell): the same, per cell
-A lesson never graded by `autograd-lab grade` but graded by plain nbgrader is exported from
-nbgrader's own record; a learner with nothing at all for a lesson is "missing".
+Who: every learner nbgrader knows (the roster, and anyone graded), everyone with a folder in
+submitted/, and anyone whose submission failed before nbgrader saw it. Which lessons: those
+asked for, else every lesson anything was collected or graded for (a lesson released but
+never assigned is not eight rows of ``missing``).
+
+Each (learner, lesson) has one status, read afresh from nbgrader's gradebook, so that hand
+grades entered in the formgrader (or through nbgrader's API) count at once, without grading
+again:
+  - ``graded``: every cell has a score (a hand grade included); the score is nbgrader's, less
+    its late penalty;
+  - ``needs manual grading``: a written answer has no hand grade yet (its score is not 0: it is
+    empty, and so is the total);
+  - ``failed`` (the reason): grading failed, or collect refused the file; no score;
+  - ``missing``: nothing handed in;
+  - ``not graded yet``: collected, but not graded since (run ``grade``).
+
+grades.csv     a row per learner and lesson: name, status, score, max, late penalty, reason,
+               and what the grading sandbox refused (or that it was off)
+questions.csv  a row per learner, lesson and question (nbgrader grade cell)
+lms.py's two LMSs take their own files back: ``fill_canvas`` fills the lesson's column of
+Canvas's gradebook export, ``fill_moodle`` the Grade and Feedback comments of Moodle's grading
+worksheet; every other cell is kept as it was, and a learner left empty is listed with why.
 """
 from __future__ import annotations
 
 import csv
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import timezone
 from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
 from . import status
 from .course import Course
+from .roster import display_name
 
-GRADES = ("student", "lesson", "status", "score", "max_score", "reason", "sandbox")
+GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late_penalty", "reason",
+          "sandbox")
 QUESTIONS = ("student", "lesson", "question", "status", "score", "max_score")
+_KNOWN = {"lesson", "student", "status", "reason", "score", "max_score", "seconds", "graded_at",
+          "sandbox"}
 
 
 def _number(value):
-    return "" if value is None else f"{value:g}"
+    return "" if value is None else f"{round(value, 4):g}"
 
 
-def rows(course: Course):
-    """(grades rows, questions rows) as lists of dicts."""
-    recorded = status.read(course)
-    grades, questions = [], []
+def _last_change(folder: Path) -> float | None:
+    if not folder.is_dir():
+        return None
+    return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
+
+
+def lessons(course: Course, wanted: list[str] | None = None) -> list[str]:
+    """The lessons to export: `wanted`, else those with anything collected or graded."""
+    known = course.lessons()
+    if wanted:
+        unknown = [l for l in wanted if l not in known]
+        if unknown:
+            raise ValueError(f"no lesson {', '.join(unknown)} in this course ({', '.join(known)})")
+        return list(wanted)
+    used = {lesson for lesson, _ in status.read(course)}
+    used |= {lesson for lesson, _ in status.read_refusals(course)}
+    submitted = course.directory("submitted")
+    if submitted.is_dir():
+        used |= {p.name for folder in submitted.iterdir() if folder.is_dir()
+                 for p in folder.iterdir() if p.is_dir()}
     with course.gradebook() as gb:
-        for assignment in sorted(gb.assignments, key=lambda a: a.name):
-            lesson = assignment.name
-            for student in sorted(s.id for s in gb.students):
-                row = recorded.get((lesson, student))
-                if row is None:
-                    try:
-                        submission = gb.find_submission(lesson, student)
-                    except MissingEntry:
-                        row = dict(status=status.MISSING, score=None, max_score=None,
-                                   reason="no submission", sandbox="")
-                    else:
-                        row = dict(status=status.MANUAL if submission.needs_manual_grade
-                                   else status.GRADED, score=submission.score,
-                                   max_score=submission.max_score, reason="graded by nbgrader",
-                                   sandbox="unknown: graded by nbgrader")
-                graded = row["status"] in (status.GRADED, status.MANUAL)
-                grades.append(dict(student=student, lesson=lesson, status=row["status"],
-                                   score=_number(row["score"] if graded else None),
-                                   max_score=_number(row["max_score"] if graded
-                                                     else assignment.max_score),
-                                   reason=row["reason"], sandbox=row["sandbox"]))
-                for notebook in assignment.notebooks:
-                    for cell in notebook.grade_cells:
-                        question = dict(student=student, lesson=lesson, question=cell.name,
-                                        status=row["status"], score="",
-                                        max_score=_number(cell.max_score))
-                        if graded:
-                            grade = gb.find_grade(cell.name, notebook.name, lesson, student)
-                            question["score"] = _number(grade.score)
-                            if grade.needs_manual_grade:
-                                question["status"] = status.MANUAL
-                        questions.append(question)
+        used |= {a.name for a in gb.assignments if a.num_submissions}
+    return [lesson for lesson in known if lesson in used]
+
+
+@dataclass
+class Outcome:
+    student: str
+    name: str
+    lesson: str
+    status: str
+    score: float | None = None          # after nbgrader's late penalty
+    max_score: float | None = None
+    late_penalty: float | None = None
+    reason: str = ""
+    sandbox: str = ""
+    awaiting: list[str] = field(default_factory=list)   # written answers with no hand grade
+    questions: list[dict] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)           # further status columns, as recorded
+
+    @property
+    def has_score(self) -> bool:
+        return self.status == status.GRADED
+
+
+def outcomes(course: Course, wanted: list[str] | None = None) -> list[Outcome]:
+    """Every learner's outcome for every lesson exported, sorted by lesson then student."""
+    chosen = lessons(course, wanted)
+    recorded = status.read(course)
+    refused = status.read_refusals(course)
+    submitted = course.directory("submitted")
+    on_disk = {p.name for p in submitted.iterdir() if p.is_dir()} if submitted.is_dir() else set()
+    result = []
+    with course.gradebook() as gb:
+        names = {s.id: display_name(s) for s in gb.students}
+        learners = sorted(set(names) | on_disk | {s for _, s in recorded} | {s for _, s in refused})
+        for lesson in chosen:
+            try:
+                assignment = gb.find_assignment(lesson)
+            except MissingEntry:
+                assignment = None
+            for student in learners:
+                outcome = _outcome(course, gb, assignment, lesson, student,
+                                   recorded.get((lesson, student)), refused.get((lesson, student)))
+                outcome.name = names.get(student, "")
+                result.append(outcome)
+    return result
+
+
+def _outcome(course, gb, assignment, lesson, student, row, refusal) -> Outcome:
+    out = Outcome(student, "", lesson, status.MISSING, reason="no submission",
+                  max_score=assignment.max_score if assignment else None)
+    if row is not None:
+        out.sandbox = row.get("sandbox") or ""
+        out.extra = {k: v for k, v in row.items() if k not in _KNOWN}
+    changed = _last_change(course.submission(lesson, student))
+    if changed is not None and row is not None and row["status"] != status.MISSING and \
+            changed > row["graded_at"].replace(tzinfo=timezone.utc).timestamp():
+        out.status, out.reason = status.UNGRADED, "collected again since it was graded"
+        return out
+    if row is not None and row["status"] == status.FAILED:
+        out.status, out.reason = status.FAILED, row["reason"]
+        return out
+    submission = None
+    if assignment is not None and (row is None or row["status"] in (status.GRADED, status.MANUAL)):
+        try:
+            submission = gb.find_submission(lesson, student)
+        except MissingEntry:
+            submission = None
+    if submission is None:
+        if refusal:
+            out.status, out.reason = status.FAILED, refusal
+        elif changed is not None:
+            out.status, out.reason = status.UNGRADED, "collected, not graded yet"
+        return out
+    raw = submission.score
+    penalty = submission.late_submission_penalty or 0.0
+    out.max_score, out.late_penalty = submission.max_score, penalty
+    out.reason = row["reason"] if row is not None else "graded by nbgrader"
+    if row is None:
+        out.sandbox = "unknown: graded by nbgrader"
+    for notebook in submission.notebooks:
+        for grade in notebook.grades:
+            # a hand grade counts whatever nbgrader's review flag says (autograding again sets
+            # it back on every hand-graded cell); a cell with neither score waits for a human
+            waiting = grade.manual_score is None and grade.needs_manual_grade
+            if waiting:
+                out.awaiting.append(grade.name)
+            out.questions.append(dict(question=grade.name, status=status.MANUAL if waiting
+                                      else status.GRADED,
+                                      score=None if waiting else grade.score,
+                                      max_score=grade.max_score))
+    if out.awaiting:
+        out.status = status.MANUAL
+    else:
+        out.status, out.score = status.GRADED, max(raw - penalty, 0.0)
+    return out
+
+
+def rows(course: Course, wanted: list[str] | None = None):
+    """(grades rows, questions rows) as lists of dicts."""
+    grades, questions = [], []
+    cells = {}
+    with course.gradebook() as gb:
+        for assignment in gb.assignments:
+            cells[assignment.name] = [(c.name, c.max_score) for nb in assignment.notebooks
+                                      for c in nb.grade_cells]
+    for out in outcomes(course, wanted):
+        grades.append(dict(student=out.student, name=out.name, lesson=out.lesson,
+                           status=out.status, score=_number(out.score),
+                           max_score=_number(out.max_score),
+                           late_penalty=_number(out.late_penalty) if out.late_penalty else "",
+                           reason=out.reason, sandbox=out.sandbox,
+                           **{k: "" if v is None else v for k, v in out.extra.items()}))
+        by_name = {q["question"]: q for q in out.questions}
+        for name, most in cells.get(out.lesson, []):
+            q = by_name.get(name)
+            questions.append(dict(student=out.student, lesson=out.lesson, question=name,
+                                  status=q["status"] if q else out.status,
+                                  score=_number(q["score"]) if q else "",
+                                  max_score=_number(most)))
     return grades, questions
 
 
-def export(course: Course, out: Path) -> list[Path]:
+def export(course: Course, out: Path, wanted: list[str] | None = None) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, fields, table in zip(("grades.csv", "questions.csv"), (GRADES, QUESTIONS),
-                                   rows(course)):
+    grades, questions = rows(course, wanted)
+    extra = sorted({k for row in grades for k in row} - set(GRADES))   # e.g. a later flag
+    for name, fields, table in (("grades.csv", GRADES + tuple(extra), grades),
+                                ("questions.csv", QUESTIONS, questions)):
         path = out / name
-        with path.open("w", newline="") as f:
+        with path.open("w", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, fieldnames=fields)
             writer.writeheader()
             writer.writerows(table)
         paths.append(path)
     return paths
+
+
+# -- the LMSs' own files ------------------------------------------------------------------
+
+@dataclass
+class Filled:
+    path: Path
+    filled: int = 0
+    left_empty: list[tuple[str, str, str, str]] = field(default_factory=list)  # student, name, lesson, why
+    not_in_file: list[tuple[str, str]] = field(default_factory=list)          # student, lesson
+    columns: dict[str, str] = field(default_factory=dict)                      # lesson -> column
+    scaled: dict[str, tuple[float, float]] = field(default_factory=dict)       # lesson -> (ours, theirs)
+
+
+def _read_lms_csv(path: Path):
+    raw = Path(path).read_bytes()
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    text = raw.decode("utf-8-sig")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    table = list(csv.reader(io.StringIO(text, newline="")))
+    if not table:
+        raise ValueError(f"{path} is empty")
+    return table, bom, newline
+
+
+def _write_lms_csv(path: Path, table, bom: bool, newline: str) -> Path:
+    out = io.StringIO()
+    csv.writer(out, lineterminator=newline).writerows(table)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes((b"\xef\xbb\xbf" if bom else b"") + out.getvalue().encode("utf-8"))
+    return Path(path)
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _why_empty(out: Outcome) -> str:
+    return {status.FAILED: f"failed: {out.reason}", status.MISSING: "missing",
+            status.MANUAL: "needs manual grading (written answers: "
+                           + ", ".join(out.awaiting) + ")",
+            status.UNGRADED: f"not graded yet ({out.reason})"}.get(out.status, out.status)
+
+
+_CANVAS_FIXED = {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Integration ID",
+                 "Root Account"}
+
+
+def canvas_column(headers: list[str], lesson: str) -> str:
+    """The gradebook column of a lesson's assignment: its title (``<name> (<id>)``) holds the
+    lesson id, or the lesson's number and a word of its name (``Lesson 02: scalar backward``);
+    ValueError unless exactly one does."""
+    assignments = [h for h in headers if re.search(r"\(\d+\)\s*$", h) and h not in _CANVAS_FIXED]
+    number = int(lesson.split("_")[0]) if lesson.split("_")[0].isdigit() else None
+    words = [w for w in lesson.lower().split("_")[1:] if len(w) >= 4]
+
+    def matches(title):
+        name = re.sub(r"\s*\(\d+\)\s*$", "", title)
+        if lesson.lower() in name.lower():
+            return True
+        numbers = [int(n) for n in re.findall(r"\d+", name)]
+        return number in numbers and any(w in name.lower() for w in words)
+
+    found = [h for h in assignments if matches(h)]
+    if len(found) != 1:
+        raise ValueError(f"{'no' if not found else 'several'} assignment column of the gradebook "
+                         f"for {lesson} ({'; '.join(found or assignments)}): name it with "
+                         f"--column '{lesson}=<column title>'")
+    return found[0]
+
+
+def fill_canvas(course: Course, gradebook: Path, target: Path, wanted: list[str] | None = None,
+                columns: dict[str, str] | None = None) -> Filled:
+    """Canvas's gradebook export with the lessons' columns filled (points scaled to the
+    column's Points Possible); everything else as it was. Rows are matched by ``ID``."""
+    table, bom, newline = _read_lms_csv(gradebook)
+    headers = [h.strip() for h in table[0]]
+    if "ID" not in headers or "Student" not in headers:
+        raise ValueError(f"{gradebook}: not Canvas's gradebook export (no Student and ID columns)")
+    id_at = headers.index("ID")
+    chosen = lessons(course, wanted)
+    result = Filled(Path(target))
+    for lesson in chosen:
+        title = (columns or {}).get(lesson) or canvas_column(headers, lesson)
+        if title not in headers:
+            raise ValueError(f"{gradebook} has no column {title!r}")
+        result.columns[lesson] = title
+    possible = next((row for row in table[1:] if row and row[0].strip() == "Points Possible"), None)
+    by_key = {(o.lesson, o.student): o for o in outcomes(course, chosen)}
+    seen = set()
+    for row in table[1:]:
+        if len(row) <= id_at or not row[id_at].strip().isdigit() or row is possible:
+            continue
+        student = row[id_at].strip()
+        for lesson, title in result.columns.items():
+            out = by_key.get((lesson, student))
+            if out is None:
+                continue
+            seen.add((lesson, student))
+            at = headers.index(title)
+            while len(row) <= at:
+                row.append("")
+            if not out.has_score:
+                row[at] = ""
+                result.left_empty.append((student, out.name, lesson, _why_empty(out)))
+                continue
+            score = out.score
+            theirs = _float(possible[at]) if possible and len(possible) > at else None
+            if theirs and out.max_score and theirs != out.max_score:
+                score = score * theirs / out.max_score
+                result.scaled[lesson] = (out.max_score, theirs)
+            row[at] = _points(score)
+            result.filled += 1
+    result.not_in_file = sorted((o.student, o.lesson) for o in by_key.values()
+                                if (o.lesson, o.student) not in seen)
+    _write_lms_csv(target, table, bom, newline)
+    return result
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def fill_moodle(course: Course, worksheet: Path, target: Path, lesson: str) -> Filled:
+    """Moodle's grading worksheet for one lesson's assignment with Grade (scaled to its
+    Maximum grade) and Feedback comments filled; rows are matched by Identifier
+    (``Participant <id>``), a row Moodle says cannot be changed is left alone."""
+    table, bom, newline = _read_lms_csv(worksheet)
+    headers = [h.strip() for h in table[0]]
+    for needed in ("Identifier", "Grade"):
+        if needed not in headers:
+            raise ValueError(f"{worksheet}: not Moodle's grading worksheet (no {needed} column)")
+    at = {h: headers.index(h) for h in headers}
+    result = Filled(Path(target), columns={lesson: "Grade"})
+    by_student = {o.student: o for o in outcomes(course, [lesson])}
+    seen = set()
+    for row in table[1:]:
+        match = re.fullmatch(r"\s*Participant\s+(\d+)\s*", row[at["Identifier"]] if row else "")
+        if not match or match[1] not in by_student:
+            continue
+        out = by_student[match[1]]
+        seen.add(out.student)
+        if "Grade can be changed" in at and row[at["Grade can be changed"]].strip().lower() == "no":
+            result.left_empty.append((out.student, out.name, lesson,
+                                      "Moodle says its grade cannot be changed"))
+            continue
+        comment = ""
+        if not out.has_score:
+            row[at["Grade"]] = ""
+            result.left_empty.append((out.student, out.name, lesson, _why_empty(out)))
+        else:
+            most = _float(row[at["Maximum grade"]]) if "Maximum grade" in at else None
+            score = out.score
+            if most and out.max_score and most != out.max_score:
+                score = score * most / out.max_score
+                result.scaled[lesson] = (out.max_score, most)
+            row[at["Grade"]] = _points(score)
+            comment = (f"{_number(out.score)} of {_number(out.max_score)} points"
+                       + (f" (late penalty {_number(out.late_penalty)})" if out.late_penalty
+                          else "") + ". Your feedback page shows what each check found.")
+            result.filled += 1
+        if "Feedback comments" in at and comment:
+            row[at["Feedback comments"]] = comment
+    result.not_in_file = sorted((s, lesson) for s in by_student if s not in seen)
+    _write_lms_csv(target, table, bom, newline)
+    return result

@@ -7,15 +7,20 @@ read: a check's message (``CheckFailed: ... Misconception [id]: ...``), or the k
 their own code raised, never a traceback, and a bare "a hidden test failed" for an ``assert``.
 A learner's code can read a test cell while it runs (an IPython hook, the caller's frame) and
 print it or put it in an error: every line of a hidden block is blanked out of every output.
+The page itself runs no script and fetches nothing (page.py), and a written answer that waits
+for a hand grade reads "not graded yet", never 0 (``NotGradedYet``).
 """
 from __future__ import annotations
 
 import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 
-from . import status
+from . import page, status
 from .course import Course
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
@@ -90,16 +95,96 @@ class HideTests(NbGraderPreprocessor):
         return cell, resources
 
 
-def feedback(course: Course, lesson: str) -> list:
-    """Write feedback/<student>/<lesson>/<lesson>.html for every graded submission."""
-    api = course.api(GenerateFeedback={"preprocessors": [GetGrades, HideTests,
-                                                         CSSHTMLHeaderPreprocessor]})
-    pages = []
-    for (_, student), row in sorted(status.read(course, lesson).items()):
-        if row["status"] not in (status.GRADED, status.MANUAL):
+class NotGradedYet(NbGraderPreprocessor):
+    """Marks each graded cell that waits for a hand grade (no manual score, nbgrader asks for
+    one), so the page says "not graded yet" there instead of nbgrader's 0, and the total says
+    how many points wait; and hands the page its content security policy."""
+
+    def preprocess(self, nb, resources):
+        from nbgrader.api import Gradebook
+
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:
+            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"],
+                                                   info["student"])
+            waiting = {g.name: g.max_score for g in notebook.grades
+                       if g.manual_score is None and g.needs_manual_grade}
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade") and meta.get("grade_id") in waiting:
+                meta["not_graded"] = True
+        resources["autograd_lab"] = {"awaiting_points": sum(waiting.values()), "csp": page.CSP}
+        return nb, resources
+
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass
+class Written:
+    pages: list[Path] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)      # students whose hand grades are due
+    partial: list[str] = field(default_factory=list)      # written with answers not graded yet
+    zip: Path | None = None
+    not_in_zip: list[tuple[str, str]] = field(default_factory=list)   # student, why
+
+
+def feedback(course: Course, lesson: str, *, partial: bool = False,
+             students: list[str] | None = None) -> Written:
+    """Write feedback/<student>/<lesson>/<lesson>.html for every graded submission. One whose
+    written answers wait for a hand grade waits too (listed), unless `partial`: its page then
+    says "not graded yet" for them."""
+    from .export import outcomes
+
+    api = course.api(
+        GenerateFeedback={"preprocessors": [GetGrades, NotGradedYet, HideTests, page.SafeOutputs,
+                                            CSSHTMLHeaderPreprocessor]},
+        # (nbgrader's API names the template "feedback" whatever it is told: this package's
+        # template of that name is found first, and nbgrader's own is off the search path)
+        HTMLExporter={"extra_template_basedirs": [str(TEMPLATES)],
+                      "filters": {"safe_markdown": page.safe_markdown,
+                                  "clean_learner_html": page.clean}})
+    written = Written()
+    for out in outcomes(course, [lesson]):
+        if students and out.student not in students:
             continue
-        result = api.generate_feedback(lesson, student, force=True)
+        if out.status == status.MANUAL:
+            if not partial:
+                written.waiting.append(out.student)
+                continue
+            written.partial.append(out.student)
+        elif out.status != status.GRADED:
+            continue
+        result = api.generate_feedback(lesson, out.student, force=True)
         if not result["success"]:
-            raise RuntimeError(f"feedback for {student} failed:\n{result.get('log', '')}")
-        pages.append(course.directory("feedback") / student / lesson / f"{lesson}.html")
-    return pages
+            raise RuntimeError(f"feedback for {out.student} failed:\n{result.get('log', '')}")
+        written.pages.append(course.directory("feedback") / out.student / lesson
+                             / f"{lesson}.html")
+    return written
+
+
+def moodle_zip(course: Course, lesson: str, pages: list[Path], path: Path) -> Written:
+    """The pages as Moodle's "upload multiple feedback files in a zip" reads them: each named
+    with the learner's download prefix, ``<Full Name>_<participant id>_``, then
+    ``assignsubmission_file_<lesson>-feedback.html``."""
+    from .lms import moodle_prefix
+    from .roster import names
+
+    known = names(course)
+    result = Written(zip=Path(path))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for page_path in pages:
+            student = page_path.parent.parent.name
+            if not student.isdigit():
+                result.not_in_zip.append((student, "not a Moodle participant id"))
+                continue
+            if not known.get(student):
+                result.not_in_zip.append((student, "no name (collect a Moodle download or "
+                                                   "read its worksheet with `roster` first)"))
+                continue
+            name = (f"{moodle_prefix(known[student], student)}assignsubmission_file_"
+                    f"{lesson}-feedback.html")
+            archive.write(page_path, name)
+            result.pages.append(page_path)
+    return result

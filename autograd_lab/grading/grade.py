@@ -53,6 +53,7 @@ class Options:
     shard: Shard = Shard()
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
     warm: bool = True             # kernels forked from a warm server where it can run (warm.py)
+    students: tuple[str, ...] = ()  # only these learners, graded again whatever they were
 
     def __post_init__(self):
         # (a negative --jobs would start nothing and wait for ever)
@@ -106,16 +107,21 @@ def plan(course: Course, lesson: str, options: Options):
         known = {s.id for s in gb.students}
     submitted = set(course.students_with(lesson))
     previous = status.read(course, lesson)
+    if options.students:
+        unknown = sorted(set(options.students) - known - submitted)
+        if unknown:
+            raise ValueError(f"no learner {', '.join(unknown)} in the gradebook or in "
+                             f"submitted/ for {lesson}")
     todo, rows, skipped = [], [], []
     for student in sorted(known | submitted):
-        if student not in options.shard:
+        if student not in options.shard or (options.students and student not in options.students):
             continue
         if student not in submitted:
             rows.append(dict(lesson=lesson, student=student, status=status.MISSING,
                              reason="no submission", score=None, max_score=None, seconds=None))
             continue
         before = previous.get((lesson, student))
-        if (not options.force and before and before["status"] in (status.GRADED, status.MANUAL)
+        if (not options.force and not options.students and before and before["status"] in (status.GRADED, status.MANUAL)
                 and _last_change(course.submission(lesson, student))
                 <= before["graded_at"].replace(tzinfo=timezone.utc).timestamp()):
             skipped.append(student)
@@ -126,18 +132,22 @@ def plan(course: Course, lesson: str, options: Options):
 
 def grade(course: Course, lesson: str, options: Options = Options(),
           on_start: Callable[[int, list[str]], None] = lambda total, skipped: None,
-          on_done: Callable[[dict], None] = lambda row: None) -> list[dict]:
+          on_done: Callable[[dict], None] = lambda row: None,
+          on_running: Callable[[list], None] = lambda running: None) -> list[dict]:
     """Grade every submission of `lesson` in the shard; returns a status row per submission
     graded (or found missing) by this run, and records them in the gradebook. on_start gets
-    how many will be graded, and who was skipped (graded before, unchanged since)."""
+    how many will be graded, and who was skipped (graded before, unchanged since); on_running,
+    about once a second, (student, seconds so far) of those being graded, longest first."""
     todo, rows, skipped = plan(course, lesson, options)
     status.record(course, rows)
     on_start(len(todo), skipped)
-    return rows + run(course, [(lesson, student) for student in todo], options, on_done)
+    return rows + run(course, [(lesson, student) for student in todo], options, on_done,
+                      on_running)
 
 
 def run(course: Course, submissions: list[tuple[str, str]], options: Options = Options(),
-        on_done: Callable[[dict], None] = lambda row: None) -> list[dict]:
+        on_done: Callable[[dict], None] = lambda row: None,
+        on_running: Callable[[list], None] = lambda running: None) -> list[dict]:
     """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
     their status rows."""
     context = multiprocessing.get_context("forkserver")
@@ -157,10 +167,10 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                 socket = server.ready()
             except warm.Unavailable as error:
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
-        return _run(course, submissions, options, context, socket, on_done)
+        return _run(course, submissions, options, context, socket, on_done, on_running)
 
 
-def _run(course, submissions, options, context, server, on_done):
+def _run(course, submissions, options, context, server, on_done, on_running):
     jobs = options.jobs or default_jobs()
     limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     waiting = list(reversed(submissions))
@@ -175,6 +185,9 @@ def _run(course, submissions, options, context, server, on_done):
             process.start()
             send.close()
             running[receive] = (process, lesson, student, time.monotonic())
+        now = time.monotonic()
+        on_running(sorted(((student, now - started) for _, _, student, started
+                           in running.values()), key=lambda item: -item[1]))
         # a pipe is ready when its process sent its row, or died without one (end of file)
         ready = wait(list(running), timeout=1.0)
         now = time.monotonic()

@@ -15,9 +15,7 @@ like it. The lessons are in `notebooks/`, one folder each, in order.
 
 ## Open it
 
-- In the browser: open this repository on Binder (the `binder/` folder sets it up), then
-  `notebooks/<lesson>/<lesson>.ipynb`.
-- On your machine (Python 3.11 or newer):
+{binder}- On your machine (Python 3.11 or newer):
 
       python -m venv .venv
       .venv/bin/pip install -e '.[course]'
@@ -30,6 +28,60 @@ its message: when a check fails it says what it expected, what it found, and whi
 misconception that usually means. The Validate button runs every check before you hand in.
 Hand in the notebook file itself, keeping its name.
 """
+
+BINDER = """\
+- In the browser, with nothing to install: [![Launch on Binder]\
+(https://mybinder.org/badge_logo.svg)]({link}) opens the first lesson. Binder throws its
+  copy away when you close the tab or leave it idle: **download your notebook** (File >
+  Download) before you go, and upload it again next time (the upload button in the file
+  browser). Lessons:
+{lessons}
+"""
+
+GITIGNORE = """\
+# what Jupyter and Python leave behind: never part of the course
+.ipynb_checkpoints/
+__pycache__/
+*.pyc
+*.egg-info/
+.venv/
+build/
+"""
+
+# the learners' pyproject.toml: the engine and what its notebooks need, no instructor command
+# (`autograd-lab` needs the grading package, which learners do not get)
+LEARNER_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "autograd-lab"
+version = "{version}"
+description = "{description}"
+readme = "README.md"
+requires-python = "{python}"
+dependencies = [{dependencies}]
+
+[project.optional-dependencies]
+course = [{course}]
+
+[tool.setuptools.packages.find]
+include = ["autograd_lab*"]
+"""
+# what the learners' course extra keeps of the instructor's
+_LEARNER_TOOLS = ("jupyterlab", "nbgrader", "matplotlib", "ipywidgets")
+MARK = ".autograd-lab-student-repo"      # a repository student-repo wrote (and may update)
+
+
+def binder_link(owner_repo: str, lesson: str, ref: str = "HEAD") -> str:
+    """Binder's launch link opening a lesson's notebook in JupyterLab."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", owner_repo or ""):
+        raise ValueError(f"--binder takes OWNER/REPO (the learners' GitHub repository), "
+                         f"not {owner_repo!r}")
+    return (f"https://mybinder.org/v2/gh/{owner_repo}/{ref}"
+            f"?urlpath=lab/tree/notebooks/{lesson}/{lesson}.ipynb")
+
 
 # what a released file must never contain
 _SECRETS = re.compile(r"BEGIN (HIDDEN TESTS|SOLUTION)|END (HIDDEN TESTS|SOLUTION)")
@@ -44,12 +96,71 @@ def release(course: Course, lessons: list[str] | None = None):
         yield lesson, result["success"], result.get("log", "") + (result.get("error") or "")
 
 
-def student_repo(course: Course, dest: Path) -> list[Path]:
-    """Write the learners' repository to dest; returns the files written. Refuses (ValueError)
-    when anything in it would hold a solution or a hidden test."""
+def _learner_pyproject(root: Path) -> str:
+    """The learners' pyproject.toml, from the course's (or, in a course folder without one,
+    from the installed autograd-lab's metadata)."""
+    import tomllib
+
+    quote = lambda items: ", ".join(f'"{i}"' for i in items)
+    source = next((p for p in (root / "pyproject.toml",
+                               Path(__file__).resolve().parents[2] / "pyproject.toml")
+                   if p.is_file()), None)
+    if source is not None:
+        project = tomllib.loads(source.read_text())["project"]
+        course = project.get("optional-dependencies", {}).get("course", [])
+        fields = dict(version=project["version"], description=project["description"],
+                      python=project["requires-python"], dependencies=project["dependencies"])
+    else:
+        from importlib import metadata
+
+        meta = metadata.metadata("autograd-lab")
+        requires = metadata.requires("autograd-lab") or []
+        course = [r.split(";")[0].strip() for r in requires if 'extra == "course"' in r]
+        fields = dict(version=meta["Version"], description=meta["Summary"],
+                      python=meta["Requires-Python"],
+                      dependencies=[r for r in requires if ";" not in r])
+    course = [r for r in course if re.split(r"[<>=\[ ]", r, maxsplit=1)[0] in _LEARNER_TOOLS]
+    return LEARNER_PYPROJECT.format(version=fields["version"],
+                                    description=fields["description"],
+                                    python=fields["python"],
+                                    dependencies=quote(fields["dependencies"]),
+                                    course=quote(course))
+
+
+def _git(dest: Path, *args: str) -> str:
+    import subprocess
+
+    identity = []
+    for key, fallback in (("user.name", "autograd-lab"), ("user.email", "autograd-lab@localhost")):
+        found = subprocess.run(["git", "-C", str(dest), "config", key], capture_output=True,
+                               text=True).stdout.strip()
+        if not found:
+            identity += ["-c", f"{key}={fallback}"]
+    return subprocess.run(["git", *identity, "-C", str(dest), *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def student_repo(course: Course, dest: Path, *, binder: str | None = None,
+                 lessons: list[str] | None = None) -> list[Path]:
+    """Write the learners' repository to dest, a git repository (one commit a release); returns
+    the files written. `lessons`: only these (run again with more for a weekly release: the
+    lessons already there stay). Refuses (ValueError) when anything in it would hold a
+    solution or a hidden test, and a non-empty dest it did not write."""
     dest = Path(dest)
-    if dest.exists() and any(dest.iterdir()):
-        raise ValueError(f"{dest} is not empty")
+    released = course.directory("release")
+    known = sorted(p.name for p in released.iterdir() if (p / f"{p.name}.ipynb").is_file())
+    unknown = [l for l in lessons or [] if l not in known]
+    if unknown:
+        raise ValueError(f"not released: {', '.join(unknown)} (released: {', '.join(known)})")
+    update = dest.is_dir() and (dest / MARK).is_file() and (dest / ".git").is_dir()
+    if dest.exists() and any(dest.iterdir()) and not update:
+        raise ValueError(f"{dest} is not empty, nor a learners' repository written by "
+                         "student-repo")
+    before = sorted(p.name for p in (dest / "notebooks").iterdir()) if update else []
+    chosen = sorted(set(before) | set(lessons or known))
+    if update:
+        for name in ("autograd_lab", "notebooks", "binder"):
+            shutil.rmtree(dest / name, ignore_errors=True)
     dest.mkdir(parents=True, exist_ok=True)
     root = course.root
     # the package without its grading side: learners need the engine and the checks
@@ -59,17 +170,35 @@ def student_repo(course: Course, dest: Path) -> list[Path]:
         package = Path(autograd_lab.__file__).parent
     shutil.copytree(package, dest / "autograd_lab",
                     ignore=shutil.ignore_patterns("grading", "__pycache__", "*.pyc"))
-    shutil.copytree(course.directory("release"), dest / "notebooks", ignore=_SKIP)
+    for lesson in chosen:
+        shutil.copytree(released / lesson, dest / "notebooks" / lesson, ignore=_SKIP)
     if (root / "binder").is_dir():
         shutil.copytree(root / "binder", dest / "binder", ignore=_SKIP)
-    for name in ("pyproject.toml", "LICENSE", "nbgrader_config.py"):
+    for name in ("LICENSE", "nbgrader_config.py"):
         if (root / name).is_file():
             shutil.copy2(root / name, dest / name)
-    (dest / "README.md").write_text(LEARNER_README)
-    written = sorted(p for p in dest.rglob("*") if p.is_file())
+    (dest / "pyproject.toml").write_text(_learner_pyproject(root))
+    (dest / ".gitignore").write_text(GITIGNORE)
+    (dest / MARK).write_text("written by `autograd-lab student-repo`; run it again to add "
+                             "lessons\n")
+    badge = ""
+    if binder:
+        lines = "\n".join(f"  [{l}]({binder_link(binder, l)})" + ("," if i < len(chosen) - 1
+                                                                   else ".")
+                          for i, l in enumerate(chosen))
+        badge = BINDER.format(link=binder_link(binder, chosen[0]), lessons=lines)
+    (dest / "README.md").write_text(LEARNER_README.format(binder=badge))
+    written = sorted(p for p in dest.rglob("*") if p.is_file() and ".git" not in p.parts)
     leaks = [str(p.relative_to(dest)) for p in written
              if _SECRETS.search(p.read_text(errors="ignore"))]
     if leaks:
         shutil.rmtree(dest)
         raise ValueError(f"solutions or hidden tests would be handed out in: {', '.join(leaks)}")
+    if not update:
+        _git(dest, "init", "-q", "-b", "main")
+    _git(dest, "add", "-A")
+    if _git(dest, "status", "--porcelain").strip():
+        added = [l for l in chosen if l not in before]
+        _git(dest, "commit", "-q", "-m", ("Lessons " if len(added) > 1 else "Lesson ")
+             + ", ".join(added) if added else "Update the course")
     return written

@@ -1,10 +1,14 @@
-"""What the class misunderstood: per exercise, how many learners passed and how many showed each
-named misconception.
+"""What the class misunderstood, for a slide: per exercise, the share of the learners who handed
+in that passed it, that showed each named misconception, that got it wrong otherwise, that did
+not attempt it, and whose submission could not be graded.
 
 A check that fails ends its message with a machine-readable line, ``Misconception [<id>]: ...``
 (autograd_lab/checks). The report reads it from the error outputs of each test cell of every
-graded submission (autograded/), and the points from the gradebook. A learner counts once per
-exercise and misconception.
+graded submission (autograded/), the points from the gradebook, and who handed in from
+export's outcomes (the roster included). Each learner is counted once per exercise, in one
+category (the first misconception their check named), so an exercise's shares add up to 100%.
+Misconceptions are shown by a human name (the opening of the course's own explanation of it),
+never by their id alone.
 """
 from __future__ import annotations
 
@@ -19,35 +23,71 @@ from . import status
 from .course import Course
 
 MISCONCEPTION = re.compile(r"Misconception \[([a-z0-9-]+)\]")
+_STUB = re.compile(r"raise NotImplementedError|YOUR (CODE|ANSWER) HERE")
 
 
 @dataclass
 class Exercise:
     name: str                      # the test cell's grade_id
     passed: int = 0
-    failed: int = 0
+    failed: int = 0                # graded, not passed (not attempted included)
+    not_attempted: int = 0         # its answer cell still as released
     learners: dict[str, set[str]] = field(default_factory=dict)   # misconception -> students
+    first: Counter = field(default_factory=Counter)                 # misconception -> learners
+                                                                   # for whom it came first
 
     @property
     def misconceptions(self) -> Counter:
         """How many learners showed each misconception."""
         return Counter({m: len(students) for m, students in self.learners.items()})
 
+    @property
+    def other_wrong(self) -> int:
+        return self.failed - self.not_attempted - sum(self.first.values())
+
+    @property
+    def title(self) -> str:
+        return re.sub(r"^test[_ ]", "", self.name).replace("_", " ")
+
 
 @dataclass
 class Report:
     lesson: str
-    learners: int
+    learners: int                  # graded (including those waiting for a hand grade)
     exercises: list[Exercise]
+    could_not_grade: int = 0       # handed in, failed before or during grading
+    missing: int = 0
+    waiting: int = 0               # handed in, not graded yet
+
+    @property
+    def handed_in(self) -> int:
+        return self.learners + self.could_not_grade + self.waiting
+
+    def share(self, n: int) -> float:
+        return 100.0 * n / self.handed_in if self.handed_in else 0.0
 
 
 def titles() -> dict[str, str]:
-    """The misconceptions' titles, when the course has its checks registry."""
+    """The misconceptions' explanations, when the course has its checks registry."""
     try:
         from autograd_lab.checks import MISCONCEPTIONS
     except ImportError:
         return {}
     return dict(MISCONCEPTIONS)
+
+
+def human_name(misconception: str, explanations: dict[str, str] | None = None,
+               width: int = 60) -> str:
+    """A misconception as a person reads it: the first clause of the course's explanation,
+    cut at a word near `width`; the id in words where the course has none."""
+    text = (explanations if explanations is not None else titles()).get(misconception)
+    if not text:
+        words = misconception.replace("-", " ")
+        return words[:1].upper() + words[1:]
+    first = re.split(r"(?<=[.!?;:])\s", text.replace("`", ""), maxsplit=1)[0].rstrip(".;:")
+    if len(first) > width:
+        first = first[:width].rsplit(" ", 1)[0] + "…"
+    return first
 
 
 def _errors(cell) -> str:
@@ -56,52 +96,113 @@ def _errors(cell) -> str:
 
 
 def report(course: Course, lesson: str) -> Report:
-    graded = [student for (_, student), row in status.read(course, lesson).items()
-              if row["status"] in (status.GRADED, status.MANUAL)]
+    from .export import outcomes
+
+    found = outcomes(course, [lesson])
+    graded = sorted(o.student for o in found if o.status in (status.GRADED, status.MANUAL))
+    result = Report(lesson, len(graded), [],
+                    could_not_grade=sum(o.status == status.FAILED for o in found),
+                    missing=sum(o.status == status.MISSING for o in found),
+                    waiting=sum(o.status == status.UNGRADED for o in found))
     exercises: dict[str, Exercise] = {}
     with course.gradebook() as gb:
         notebook = gb.find_assignment(lesson).notebooks[0].name
-        for student in sorted(graded):
+        for student in graded:
             path = course.directory("autograded") / student / lesson / f"{notebook}.ipynb"
             nb = nbformat.read(path, as_version=4)
+            answers = []          # the answer cells since the last test cell
             for cell in nb.cells:
                 meta = cell.metadata.get("nbgrader", {})
+                if meta.get("solution") and cell.cell_type == "code":
+                    answers.append(cell.source)
                 if not meta.get("grade") or meta.get("solution") or cell.cell_type != "code":
                     continue
                 name = meta["grade_id"]
                 exercise = exercises.setdefault(name, Exercise(name))
                 grade = gb.find_grade(name, notebook, lesson, student)
+                shown = MISCONCEPTION.findall(_errors(cell))
+                for misconception in shown:
+                    exercise.learners.setdefault(misconception, set()).add(student)
                 if grade.score is not None and grade.score >= grade.max_score:
                     exercise.passed += 1
                 else:
                     exercise.failed += 1
-                for misconception in MISCONCEPTION.findall(_errors(cell)):
-                    exercise.learners.setdefault(misconception, set()).add(student)
-    return Report(lesson, len(graded), list(exercises.values()))
+                    if answers and all(_STUB.search(a) for a in answers):
+                        exercise.not_attempted += 1
+                    elif shown:
+                        exercise.first[shown[0]] += 1
+                answers = []
+    result.exercises = list(exercises.values())
+    return result
 
 
-def write_figure(result: Report, path: Path) -> Path:
-    """A horizontal bar chart: per exercise, learners who passed and per misconception."""
+_COLORS = {"passed": "#3a7d44", "other": "#b0413e", "not attempted": "#c9c9c9",
+           "could not be graded": "#5b5b5b"}
+_MISCONCEPTION_COLORS = ["#e07a1f", "#f2b134", "#b5651d", "#d95d39", "#f4d35e", "#8c4f2b",
+                         "#ee964b", "#c06014"]
+
+
+def segments(result: Report, explanations: dict[str, str] | None = None):
+    """Per exercise, [(category, learners)] in the order they are drawn; every learner who
+    handed in is in one category."""
+    explanations = titles() if explanations is None else explanations
+    rows = []
+    for exercise in result.exercises:
+        parts = [("passed", exercise.passed)]
+        parts += [(human_name(m, explanations), n) for m, n in exercise.first.most_common()]
+        parts += [("other wrong answer", exercise.other_wrong),
+                  ("not attempted", exercise.not_attempted),
+                  ("could not be graded", result.could_not_grade + result.waiting)]
+        rows.append((exercise, [(c, n) for c, n in parts if n]))
+    return rows
+
+
+def write_figure(result: Report, path: Path, explanations: dict[str, str] | None = None) -> Path:
+    """One stacked bar per exercise, 0-100% of the learners who handed in: passed, each
+    misconception by its human name, other wrong answers, not attempted, could not be graded."""
     from matplotlib.figure import Figure     # no pyplot: no GUI backend, Agg renders the PNG
 
-    labels, values, colors = [], [], []
-    for exercise in result.exercises:
-        labels.append(f"{exercise.name}: passed")
-        values.append(exercise.passed)
-        colors.append("#4c9a5f")
-        for misconception, n in exercise.misconceptions.most_common():
-            labels.append(f"    [{misconception}]")
-            values.append(n)
-            colors.append("#c8553d")
-    figure = Figure(figsize=(8, 0.4 * len(labels) + 1.2), layout="constrained")
+    rows = segments(result, explanations)
+    names = [c for _, parts in rows for c, _ in parts]
+    misconceptions = [c for c in dict.fromkeys(names)
+                      if c not in ("passed", "other wrong answer", "not attempted",
+                                   "could not be graded")]
+    colors = {"other wrong answer": _COLORS["other"], **_COLORS}
+    colors.update({m: _MISCONCEPTION_COLORS[i % len(_MISCONCEPTION_COLORS)]
+                   for i, m in enumerate(misconceptions)})
+    figure = Figure(figsize=(11, 1.0 * max(len(rows), 1) + 2.6), layout="constrained")
     axes = figure.add_subplot()
-    bars = axes.barh(range(len(labels)), values, color=colors)
-    axes.bar_label(bars, padding=3)
-    axes.set_yticks(range(len(labels)), labels)
+    drawn = set()
+    for y, (exercise, parts) in enumerate(rows):
+        left = 0.0
+        for category, n in parts:
+            width = result.share(n)
+            bar = axes.barh(y, width, left=left, color=colors[category], edgecolor="white",
+                            label=category if category not in drawn else None)
+            drawn.add(category)
+            if width >= 7:
+                axes.bar_label(bar, labels=[f"{width:.0f}%"], label_type="center", fontsize=11,
+                               color="black" if category == "not attempted" else "white")
+            left += width
+    axes.set_yticks(range(len(rows)), [e.title for e, _ in rows], fontsize=12)
     axes.invert_yaxis()
-    axes.set_xlabel("learners")
-    axes.set_xlim(0, max(result.learners, 1) * 1.1)
-    axes.set_title(f"{result.lesson}: {result.learners} learners graded")
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("% of the learners who handed in", fontsize=11)
+    for side in ("top", "right"):
+        axes.spines[side].set_visible(False)
+    title = f"{result.lesson}: {result.handed_in} handed in"
+    if result.could_not_grade or result.waiting:
+        title += f" ({result.could_not_grade + result.waiting} could not be graded)"
+    if result.missing:
+        title += f", {result.missing} did not hand in"
+    axes.set_title(title, fontsize=14, loc="left")
+    order = ["passed", *misconceptions, "other wrong answer", "not attempted",
+             "could not be graded"]
+    handles, labels = axes.get_legend_handles_labels()
+    ranked = sorted(zip(handles, labels), key=lambda hl: order.index(hl[1]))
+    if ranked:
+        figure.legend([h for h, _ in ranked], [l for _, l in ranked], loc="outside lower center",
+                      ncols=2, fontsize=11, frameon=False)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=150)

@@ -16,6 +16,8 @@ from sqlalchemy import (Column, DateTime, Float, MetaData, String, Table, Text, 
 from sqlalchemy.exc import DBAPIError
 
 GRADED, FAILED, MISSING, MANUAL = "graded", "failed", "missing", "needs manual grading"
+# (never stored: what export says of a submission collected and not graded since)
+UNGRADED = "not graded yet"
 
 _metadata = MetaData()
 submissions = Table(
@@ -75,3 +77,41 @@ def read(course, lesson: str | None = None) -> dict[tuple[str, str], dict]:
         rows = {(r.lesson, r.student): dict(r._mapping) for r in db.execute(query)}
     engine.dispose()
     return rows
+
+
+# What collect could not place, for a learner and lesson it could still name (a file over the
+# size limit, several notebooks): the learner is then `failed` with that reason, not `missing`,
+# until a submission of theirs is placed.
+refusals = Table(
+    "autograd_lab_refusal", _metadata,
+    Column("lesson", String(128), primary_key=True),
+    Column("student", String(128), primary_key=True),
+    Column("reason", Text, nullable=False),
+    Column("at", DateTime, nullable=False),
+)
+
+
+def record_refusals(course, refused: dict[tuple[str, str], str],
+                    done: list[tuple[str, str]] = ()) -> None:
+    """Keep collect's refusals {(lesson, student): why}; forget those of `done` (placed or
+    unchanged since)."""
+    if not refused and not done:
+        return
+    engine = _engine(course)
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    with engine.begin() as db:
+        for lesson, student in list(refused) + list(done):
+            db.execute(delete(refusals).where(refusals.c.lesson == lesson,
+                                              refusals.c.student == student))
+        for (lesson, student), reason in refused.items():
+            db.execute(refusals.insert().values(lesson=lesson, student=student, reason=reason,
+                                                at=now))
+    engine.dispose()
+
+
+def read_refusals(course) -> dict[tuple[str, str], str]:
+    engine = _engine(course)
+    with engine.connect() as db:
+        found = {(r.lesson, r.student): r.reason for r in db.execute(select(refusals))}
+    engine.dispose()
+    return found

@@ -1,0 +1,154 @@
+"""A feedback page a learner's notebook cannot turn into a program, and that needs no network.
+
+Everything on the page but the course's own frame came from the learner: outputs (HTML,
+Markdown, SVG, JavaScript, widgets), written answers in Markdown (raw HTML passes through
+Markdown), even image data. So:
+  - every output is reduced to text, sanitised HTML or an image from data the page holds
+    (``SafeOutputs``); JavaScript and widget outputs are dropped with a note, SVG is shown
+    through an ``<img>`` (an image runs no script and loads nothing);
+  - Markdown (written answers, the lesson's text, Markdown outputs) goes through
+    ``safe_markdown``: rendered, then cleaned by an allowlist (no script, no event handler,
+    no style, no frame or form; images only from ``data:``);
+  - math is rendered here, to MathML (latex2mathml), which Chromium and Firefox draw without a
+    script: the page loads no MathJax from the internet;
+  - the page's content security policy runs no script and fetches nothing
+    (``default-src 'none'``; images from data: only; the page's own inline styles).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+
+import bleach
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; "
+       "base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'")
+
+_TAGS = {"a", "abbr", "b", "blockquote", "br", "caption", "code", "col", "colgroup", "dd", "del",
+         "details", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
+         "ins", "kbd", "li", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub",
+         "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var"}
+_MATHML = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub",
+           "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable",
+           "mtr", "mtd", "mstyle", "mpadded", "mphantom", "menclose", "semantics",
+           "annotation"}
+_MATHML_ATTRS = ["xmlns", "display", "mathvariant", "stretchy", "fence", "separator", "lspace",
+                 "rspace", "accent", "accentunder", "columnalign", "rowalign", "linethickness",
+                 "width", "height", "depth", "minsize", "maxsize", "symmetric", "movablelimits",
+                 "scriptlevel", "displaystyle", "notation", "encoding", "form"]
+_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=\s]*$")
+
+
+def _attribute(tag, name, value):
+    if name in ("class", "title", "colspan", "rowspan", "align", "alt", "open"):
+        return True
+    if tag == "a" and name == "href":           # a link fetches nothing until it is clicked
+        return value.startswith(("https://", "http://", "mailto:", "#"))
+    if tag == "img" and name == "src":   # never a remote image (it would be fetched); an
+        # SVG shown as an image runs no script and loads nothing
+        return bool(_IMAGE.match(value))
+    if tag in ("th", "td") and name in ("scope",):
+        return True
+    if tag in _MATHML:
+        return name in _MATHML_ATTRS
+    return False
+
+
+_CLEANER = bleach.Cleaner(tags=_TAGS | _MATHML, attributes=_attribute,
+                          protocols=["http", "https", "mailto", "data"], strip=True,
+                          strip_comments=True)
+
+
+def clean(markup: str) -> str:
+    """HTML a learner wrote, as markup that runs nothing and fetches nothing."""
+    # an image whose source was dropped (remote, or not an image) says so, in words
+    return re.sub(r"<img(?![^>]*\ssrc=)[^>]*>", "[an image from outside this page, not shown]",
+                  _CLEANER.clean(markup))
+
+
+_MATH = re.compile(r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i2>.+?)\\\)|"
+                   r"(?<![\\$\w])\$(?!\s)(?P<i1>[^$\n]+?)(?<!\s)\$(?!\w)", re.DOTALL)
+
+
+def mathml(latex: str, display: bool = False) -> str:
+    """LaTeX as MathML, cleaned; as escaped code where it cannot be converted."""
+    try:
+        from latex2mathml.converter import convert
+
+        return clean(convert(latex.strip(), display="block" if display else "inline"))
+    except Exception:       # a learner's LaTeX can be anything: show it as it was written
+        return f"<code>{html.escape(latex)}</code>"
+
+
+def safe_markdown(source) -> str:
+    """Markdown to HTML that runs nothing and fetches nothing, its math as MathML."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    source = "".join(source) if isinstance(source, list) else str(source or "")
+    found = []
+
+    def hold(match):
+        display = match["d1"] is not None or match["d2"] is not None
+        latex = next(g for g in (match["d1"], match["d2"], match["i2"], match["i1"]) if g)
+        found.append(mathml(latex, display))
+        return f"MATHPLACEHOLDER{len(found) - 1}END"
+
+    rendered = clean(markdown2html_mistune(_MATH.sub(hold, source)))
+    return re.sub(r"MATHPLACEHOLDER(\d+)END", lambda m: found[int(m[1])], rendered)
+
+
+def _base64(value) -> str | None:
+    value = "".join(value) if isinstance(value, list) else str(value)
+    try:
+        base64.b64decode(value, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    return value if re.fullmatch(r"[A-Za-z0-9+/=\s]*", value) else None
+
+
+def safe_data(data: dict) -> dict:
+    """An output's MIME bundle reduced to what the page can show safely: text/plain,
+    sanitised text/html (HTML, Markdown, LaTeX and SVG become that) and base64 images."""
+    def text(key):
+        value = data[key]
+        return "".join(value) if isinstance(value, list) else str(value)
+
+    out = {}
+    if "text/plain" in data:
+        out["text/plain"] = text("text/plain")
+    for mime in ("image/png", "image/jpeg"):
+        if mime in data and _base64(data[mime]) is not None:
+            out[mime] = _base64(data[mime])
+            return out
+    if "image/svg+xml" in data:
+        encoded = base64.b64encode(text("image/svg+xml").encode()).decode()
+        out["text/html"] = f'<img alt="a drawing" src="data:image/svg+xml;base64,{encoded}">'
+    elif "text/html" in data:
+        out["text/html"] = clean(text("text/html"))
+    elif "text/markdown" in data:
+        out["text/html"] = safe_markdown(text("text/markdown"))
+    elif "text/latex" in data:
+        latex = text("text/latex").strip().strip("$")
+        out["text/html"] = mathml(latex, display=True)
+    if not out and data:
+        out["text/plain"] = f"[an output this page does not show: {', '.join(sorted(data))}]"
+    return out
+
+
+class SafeOutputs(NbGraderPreprocessor):
+    """Every output of every cell as safe_data; no widget state, no attachments."""
+
+    def preprocess(self, nb, resources):
+        nb.metadata.pop("widgets", None)
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        cell.pop("attachments", None)
+        for output in cell.get("outputs", []):
+            if "data" in output:
+                output["data"] = safe_data(output["data"])
+                output["metadata"] = {}
+        return cell, resources

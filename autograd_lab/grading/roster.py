@@ -1,0 +1,141 @@
+"""Who is in the class: read from the LMS's own file, kept in nbgrader's Student table.
+
+A learner on the roster who hands nothing in is ``missing`` in every export, instead of not
+being there at all. Three files are read, recognised by their headers (a real export may
+carry more columns, so columns are found by name, never by position):
+  - Canvas's gradebook export: ``Student`` (``Last, First``) and ``ID`` (the Canvas user id, the
+    number in its submission file names); its ``Points Possible`` row and any row without an
+    id (the read-only marker row) are not learners;
+  - Moodle's grading worksheet: ``Identifier`` (``Participant <id>``), ``Full name``,
+    ``Email address``;
+  - a plain CSV with ``id`` and ``name`` (``email`` optional), for anything else.
+The LMS's id is the student id (the folder under submitted/), and nbgrader's ``lms_user_id``
+too; names are kept as written (NFC), never turned into ids.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import lms
+from .course import Course
+
+
+@dataclass(frozen=True)
+class Learner:
+    student: str
+    name: str
+    email: str = ""
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict]]:
+    with Path(path).open(newline="", encoding="utf-8-sig") as f:   # Canvas writes a BOM
+        reader = csv.DictReader(f)
+        return [h.strip() for h in reader.fieldnames or []], list(reader)
+
+
+def _column(headers: list[str], *names: str) -> str | None:
+    lowered = {h.strip().lower(): h for h in headers}
+    for name in names:
+        if name.lower() in lowered:
+            return lowered[name.lower()]
+    return None
+
+
+def read(path: Path) -> tuple[str, list[Learner]]:
+    """(which file it is, its learners); ValueError when it is none of the three."""
+    headers, rows = _read_csv(path)
+    rows = [{(k or "").strip(): (v or "") for k, v in row.items()} for row in rows]
+    learners = []
+    if _column(headers, "Student") and _column(headers, "ID"):
+        for row in rows:
+            student, name = row.get("ID", "").strip(), row.get("Student", "").strip()
+            if not student.isdigit() or name.startswith("Points Possible"):
+                continue
+            learners.append(Learner(student, lms.nfc(name), row.get("SIS Login ID", "").strip()
+                                    if "@" in row.get("SIS Login ID", "") else ""))
+        return "canvas gradebook", learners
+    if _column(headers, "Identifier") and _column(headers, "Full name"):
+        for row in rows:
+            match = re.fullmatch(r"\s*Participant\s+(\d+)\s*", row.get("Identifier", ""))
+            if match:
+                learners.append(Learner(match[1], lms.nfc(row.get("Full name", "").strip()),
+                                        row.get("Email address", "").strip()))
+        return "moodle grading worksheet", learners
+    id_column, name_column = _column(headers, "id"), _column(headers, "name")
+    if id_column and name_column:
+        email_column = _column(headers, "email")
+        for row in rows:
+            student = lms.nfc(row.get(id_column, "").strip())
+            if student:
+                learners.append(Learner(student, lms.nfc(row.get(name_column, "").strip()),
+                                        row.get(email_column, "").strip() if email_column else ""))
+        return "id,name list", learners
+    raise ValueError(f"{path}: not a Canvas gradebook export (Student, ID), a Moodle grading "
+                     "worksheet (Identifier, Full name) or a CSV with id and name columns; "
+                     f"its columns: {', '.join(headers)}")
+
+
+def _split(name: str) -> tuple[str | None, str | None]:
+    """nbgrader's (first, last) for a display name: Canvas's sortable ``Last, First`` is split
+    at its comma; any other name is kept whole as the last name (splitting a full name into
+    parts is a guess that is wrong for many names, and the whole name sorts as written)."""
+    if "," in name:
+        last, _, first = name.partition(",")
+        return first.strip() or None, last.strip() or None
+    return None, name or None
+
+
+def display_name(student) -> str:
+    """A learner's name as the LMS wrote it, from nbgrader's Student row."""
+    first, last = student.first_name or "", student.last_name or ""
+    return f"{first} {last}".strip() if first and last else (last or first)
+
+
+def add_learners(course: Course, learners, *, overwrite: bool = True) -> tuple[int, int]:
+    """Create or update nbgrader students from (id, name, email); returns (added, updated).
+    overwrite=False only fills in a name where there is none (collect's names never replace
+    the roster's)."""
+    from nbgrader.api import MissingEntry
+
+    added = updated = 0
+    with course.gradebook() as gb:
+        for student, name, email in learners:
+            first, last = _split(name)
+            try:
+                row = gb.find_student(student)
+            except MissingEntry:
+                gb.add_student(student, first_name=first, last_name=last, email=email or None,
+                               lms_user_id=student)
+                added += 1
+                continue
+            if not overwrite and (row.first_name or row.last_name):
+                continue
+            changes = dict(first_name=first, last_name=last, lms_user_id=student)
+            if email:
+                changes["email"] = email
+            if any(getattr(row, k) != v for k, v in changes.items()):
+                gb.update_or_create_student(student, **changes)
+                updated += 1
+    return added, updated
+
+
+def roster(course: Course, path: Path) -> tuple[str, list[Learner], int, int]:
+    """Read the roster file and put its learners into nbgrader's Student table."""
+    kind, learners = read(path)
+    seen = {}
+    for learner in learners:
+        if learner.student in seen and seen[learner.student] != learner:
+            raise ValueError(f"{path}: id {learner.student} is on two rows "
+                             f"({seen[learner.student].name!r}, {learner.name!r})")
+        seen[learner.student] = learner
+    added, updated = add_learners(course, [(l.student, l.name, l.email) for l in learners])
+    return kind, learners, added, updated
+
+
+def names(course: Course) -> dict[str, str]:
+    """{student id: display name} of every learner nbgrader knows."""
+    with course.gradebook() as gb:
+        return {s.id: display_name(s) for s in gb.students}

@@ -1,0 +1,135 @@
+"""A feedback page made from a hostile learner's notebook, opened in real headless Chromium
+(Debian's, through Playwright): the learner's <script>, onerror handlers, JavaScript output,
+SVG with a script, Markdown output and written answer holding HTML all run nothing, and the
+page fetches nothing, neither from the internet nor from a server of ours on loopback that
+every reference in the notebook points at."""
+import http.server
+import threading
+
+import pytest
+
+import lmsclass as lc
+from autograd_lab.grading import feedback, grade
+from autograd_lab.grading.course import Course
+
+import lab_browser
+
+
+class _Hits(http.server.BaseHTTPRequestHandler):
+    hits: list = []
+
+    def do_GET(self):
+        _Hits.hits.append(self.path)
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), _Hits)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+def _hostile(base):
+    """(the answer cell's code, the written answer): every way to put a script or a fetch on
+    the page, each setting the title to RAN-<where> if it ever runs."""
+    ran = "document.title='RAN-{}'".format
+    html = (f"<script>{ran('html-script')}; fetch('{base}/fetch')</script>"
+            f"<img src=x onerror=\"{ran('html-onerror')}\">"
+            f"<img src='{base}/remote.png'><iframe src='{base}/frame'></iframe>"
+            f"<link rel=stylesheet href='{base}/style.css'>"
+            f"<div style=\"background:url({base}/bg.png)\">styled</div><b>bold from html</b>")
+    markdown = f"<img src=y onerror=\"{ran('markdown')}\"> **marked** $y^3$"
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" '
+           f'onload="{ran("svg-onload")}"><script>{ran("svg-script")}</script>'
+           f'<image href="{base}/svg.png"/></svg>')
+    answer = "\n".join([
+        "from IPython.display import display, HTML, Javascript, Markdown, SVG, Latex",
+        f"display(HTML({html!r}))",
+        f"display(Javascript({ran('javascript')!r}))",
+        f"display(Markdown({markdown!r}))",
+        f"display(SVG({svg!r}))",
+        "display(Latex(" + repr("$\\frac{a}{b}$") + "))",
+        f"print({'<script>' + ran('printed') + '</script>'!r})",
+        "def square(x):",
+        "    return x * x"])
+    written = (f"<script>{ran('written')}</script>"
+               f"<img src=z onerror=\"{ran('written-onerror')}\">"
+               f"<iframe src='{base}/written-frame'></iframe>"
+               f"<img src='{base}/written.png'> The slope is $2x$.")
+    return answer, written
+
+
+def _tags(html):
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, attrs))
+
+    Parser().feed(html)
+    return found
+
+
+def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, server, chromium):
+    import nbformat
+
+    course = Course(lc.make_course(tmp_path / "course"))
+    answer, written = _hostile(server)
+    nb = nbformat.reads(lc.notebook(course.root, lc.A, written=written).decode(), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer_square":
+            cell.source = answer
+    folder = course.submission(lc.A, "mallory")
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{lc.A}.ipynb")
+    rows = grade.grade(course, lc.A, grade.Options(jobs=1))
+    assert [(r["student"], r["status"]) for r in rows] == [("mallory", "needs manual grading")]
+    graded = (course.directory("autograded") / "mallory" / lc.A / f"{lc.A}.ipynb").read_text()
+    assert "html-script" in graded and "application/javascript" in graded   # the outputs exist
+
+    written_pages = feedback.feedback(course, lc.A, partial=True)
+    page = written_pages.pages[0]
+    html = page.read_text()
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    tags = _tags(html)     # (the learner's code is on the page too, as escaped text)
+    assert not [t for t, _ in tags if t in ("script", "iframe", "link", "object", "embed")]
+    assert not [(t, a) for t, attrs in tags for a, _ in attrs
+                if a.startswith("on") or a in ("style", "srcdoc")]
+    assert not [v for _, attrs in tags for a, v in attrs
+                if a in ("src", "href") and v and v.startswith(("http", "//"))
+                and not (a == "href" and v.startswith("http"))]
+    assert "mathjax" not in html.lower()
+
+    requests, console = [], []
+    context = chromium.new_context()
+    tab = context.new_page()
+    tab.on("request", lambda r: requests.append(r.url))
+    tab.on("console", lambda m: console.append(m.text))
+    tab.goto(page.as_uri())
+    tab.wait_for_load_state("load")
+    tab.wait_for_timeout(1000)          # time for a late handler or fetch to show itself
+    title = tab.title()
+    lab_browser.ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(lab_browser.ARTIFACTS / "feedback-hostile.png"), full_page=True)
+    shown = tab.inner_text("body")
+    maths = tab.locator("math").count()
+    context.close()
+
+    assert title == lc.A, title                      # no script set it
+    assert not _Hits.hits, _Hits.hits                # nothing reached our loopback server
+    fetched = [url for url in requests if not url.startswith(("data:", page.as_uri()))]
+    assert fetched == [], fetched                    # nor tried anything else
+    assert "RAN-" not in "\n".join(console) or all("Refused" in m for m in console)
+    # what a learner should see is still there: text, the bold, the math, the answers
+    assert "bold from html" in shown and "marked" in shown and "The slope is" in shown
+    assert maths >= 3                                # $y^3$, \frac{a}{b}, $2x$ (and the lesson's)
+    assert "not graded yet" in shown

@@ -1,0 +1,382 @@
+"""A term with a real LMS: a class of 40 for two lessons (tests/lmsclass.py), from Canvas's
+download and Moodle's two, with a roster, through collect, grade (real nbgrader and bwrap),
+hand grading through nbgrader's API, feedback and export into the LMS's own files.
+
+Canvas's class is graded for both lessons, Moodle's for one (its two download forms must give
+the same submissions, which is checked without grading both)."""
+import csv
+import io
+import json
+import shutil
+import zipfile
+
+import nbformat
+import pytest
+from typer.testing import CliRunner
+
+import lmsclass as lc
+from autograd_lab.grading import export, grade, status
+from autograd_lab.grading.cli import app
+from autograd_lab.grading.course import Course
+
+runner = CliRunner()
+A, B = lc.A, lc.B
+NOT_HAND_GRADED = {A: lc.CLASS[2].canvas}      # one John Smith's written answer waits
+
+
+def cli(course, *args):
+    from autograd_lab.grading import cli as command
+    command.console.width = 250         # one table row a line, so the output can be read back
+    return runner.invoke(app, ["-C", str(course.root), *map(str, args)])
+
+
+def _expected(lesson):
+    """{canvas id: (status, score)} after hand grading (written answers get 1 point)."""
+    out = {}
+    for index, learner in enumerate(lc.CLASS):
+        what = lc.plan(index, lesson)
+        exercise = lc.EXERCISE[lesson][2]
+        out[learner.canvas] = {
+            "right": (status.GRADED, exercise + 1), "untitled": (status.GRADED, exercise + 1),
+            # late: nbgrader's "zero" penalty takes what autograding gave (the exercise's
+            # points), at autograding; the hand grade comes after it
+            "wrong": (status.GRADED, 1), "late": (status.GRADED, 1), "blank": (status.GRADED, 0),
+            "missing": (status.MISSING, None), "broken": (status.FAILED, None),
+            # another lesson's notebook: nbgrader cannot grade it as this lesson
+            "empty": (status.FAILED, None), "other": (status.FAILED, None),
+        }[what]
+    if lesson in NOT_HAND_GRADED:
+        out[NOT_HAND_GRADED[lesson]] = (status.MANUAL, None)
+    out["999999"] = (status.MISSING, None)        # Canvas's "Student, Test" row
+    return out
+
+
+def hand_grade(course, lesson, skip=()):
+    """What the formgrader does when a grader types a score (its GradeHandler.put): set
+    manual_score, clear needs_manual_grade. Every written answer gets full marks."""
+    with course.gradebook() as gb:
+        for submission in gb.assignment_submissions(lesson):
+            if submission.student.id in skip:
+                continue
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.needs_manual_grade and grade.auto_score is None:
+                        grade.manual_score = grade.max_score
+                        grade.needs_manual_grade = False
+        gb.db.commit()
+
+
+@pytest.fixture(scope="module")
+def canvas(tmp_path_factory):
+    """The Canvas class collected and graded, before any hand grading."""
+    base = tmp_path_factory.mktemp("canvas")
+    course = Course(lc.make_course(base / "course"))
+    gradebook = lc.canvas_gradebook(base / "gradebook.csv")
+    zips = {lesson: lc.canvas_zip(course.root, lesson, base / f"{lesson}.zip")
+            for lesson in lc.LESSONS}
+    outputs = {"roster": cli(course, "roster", gradebook)}
+    outputs["collect", A] = cli(course, "collect", zips[A])
+    # lesson 04's download holds one learner's lesson-02 notebook: its lesson must be said
+    outputs["collect B unsaid"] = cli(course, "collect", zips[B])
+    outputs["collect", B] = cli(course, "collect", zips[B], "--lesson", B)
+    before_b = {p: p.read_bytes() for p in (course.root / "submitted").rglob("*") if p.is_file()}
+    for lesson in lc.LESSONS:
+        outputs["grade", lesson] = cli(course, "grade", lesson, "--jobs", "3")
+    return dict(base=base, course=course, zips=zips, gradebook=gradebook, out=outputs,
+                submitted=before_b)
+
+
+@pytest.fixture(scope="module")
+def hand_graded(canvas):
+    for lesson in lc.LESSONS:
+        hand_grade(canvas["course"], lesson, skip={NOT_HAND_GRADED.get(lesson)})
+    return canvas
+
+
+def test_roster_and_collect_keep_canvas_ids_and_names(canvas):
+    course, out = canvas["course"], canvas["out"]
+    assert out["roster"].exit_code == 0 and "41 learners" in out["roster"].output
+    assert out["collect", A].exit_code == 0, out["collect", A].output
+    assert "a Canvas download" in out["collect", A].output
+    assert "38 new, 0 replaced, 0 unchanged" in out["collect", A].output
+    with course.gradebook() as gb:
+        students = {s.id: s for s in gb.students}
+    assert set(students) == {l.canvas for l in lc.CLASS} | {"999999"}
+    zoe = students[lc.CLASS[1].canvas]
+    assert (zoe.first_name, zoe.last_name) == ("Zoë", "Müller")     # NFC, as Canvas wrote it
+    assert students[lc.CLASS[7].canvas].last_name == "王"
+    # the two John Smiths (both smithjohn in Canvas's file names) are two learners
+    smiths = [l for l in lc.CLASS if l.full == "John Smith"]
+    assert len({s.canvas for s in smiths}) == 2 and smiths[0].sortable == smiths[1].sortable
+    for smith in smiths:
+        assert course.submission(A, smith.canvas).joinpath(f"{A}.ipynb").is_file()
+    # Untitled.ipynb and the late one are placed; the late one's time is after the due date
+    assert course.submission(A, lc.CLASS[8].canvas).joinpath(f"{A}.ipynb").is_file()
+    stamp = course.submission(A, lc.CLASS[3].canvas).joinpath("timestamp.txt").read_text()
+    assert stamp.strip() == "2026-11-22 09:00:00 UTC"
+    on_time = course.submission(A, lc.CLASS[0].canvas).joinpath("timestamp.txt").read_text()
+    assert on_time.strip() == "2026-11-19 14:30:00 UTC"
+    assert "notes.pdf: not a notebook" in out["collect", A].output
+
+
+def test_a_download_naming_two_lessons_is_refused_and_another_lessons_notebook_overwrites_nothing(
+        canvas):
+    course, out = canvas["course"], canvas["out"]
+    refused = out["collect B unsaid"]
+    assert refused.exit_code == 1 and "--lesson" in refused.output
+    assert f"{A} (1 files)" in refused.output and f"{B} (37 files)" in refused.output
+    said = out["collect", B]
+    assert said.exit_code == 0, said.output
+    other = lc.CLASS[9]
+    assert f"its name says {A}, but it was handed in as {B}" in said.output
+    # placed under lesson 04 as handed in; that learner's lesson 02 is what lesson 02's zip had
+    assert course.submission(B, other.canvas).joinpath(f"{B}.ipynb").read_bytes() == \
+        lc.notebook(course.root, A)
+    assert course.submission(A, other.canvas).joinpath(f"{A}.ipynb").read_bytes() == \
+        lc.notebook(course.root, A)
+
+
+def test_grade_summary_lists_every_learner_sorted(canvas):
+    out = canvas["out"]["grade", A]
+    assert out.exit_code == 1, out.output          # two submissions failed
+    lines = [line for line in out.output.splitlines() if line.startswith("│ 1")]
+    ids = [line.split("│")[1].strip() for line in lines]
+    assert ids == sorted(l.canvas for l in lc.CLASS)
+    assert "not a valid notebook" in out.output
+    assert "to grade by hand: explain" in out.output
+    blank = next(line for line in lines if line.startswith(f"│ {lc.CLASS[10].canvas}"))
+    assert "0/3" in blank                           # a zero is listed like any score
+    short = cli(canvas["course"], "grade", A, "--failed-only")
+    listed = [line.split("│")[1].strip() for line in short.output.splitlines()
+              if line.startswith("│ 1")]
+    assert listed == [lc.CLASS[4].canvas], short.output      # the cut-off notebook alone
+    assert "1 failed" in short.output and "37 graded before and unchanged" in short.output
+
+
+def test_feedback_before_hand_grading_shows_no_zero(canvas):
+    course = canvas["course"]
+    waiting = cli(course, "feedback", A)
+    assert waiting.exit_code == 0, waiting.output
+    assert "waiting for hand grading" in waiting.output
+    # only the blank one has a page: nbgrader scores an unchanged written answer 0 itself
+    # ("No response"), so nothing of it waits for a human
+    assert [p.parent.parent.name for p in course.directory("feedback").rglob("*.html")] == [
+        lc.CLASS[10].canvas]
+    partial = cli(course, "feedback", A, "--partial", "--student", lc.CLASS[0].canvas)
+    assert partial.exit_code == 0, partial.output
+    page = (course.directory("feedback") / lc.CLASS[0].canvas / A / f"{A}.html").read_text()
+    assert "not graded yet" in page
+    assert "Written response</a> (<span class=\"pending\">not graded yet</span> / 1.0)" in page
+    assert "0.0 / 1.0" not in page
+    assert "Score so far: 2.0 / 3.0" in page
+
+
+def test_export_has_one_row_per_roster_learner_and_lesson_with_hand_grades(hand_graded, tmp_path):
+    course = hand_graded["course"]
+    result = cli(course, "export", "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader((tmp_path / "grades.csv").open(encoding="utf-8")))
+    assert len(rows) == 41 * 2
+    assert {(r["student"], r["lesson"]) for r in rows} == {
+        (s, lesson) for s in [l.canvas for l in lc.CLASS] + ["999999"] for lesson in lc.LESSONS}
+    for lesson in lc.LESSONS:
+        for student, (expected_status, score) in _expected(lesson).items():
+            row = next(r for r in rows if r["student"] == student and r["lesson"] == lesson)
+            assert row["status"] == expected_status, row
+            if score is not None:
+                assert float(row["score"]) == score, row
+            if expected_status != status.GRADED:
+                assert row["score"] == "", row
+    by = {(r["student"], r["lesson"]): r for r in rows}
+    assert by[lc.CLASS[1].canvas, A]["name"] == "Zoë Müller"
+    assert "not a valid notebook" in by[lc.CLASS[4].canvas, A]["reason"]
+    assert "not a valid notebook" in by[lc.CLASS[6].canvas, B]["reason"]     # the empty file
+    assert float(by[lc.CLASS[3].canvas, A]["late_penalty"]) == 2     # Canvas's _late: late
+    questions = list(csv.DictReader((tmp_path / "questions.csv").open(encoding="utf-8")))
+    waiting = [q for q in questions if q["student"] == NOT_HAND_GRADED[A] and q["lesson"] == A]
+    assert {q["question"]: (q["status"], q["score"]) for q in waiting} == {
+        "test_square": (status.GRADED, "2"), "explain": (status.MANUAL, "")}
+
+
+def test_hand_grades_reach_graded_without_regrading_and_survive_a_regrade(hand_graded):
+    course = hand_graded["course"]
+    student = lc.CLASS[0].canvas
+    before = status.read(course, A)[(A, student)]["graded_at"]
+    outcome = {o.student: o for o in export.outcomes(course, [A])}[student]
+    assert (outcome.status, outcome.score) == (status.GRADED, 3)
+    assert status.read(course, A)[(A, student)]["graded_at"] == before    # nothing re-graded
+    again = cli(course, "grade", A, "--student", student)
+    assert again.exit_code == 0, again.output
+    after = {o.student: o for o in export.outcomes(course, [A])}[student]
+    assert (after.status, after.score) == (status.GRADED, 3)
+    assert status.read(course, A)[(A, student)]["graded_at"] > before
+
+
+def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
+    course, gradebook = hand_graded["course"], hand_graded["gradebook"]
+    result = cli(course, "export", "--out", tmp_path, "--canvas", gradebook)
+    assert result.exit_code == 0, result.output
+    filled = tmp_path / f"canvas-{gradebook.name}"
+    raw = filled.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    before = list(csv.reader(io.StringIO(gradebook.read_bytes().decode("utf-8-sig"))))
+    after = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert after[0] == before[0] and after[1] == before[1] and len(after) == len(before)
+    header = after[0]
+    col = {A: header.index("Lesson 02: scalar backward (7001)"),
+           B: header.index("Lesson 04: accumulation (7002)")}
+    scale = {A: 1.0, B: 8.0 / lc.MAX[B]}
+    for old, new in zip(before[2:], after[2:]):
+        student = new[1]
+        for i, (o, n) in enumerate(zip(old, new)):
+            if i not in col.values():
+                assert o == n                         # every other cell as Canvas wrote it
+        for lesson in lc.LESSONS:
+            expected_status, score = _expected(lesson)[student]
+            if expected_status == status.GRADED and score is not None:
+                assert float(new[col[lesson]]) == pytest.approx(score * scale[lesson]), new
+            elif expected_status != status.GRADED:
+                assert new[col[lesson]] == ""         # never a 0 for a failure
+    # the failed and the unfinished are listed, by id and name
+    assert "left empty" in result.output
+    for learner, lesson in ((lc.CLASS[4], A), (lc.CLASS[6], B), (lc.CLASS[2], A)):
+        assert learner.canvas in result.output
+    assert "scaled to the LMS's 8" in result.output
+
+
+def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tmp_path):
+    from autograd_lab.grading import report
+
+    course = hand_graded["course"]
+    result = report.report(course, A)
+    assert (result.handed_in, result.could_not_grade, result.missing) == (38, 1, 3)
+    square, = result.exercises
+    assert (square.passed, square.not_attempted) == (28, 1)
+    assert square.first == {"gradient-is-input": 8} and square.other_wrong == 0
+    (_, parts), = report.segments(result)
+    assert sum(n for _, n in parts) == result.handed_in          # every one in one category
+    shown = cli(course, "report", A, "--out", tmp_path / "a.png")
+    assert shown.exit_code == 0, shown.output
+    assert report.human_name("gradient-is-input") in shown.output
+    assert "gradient-is-input" not in shown.output               # never the bare id
+    for words in ("38 handed in", "21%", "not attempted", "could not be graded", "74%"):
+        assert words in shown.output, words
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_collecting_again_regrades_nothing_and_a_change_keeps_the_old(hand_graded):
+    course, zips, base = hand_graded["course"], hand_graded["zips"], hand_graded["base"]
+    again = cli(course, "collect", zips[A])
+    assert "0 new, 0 replaced, 38 unchanged" in again.output, again.output
+    before = _graded_at(course)
+    regrade = cli(course, "grade", A)
+    assert "37 graded before and unchanged since" in regrade.output, regrade.output
+    assert _graded_at(course) == before
+    # learner 1 resubmits: the right answer and a new written answer
+    changed_learner = lc.CLASS[1]
+    new = lc.notebook(course.root, A, written="Rewritten: the slope.")
+    old = course.submission(A, changed_learner.canvas).joinpath(f"{A}.ipynb").read_bytes()
+    redownload = lc.canvas_zip(course.root, A, base / "again.zip",
+                               changed={changed_learner.canvas: new})
+    result = cli(course, "collect", redownload)
+    assert "0 new, 1 replaced, 37 unchanged" in result.output, result.output
+    kept = [p for p in (course.root / "submitted-history" / changed_learner.canvas / A).iterdir()]
+    assert len(kept) == 1 and (kept[0] / f"{A}.ipynb").read_bytes() == old
+    # its hand grade was for the old written answer: kept beside it, and asked for again
+    assert json.loads((kept[0] / "hand-grades.json").read_text()) == {"explain": 1.0}
+    assert "grade them again" in result.output
+    regrade = cli(course, "grade", A)
+    assert "36 graded before and unchanged since" in regrade.output
+    after = _graded_at(course)
+    assert {k for k in after if after[k] != before.get(k)} == {(A, changed_learner.canvas)}
+    outcome = {o.student: o for o in export.outcomes(course, [A])}[changed_learner.canvas]
+    assert outcome.status == status.MANUAL and outcome.score is None
+
+
+def _graded_at(course):
+    """When each submission graded or waiting for a hand grade was last graded."""
+    return {k: r["graded_at"] for k, r in status.read(course, A).items()
+            if r["status"] in (status.GRADED, status.MANUAL)}
+
+
+@pytest.fixture(scope="module")
+def moodle(tmp_path_factory):
+    base = tmp_path_factory.mktemp("moodle")
+    courses = {}
+    released = lc.make_course(base / "released")
+    for form in ("folders", "flat"):
+        # (one release copied: a release gives its cells new ids, and the bytes are compared)
+        course = Course(shutil.copytree(released, base / form))
+        path = lc.moodle_zip(course.root, B, base / f"{form}.zip", folders=form == "folders")
+        courses[form] = (course, cli(course, "collect", path, "--lesson", B))
+    course = courses["folders"][0]
+    worksheet = lc.moodle_worksheet(base / "worksheet.csv", B)
+    roster = cli(course, "roster", worksheet)
+    running = []        # what grade's progress line is told, about once a second
+    rows = grade.grade(course, B, grade.Options(jobs=3), on_running=running.append)
+    hand_grade(course, B)
+    return dict(base=base, courses=courses, worksheet=worksheet, roster=roster, rows=rows,
+                running=running)
+
+
+def _tree(course):
+    folder = course.root / "submitted"
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
+            if p.is_file()}
+
+
+def test_both_moodle_downloads_give_the_same_learners_and_names(moodle):
+    (folders, out_a), (flat, out_b) = moodle["courses"]["folders"], moodle["courses"]["flat"]
+    for out in (out_a, out_b):
+        assert out.exit_code == 0 and "a Moodle download" in out.output, out.output
+        assert "onlinetext answer, not a notebook" in out.output
+    assert _tree(folders) and _tree(folders) == _tree(flat)
+    assert {p.name for p in (folders.root / "submitted").iterdir()} == {
+        l.moodle for i, l in enumerate(lc.CLASS) if lc.plan(i, B) != "missing"}
+    with flat.gradebook() as gb:
+        names = {s.id: s.last_name for s in gb.students}
+    assert names[lc.CLASS[1].moodle] == "Zoë Müller"
+    assert names[lc.CLASS[2].moodle] == names[lc.CLASS[3].moodle] == "John Smith"
+
+
+def test_the_progress_line_is_told_which_submissions_are_running(moodle):
+    running, rows = moodle["running"], moodle["rows"]
+    assert running and all(len(now) <= 3 for now in running)
+    seen = {student for now in running for student, _ in now}
+    graded = {r["student"] for r in rows if r["status"] != status.MISSING}
+    assert seen == graded
+    for now in running:                 # the longest-running first
+        seconds = [s for _, s in now]
+        assert seconds == sorted(seconds, reverse=True)
+
+
+def test_moodle_worksheet_is_filled_and_feedback_zip_named_for_moodle(moodle, tmp_path):
+    course = moodle["courses"]["folders"][0]
+    assert moodle["roster"].exit_code == 0 and "40 learners" in moodle["roster"].output
+    result = cli(course, "export", "--out", tmp_path, "--moodle", moodle["worksheet"],
+                 "--lesson", B)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader((tmp_path / f"moodle-{B}-worksheet.csv").open(encoding="utf-8")))
+    assert len(rows) == 40
+    by = {r["Identifier"]: r for r in rows}
+    for index, learner in enumerate(lc.CLASS):
+        row = by[f"Participant {learner.moodle}"]
+        what = lc.plan(index, B)
+        if index == 39:                  # Moodle says its grade cannot be changed
+            assert row["Grade"] == ""
+            continue
+        if what in ("right", "wrong"):
+            points = (lc.EXERCISE[B][2] + 1) if what == "right" else 1
+            assert float(row["Grade"]) == pytest.approx(points * 10 / lc.MAX[B]), row
+            assert f"{points} of {lc.MAX[B]} points" in row["Feedback comments"]
+        elif what in ("missing", "empty"):
+            assert row["Grade"] == "" and row["Feedback comments"] == "", row
+    assert lc.CLASS[6].moodle in result.output and "failed" in result.output
+    assert "cannot be changed" in result.output
+    pages = tmp_path / "feedback.zip"
+    written = cli(course, "feedback", B, "--zip", pages)
+    assert written.exit_code == 0, written.output
+    names = zipfile.ZipFile(pages).namelist()
+    assert f"Zoë Müller_{lc.CLASS[1].moodle}_assignsubmission_file_{B}-feedback.html" in names
+    assert len(names) == sum(lc.plan(i, B) in ("right", "wrong", "late", "untitled")
+                             for i in range(40))

@@ -1,0 +1,89 @@
+"""Setting up for instructors: `./run setup` sets up and exits, and the course extra alone
+(`pip install '.[course]'`, `./run setup course`) is enough for every `autograd-lab` command,
+without the test tools."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_TOOLS = {"torch", "playwright", "pytest", "nbval", "hypothesis", "jupyter-repo2docker"}
+
+
+def test_run_setup_sets_up_and_exits(tmp_path):
+    """./run with a stand-in setup script that records how it was called."""
+    shutil.copy(ROOT / "run", tmp_path / "run")
+    (tmp_path / "scripts").mkdir()
+    stub = tmp_path / "scripts" / "setup.sh"
+    stub.write_text('#!/bin/sh\necho "setup $*" >> calls.txt\n')
+    stub.chmod(0o755)
+    for args, called in ((["setup"], "setup all"), (["setup", "course"], "setup course")):
+        (tmp_path / "calls.txt").unlink(missing_ok=True)
+        done = subprocess.run([str(tmp_path / "run"), *args], cwd=tmp_path, timeout=30,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "calls.txt").read_text().splitlines() == [called]
+    # the real script knows both and refuses anything else before installing anything
+    refused = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "everything"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2 and "usage" in refused.stderr
+
+
+def _closure(extra: str) -> set[str]:
+    """The distributions autograd-lab[extra] brings, its requirements' requirements included."""
+    from importlib import metadata
+
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    todo = [Requirement(r) for r in project["dependencies"]
+            + project["optional-dependencies"][extra]]
+    seen, done = set(), set()
+    while todo:
+        requirement = todo.pop()
+        name = requirement.name.lower().replace("_", "-")
+        key = (name, frozenset(requirement.extras))
+        if key in done:
+            continue
+        done.add(key)
+        seen.add(name)
+        try:
+            requires = metadata.requires(requirement.name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        for text in requires:
+            sub = Requirement(text)
+            wanted = requirement.extras or {""}
+            if sub.marker is None or any(sub.marker.evaluate({"extra": e}) for e in wanted):
+                todo.append(sub)
+    return seen
+
+
+def test_the_course_extra_is_all_the_instructor_command_needs():
+    course = _closure("course")
+    assert not course & TEST_TOOLS, course & TEST_TOOLS
+    probe = ("import json, sys\n"
+             "from importlib.metadata import packages_distributions\n"
+             "import autograd_lab.grading.cli, autograd_lab.grading.collect, "
+             "autograd_lab.grading.export, autograd_lab.grading.feedback, "
+             "autograd_lab.grading.page, autograd_lab.grading.report, "
+             "autograd_lab.grading.roster, autograd_lab.grading.grade, "
+             "autograd_lab.grading.release, autograd_lab.grading.worker\n"
+             "autograd_lab.grading.report.write_figure  # matplotlib is imported when drawing\n"
+             "import matplotlib.figure\n"
+             "dists = packages_distributions()\n"
+             # (a package's own vendored copies, setuptools' jaraco, are that package's)
+             "top = {m.split('.')[0] for m, mod in list(sys.modules.items())\n"
+             "       if '/_vendor/' not in (getattr(mod, '__file__', None) or '/_vendor/')}\n"
+             "print(json.dumps(sorted({d for m in top for d in dists.get(m, [])})))\n")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    used = {d.lower().replace("_", "-") for d in json.loads(loaded.stdout.splitlines()[-1])}
+    used.discard("autograd-lab")
+    assert used, loaded.stdout
+    assert not used & TEST_TOOLS, used & TEST_TOOLS
+    assert used <= course, f"imported but not brought by the course extra: {used - course}"
