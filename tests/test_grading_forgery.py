@@ -270,3 +270,16 @@ def test_the_tricks_forge_a_grade_decided_in_the_kernel(tmp_path):
     assert scores["wrong"] == 5
     forged = {s: v for s, v in scores.items() if s != "wrong" and v > scores["wrong"]}
     assert set(forged) == set(scores) - {"wrong"}, scores
+
+
+def test_the_report_and_the_export_name_every_attempt(graded, tmp_path):
+    from typer.testing import CliRunner
+
+    from autograd_lab.grading import export, report
+    from autograd_lab.grading.cli import app
+    course, _, _ = graded
+    assert report.report(course, LESSON).attempts == sorted(FORGED)
+    said = CliRunner().invoke(app, ["-C", str(course.root), "report", LESSON]).output
+    assert f"{len(FORGED)} flagged as an attempt" in said
+    flagged = {o.student for o in export.outcomes(course, [LESSON]) if "ATTEMPT" in o.sandbox}
+    assert flagged == set(FORGED)

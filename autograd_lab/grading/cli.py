@@ -430,6 +430,11 @@ def report(ctx: typer.Context,
             for i, (category, n) in enumerate(parts):
                 table.add_row(exercise.title if i == 0 else "", str(n),
                               f"{result.share(n):.0f}%", category)
+        if result.attempts:
+            # (scored on their answers all the same: the grader judged outside their kernel)
+            table.caption = (f"[bold red]{len(result.attempts)} flagged as an attempt on the "
+                             f"grade[/]: {', '.join(result.attempts)} (see the sandbox column "
+                             f"of grade's summary or export)")
         console.print(table)
         path = write_figure(result, out or course.root / "reports" / f"{lesson}.png",
                             explanations)

@@ -58,6 +58,7 @@ class Report:
     could_not_grade: int = 0       # handed in, failed before or during grading
     missing: int = 0
     waiting: int = 0               # handed in, not graded yet
+    attempts: list[str] = field(default_factory=list)   # flagged: tried to forge a grade
 
     @property
     def handed_in(self) -> int:
@@ -103,7 +104,8 @@ def report(course: Course, lesson: str) -> Report:
     result = Report(lesson, len(graded), [],
                     could_not_grade=sum(o.status == status.FAILED for o in found),
                     missing=sum(o.status == status.MISSING for o in found),
-                    waiting=sum(o.status == status.UNGRADED for o in found))
+                    waiting=sum(o.status == status.UNGRADED for o in found),
+                    attempts=sorted(o.student for o in found if "ATTEMPT" in (o.sandbox or "")))
     exercises: dict[str, Exercise] = {}
     with course.gradebook() as gb:
         notebook = gb.find_assignment(lesson).notebooks[0].name
@@ -195,6 +197,8 @@ def write_figure(result: Report, path: Path, explanations: dict[str, str] | None
         title += f" ({result.could_not_grade + result.waiting} could not be graded)"
     if result.missing:
         title += f", {result.missing} did not hand in"
+    if result.attempts:
+        title += f", {len(result.attempts)} flagged as an attempt on the grade"
     axes.set_title(title, fontsize=14, loc="left")
     order = ["passed", *misconceptions, "other wrong answer", "not attempted",
              "could not be graded"]
