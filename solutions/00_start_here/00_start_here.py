@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 00 · Start here
 #
-# **Time:** about 20 minutes. **You will be able to:**
+# **Time:** about 25 minutes: 14 reading and running the code, 2 predicting and explaining, 5 on exercises. **You will be able to:**
 #
 # - open a lesson, run its cells, and tell the three kinds of cells apart (reading, answers, tests);
 # - work in the course's rhythm: *read, predict, run, explain*;

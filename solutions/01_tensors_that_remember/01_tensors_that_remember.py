@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 01 · Tensors that remember
 #
-# **Time:** about 25 minutes. **You will be able to:**
+# **Time:** about 40 minutes: 13 reading and running the code, 13 predicting and explaining, 11 on exercises. **You will be able to:**
 #
 # - say, for any tensor, what `requires_grad`, `grad_fn`, `is_leaf`, `.data` and `.grad` hold;
 # - tell a leaf from a result by PyTorch's rule, and take a tensor out of the graph with
@@ -172,7 +172,6 @@ print(q)
 print(r, r.requires_grad, r.grad_fn, r.is_leaf)
 
 # %% [markdown]
-
 # ### Predict
 # Each line below creates one tensor. For each, predict `(requires_grad, is_leaf)` as a pair of
 # booleans, in a dictionary:

@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 02 · Scalar backward
 #
-# **Time:** about 35 minutes. **You will be able to:**
+# **Time:** about 40 minutes: 12 reading and running the code, 8 predicting and explaining, 18 on exercises. **You will be able to:**
 #
 # - get a derivative out of autograd: build the function from a leaf, call `backward()`, read
 #   the leaf's `.grad`;
