@@ -292,7 +292,7 @@ slopes = []
 for x0 in xs:
     x = torch.tensor(x0, requires_grad=True)
     f(x).backward()
-    slopes.append(x.grad.item())
+    slopes.append(x.grad.item())      # .item(): a one-element tensor's number
 
 plt.plot(xs, [f(x0) for x0 in xs], label="f(x) = x³ − 3x")
 plt.plot(xs, [3 * x0 ** 2 - 3 for x0 in xs], label="f′(x) = 3x² − 3 (by hand)")
