@@ -16,12 +16,12 @@
 # %% [markdown]
 # # Lesson 07 · Training a small model
 #
-# **Time:** about 50 minutes: 16 reading and running the code, 11 predicting and explaining, 20 on exercises. **You will be able to:**
+# **Time:** about 45 minutes: 14 reading and running the code, 11 predicting and explaining, 20 on exercises. **You will be able to:**
 #
 # - write the loop a PyTorch user writes every day: forward, loss, `backward()`, update under
 #   `torch.no_grad()`, zero the gradients;
 # - tell from the code and the loss which step of a loop is missing or wrong;
-# - train a line, then a small neural network.
+# - train a small neural network with the loop you wrote.
 
 # %% tags=["course-helper"]
 import matplotlib.pyplot as plt
@@ -47,10 +47,8 @@ print(y[:5])
 # %% [markdown]
 # ## 2. One step, by hand
 #
-# The loss is lesson 04's mean squared error of the prediction `w * x + b`. In its graph every
-# operation left its node (a subtraction `SubBackward0`, a power `PowBackward0`: lesson 01
-# explained the `0`), down to the two parameters; `x` and `y` need no gradient and are not
-# drawn.
+# The loss is lesson 04's mean squared error. In its graph each operation left its node (a
+# subtraction `SubBackward0`, a power `PowBackward0`; lesson 01 explained the `0`).
 
 # %% tags=["course-helper"]
 loss = ((w * x + b - y) ** 2).mean()
@@ -78,8 +76,7 @@ loss = ((w * x + b - y) ** 2).mean()
 print(f"{loss.item():.4f}")
 
 # %% [markdown]
-# Both gradients were negative, so both parameters grew, and the loss went down; `w` and `b`
-# are still the same leaves. Then forward again, and so on.
+# The loss went down, and `w` and `b` are still the same leaves. Then forward again, and so on.
 #
 # ### Predict
 # Why `torch.no_grad()` and `-=`? Suppose the update were written with no `no_grad`:
@@ -115,9 +112,8 @@ print(w, w.is_leaf)
 
 # %% [markdown]
 # `w` now names a *new* tensor made by a subtraction: not a leaf, so the next backward leaves
-# its `.grad` at `None`, and the original leaf stays unchanged. The in-place `w -= ...` keeps
-# the tensor, but outside `no_grad` autograd refuses it: changing a leaf that requires grad in
-# place would corrupt the graphs it is part of.
+# its `.grad` at `None`, and the original leaf is left unchanged. The in-place `w -= ...` keeps
+# the tensor, but outside `no_grad` autograd refuses to change a leaf that requires grad.
 
 # %% tags=["raises-exception", "torch-parity"]
 w = torch.tensor(1.0, requires_grad=True)
@@ -128,15 +124,11 @@ w -= 0.1 * w.grad
 # ## 3. Exercise: the training step
 #
 # Write `train_step(params, compute_loss, lr)`, one step of gradient descent for any model:
-#
-# - `params` is a list (or tuple) of parameters: leaves that require grad;
-# - `compute_loss` is a function without arguments that runs the forward pass and returns the
-#   loss, a one-element tensor (for the line: `lambda: ((w * x + b - y) ** 2).mean()`);
-# - `lr` is the learning rate.
-#
-# The step computes the loss, runs backward, updates every parameter in place under
-# `torch.no_grad()`, makes sure no gradient of this step adds up with the next step's, and
-# returns the loss as a Python number (`loss.item()`).
+# `params` is a list of parameters (leaves that require grad), `compute_loss` a function without
+# arguments that runs the forward pass and returns the loss (for the line:
+# `lambda: ((w * x + b - y) ** 2).mean()`), `lr` the learning rate. The step computes the loss,
+# runs backward, updates every parameter in place under `torch.no_grad()`, keeps this step's
+# gradients from adding up with the next step's, and returns `loss.item()`.
 
 # %% nbgrader={"grade": false, "grade_id": "train_step", "locked": false, "schema_version": 3, "solution": true}
 ### BEGIN SOLUTION
@@ -159,25 +151,9 @@ check.train_step_hidden(train_step)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Now fit the line: 100 steps from zero.
-
-# %%
-w = torch.tensor(0.0, requires_grad=True)
-b = torch.tensor(0.0, requires_grad=True)
-losses = [train_step([w, b], lambda: ((w * x + b - y) ** 2).mean(), lr=0.1)
-          for step in range(100)]
-print(f"w = {w.item():.4f}, b = {b.item():.4f}, loss = {losses[-1]:.4f}")
-plt.scatter(x.numpy(), y.numpy(), s=12)
-plt.plot(x.numpy(), (w * x + b).detach().numpy(), color="C1")
-plt.show()
-
-# %% [markdown]
-# The noise keeps the fit from 2 and 0.5 exactly: these are the best line for these points.
-#
 # ## 4. Three broken loops
 #
-# Each loop below fits the same line and has one bug that learners (and not only learners)
-# really write. Read them before running anything.
+# Each loop below has a bug that learners really write.
 #
 # ```python
 # # loop A
@@ -257,8 +233,7 @@ loss.backward()
 print(loss.grad_fn, loss.is_leaf, w.grad, b.grad)
 
 # %% [markdown]
-# **Loop C.** It runs and the loss moves, but each step uses the sum of every gradient so far:
-# the loss swings (lesson 04) where the zeroed loop's only fell.
+# **Loop C.** Each step uses the sum of every gradient so far, and the loss swings (lesson 04).
 
 # %% tags=["torch-parity"]
 w = torch.tensor(0.0, requires_grad=True)
@@ -289,8 +264,8 @@ for step in range(40):
 # ## 5. A small neural network
 #
 # A problem a line cannot solve: 200 points, labelled 1 inside the unit circle, 0 outside. The
-# model has a hidden layer of 16 tanh units: $\text{score} = \tanh(XW_1 + b_1)\,W_2 + b_2$, one
-# number per point, positive for "inside".
+# model, $\text{score} = \tanh(XW_1 + b_1)\,W_2 + b_2$ with 16 hidden units, should be positive
+# inside.
 
 # %% tags=["torch-parity"]
 torch.manual_seed(0)
@@ -324,9 +299,8 @@ check.mlp_parameters(W1, b1, W2, b2)
 
 # %% [markdown]
 # `b1` has 16 numbers, but `X @ W1` has 200 rows of 16: `+ b1` *broadcasts*, adding `b1` to
-# every row. Each row's gradient then reaches the same `b1`, and those gradients add up:
-# the gradient of a broadcast tensor is the **sum over the dimensions it was repeated along**,
-# so `b1.grad` has `b1`'s shape. In small:
+# every row. Every row's gradient reaches the same `b1` and they add up: a broadcast tensor's
+# gradient is the **sum over the dimensions it was repeated along**, shaped like `b1`. In small:
 
 # %% tags=["torch-parity"]
 bias = torch.zeros(3, requires_grad=True)
@@ -335,10 +309,9 @@ rows = torch.ones(4, 3) + bias        # bias added to each of the 4 rows
 print(rows.shape, bias.grad)          # 4 rows, each sending 1, 2, 3
 
 # %% [markdown]
-# The loss is the logistic loss $\log(1 + e^{-t\cdot\text{score}})$, averaged over the points
-# ($t = \pm 1$): small when the score has the target's sign. Your `train_step` trains a copy of
-# your parameters (so that the cell can run again), and the picture shows the loss, and the
-# network's score over the plane, the black line where it is 0: its decision boundary.
+# The loss is the mean of $\log(1 + e^{-t\cdot\text{score}})$ (with $t = \pm 1$): small when
+# the score has the target's sign. `train_step` trains a copy of your parameters, so that the
+# cell can run again. The picture: the score over the plane, in black where it is 0.
 
 # %%
 def mlp(X, W1, b1, W2, b2):
@@ -353,19 +326,15 @@ def logistic_loss():
 
 
 mlp_losses = [train_step(params, logistic_loss, lr=0.5) for step in range(500)]
-with torch.no_grad():
-    accuracy = ((mlp(X, *params) > 0).float() == label).float().mean()
-print(f"loss {mlp_losses[0]:.4f} -> {mlp_losses[-1]:.4f}, accuracy {accuracy.item():.3f}")
+print(f"loss {mlp_losses[0]:.4f} -> {mlp_losses[-1]:.4f}")
 
 ticks = np.linspace(-4.5, 4.5, 121)
-grid = np.stack(np.meshgrid(ticks, ticks), axis=-1).reshape(-1, 2)   # every (x1, x2)
+grid = torch.tensor(np.stack(np.meshgrid(ticks, ticks), axis=-1), dtype=torch.float32)
 with torch.no_grad():
-    scores = mlp(torch.tensor(grid, dtype=torch.float32), *params).numpy().reshape(121, 121)
-fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-left.plot(mlp_losses)
-right.contourf(ticks, ticks, scores, levels=20, cmap="RdBu", alpha=0.6)
-right.contour(ticks, ticks, scores, levels=[0], colors="k")
-right.scatter(X[:, 0].numpy(), X[:, 1].numpy(), c=label.numpy(), cmap="RdBu", s=10)
+    scores = mlp(grid.reshape(-1, 2), *params).reshape(121, 121).numpy()
+plt.contourf(ticks, ticks, scores, levels=20, cmap="RdBu", alpha=0.6)
+plt.contour(ticks, ticks, scores, levels=[0], colors="k")
+plt.scatter(X[:, 0].numpy(), X[:, 1].numpy(), c=label.numpy(), cmap="RdBu", s=10)
 plt.show()
 
 # %% [markdown]
@@ -378,5 +347,5 @@ plt.show()
 #   parameters must require grad.
 # - A broadcast parameter's gradient is summed over the dimensions it was repeated along.
 #
-# This is the last lesson of the course. To start again from the beginning, or to pass it on:
-# [Lesson 00 · Start here](../00_start_here/00_start_here.ipynb).
+# The course ends here. [Lesson 00 · Start here](../00_start_here/00_start_here.ipynb) is where
+# it begins.
