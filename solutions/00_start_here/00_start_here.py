@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 00 · Start here
 #
-# **Time:** about 20 minutes. **You will be able to:**
+# **Time:** about 25 minutes: 14 reading and running the code, 2 predicting and explaining, 5 on exercises. **You will be able to:**
 #
 # - open a lesson, run its cells, and tell the three kinds of cells apart (reading, answers, tests);
 # - work in the course's rhythm: *read, predict, run, explain*;
@@ -44,7 +44,7 @@
 # Run the cell below. It imports the course's engine under the name `torch`, and its drawing
 # module.
 
-# %%
+# %% tags=["course-helper"]
 import autograd_lab as torch
 from autograd_lab import viz
 
@@ -68,7 +68,7 @@ from autograd_lab import viz
 # Here is a failing check on purpose (the exercise it belongs to comes in section 4). The cell
 # is tagged to show its error without stopping the notebook.
 
-# %% tags=["raises-exception"]
+# %% tags=["raises-exception", "course-helper"]
 from autograd_lab.checks import lesson00 as check
 
 check.first_tensor([2.0, -1.0, 3.0])
@@ -113,6 +113,21 @@ check.first_tensor([2.0, -1.0, 3.0])
 # something, the engine is there to read: `autograd_lab/_tensor.py` is the tensor,
 # `autograd_lab/autograd/engine.py` is the backward pass.
 #
+# ### Where the examples come from
+# The course is built on two public documents by people who were learning autograd themselves.
+# Every example in them appears in some lesson, printing the numbers PyTorch 2.13 prints (where
+# that differs from what they printed, the lesson says so):
+#
+# - **The autograd notebook**, a notebook of small experiments with `backward()`, written for an
+#   older PyTorch (it still uses `Variable` and `torch.FloatTensor`). It borrows examples from
+#   three pages and names each: an
+#   [article on Towards Data Science](https://towardsdatascience.com/pytorch-autograd-understanding-the-heart-of-pytorchs-magic-2686cd94ec95),
+#   a [javatpoint tutorial](https://www.javatpoint.com/gradient-with-pytorch) and a
+#   [Stack Overflow answer](https://stackoverflow.com/a/47026836/5270873). Lessons 01 to 05.
+# - **Allu's blog post**: Saihimal Allu,
+#   [*How exactly does torch.autograd.backward( ) work?*](https://medium.com/@saihimalallu/how-exactly-does-torch-autograd-backward-work-f0a671556dc4)
+#   (2018), by a newcomer puzzled by the argument of `backward()`. Lessons 03 and 06.
+#
 # A first taste. These lines would run unchanged with `import torch`:
 
 # %% tags=["torch-parity"]
@@ -142,7 +157,7 @@ print(area)
 # Its arrows lead back to the two tensors it used (blue), each through an `AccumulateGrad`
 # node: the node that will write into that tensor's `.grad`.
 
-# %%
+# %% tags=["course-helper"]
 viz.draw(area, names={length: "length", width: "width", area: "area"})
 
 # %% [markdown]
@@ -150,12 +165,17 @@ viz.draw(area, names={length: "length", width: "width", area: "area"})
 # leaves in `length.grad` how fast the area grows with the length (the width, 2) and in
 # `width.grad` how fast it grows with the width (the length, 3). Lessons 01 and 02 take this
 # apart slowly; for now, just see that the drawing now shows the gradients on the tensors.
+# (The cell makes the tensors again, so that it gives the same answer however often you run
+# it: lesson 02 shows what happens otherwise.)
 
 # %% tags=["torch-parity"]
+length = torch.tensor(3.0, requires_grad=True)
+width = torch.tensor(2.0, requires_grad=True)
+area = length * width
 area.backward()
 print(length.grad, width.grad)
 
-# %%
+# %% tags=["course-helper"]
 viz.draw(area, names={length: "length", width: "width", area: "area"})
 
 # %% [markdown]
@@ -182,7 +202,7 @@ check.first_tensor(w)
 # by element, and `.sum()` adds up all the elements. What **number** will it hold? Write it as
 # `predicted_total = ...` (a plain number, worked out in your head, not computed with `w`).
 
-# %% nbgrader={"grade": false, "grade_id": "predict_total", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_total", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 predicted_total = 14.0
 ### END SOLUTION
@@ -225,6 +245,12 @@ print(total)
 # which runs your notebook in a fresh kernel with the hidden tests, and sends you a feedback page
 # with every test's result and message. If you work through the course on your own, Validate
 # is your grader: there is nothing to hand in.
+#
+# **On Binder, download before you leave.** Binder lends you a machine for the session only: when
+# you close the tab, or leave it idle for a while, the machine and everything you wrote on it
+# are thrown away. Before you close the tab, save and download your notebook with
+# **File → Download**. To go on later, start Binder again and drag the downloaded file into the
+# file browser on the left.
 
 # %% [markdown]
 # ## What to remember

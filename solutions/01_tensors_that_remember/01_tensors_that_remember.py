@@ -16,9 +16,11 @@
 # %% [markdown]
 # # Lesson 01 · Tensors that remember
 #
-# **Time:** about 25 minutes. **You will be able to:**
+# **Time:** about 40 minutes: 13 reading and running the code, 13 predicting and explaining, 11 on exercises. **You will be able to:**
 #
 # - say, for any tensor, what `requires_grad`, `grad_fn`, `is_leaf`, `.data` and `.grad` hold;
+# - tell a leaf from a result by PyTorch's rule, and take a tensor out of the graph with
+#   `detach()`;
 # - predict which results join the graph and which stay plain numbers;
 # - explain why the graph already exists *before* you ask for a gradient;
 # - fix the error "element 0 of tensors does not require grad" the right way.
@@ -31,7 +33,7 @@
 # and it speaks PyTorch's language. Every line of code you write here runs unchanged with the
 # real `import torch`, and prints the same thing.
 
-# %%
+# %% tags=["course-helper"]
 import autograd_lab as torch
 from autograd_lab import viz
 
@@ -52,18 +54,29 @@ z = x * y
 #
 # | attribute | what it holds |
 # |---|---|
-# | `.data` | the numbers, without any history |
+# | `.data` | the numbers, without any history (an old way to get them: lesson 05 shows why `.detach()`, below, is the safe one) |
 # | `.requires_grad` | whether autograd tracks operations on this tensor |
 # | `.grad` | where a derivative lands after a backward pass (`None` until then) |
 # | `.grad_fn` | the graph node that *made* this tensor (`None` for a tensor you created yourself) |
-# | `.is_leaf` | whether the tensor is a starting point of the graph rather than a result |
+# | `.is_leaf` | whether the tensor is a leaf of the graph (the rule below) |
+#
+# A node is named after its operation: `MulBackward0` is the node a multiplication leaves. The
+# number tells apart PyTorch's versions of one operation: `x ** 2` leaves a `PowBackward0`, but
+# `x ** x`, whose exponent is a tensor too, a `PowBackward1`.
+#
+# **The leaf rule.** Going backward from a result, the graph ends at its *leaves*. PyTorch's
+# rule for which tensors are leaves has two parts:
+#
+# 1. every tensor that does **not** require grad is a leaf: nothing is recorded through it;
+# 2. a tensor that requires grad is a leaf only if **you created it** (for instance with
+#    `torch.tensor(..., requires_grad=True)`). One that came out of an operation is not: its
+#    `grad_fn` records that operation, and the graph goes on through it.
 #
 # ### Predict
 # Before running the table below, write down what you expect for `z`. Use `True`/`False`,
-# and for `grad_fn` the name of the node as a string (PyTorch names the node that multiplied
-# `MulBackward0`) or `None` if you think `z` has none.
+# and for `grad_fn` the name of the node as a string, or `None` if you think `z` has none.
 
-# %% nbgrader={"grade": false, "grade_id": "predict_z", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_z", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 z_requires_grad = True
 z_is_leaf = False
@@ -92,9 +105,10 @@ for t, name in zip([x, y, z], "xyz"):
 # - `z.grad_fn` is a `MulBackward0` object: the node that knows how to send a gradient back
 #   through the multiplication. The hexadecimal address is where the object lives in memory;
 #   it changes every run (here and in PyTorch).
-# - Reading `z.grad` printed a **warning**. `z` is not a leaf, and PyTorch only fills `.grad` on
-#   leaves, so it warns you that this `None` will stay `None`. (Older PyTorch versions printed
-#   nothing here; PyTorch 2.13 warns, and so does `autograd_lab`.) Lesson 04 comes back to it.
+# - Reading `z.grad` printed a **warning** (in red; it is not an error). `z` is not a leaf, and
+#   PyTorch fills `.grad` only on leaves that require grad, so it warns you that this `None` will
+#   stay `None`. PyTorch has warned about it since 2020 (the link in the warning is the change
+#   that added it). Lesson 04 comes back to it.
 #
 # ### Explain
 # Why does `y` have no `grad_fn`, while `z` has one? And why is `x` a leaf but `z` is not?
@@ -104,8 +118,8 @@ for t, name in zip([x, y, z], "xyz"):
 # A `grad_fn` records the operation that produced a tensor from tensors that require grad. `y`
 # was created directly (and does not require grad), so no operation made it and nothing needs
 # to be sent back through it. `z = x * y` came out of a multiplication involving `x`, so it
-# carries the `MulBackward0` node; `x`, created by us, is where the graph starts (a leaf), and
-# `z`, produced by an operation, is not.
+# carries the `MulBackward0` node. `x` requires grad and we created it, so it is a leaf, where
+# the graph ends; `z` requires grad but was produced by an operation, so it is not.
 
 # %% [markdown]
 # ## 2. The graph is built as you compute
@@ -116,7 +130,7 @@ for t, name in zip([x, y, z], "xyz"):
 # the multiplication used: `x` through an `AccumulateGrad` node (the node that will write into
 # `x.grad`), and `y`, which needs nothing, so no arrow is drawn for it.
 
-# %%
+# %% tags=["course-helper"]
 viz.draw(z, names={x: "x", y: "y", z: "z"})
 
 # %% [markdown]
@@ -128,19 +142,36 @@ print(z.grad_fn.next_functions)
 
 # %% [markdown]
 # Now ask for the derivative. `z.backward()` walks the recorded graph backwards and leaves
-# $\partial z / \partial x = y = 2$ in `x.grad`. Lesson 02 is all about this step.
+# $\partial z / \partial x = y = 2$ in `x.grad`. Lesson 02 is all about this step. (The cell
+# makes `x`, `y` and `z` again, so that running it twice gives the same answer twice.)
 
 # %% tags=["torch-parity"]
+x = torch.tensor(1.0, requires_grad=True)
+y = torch.tensor(2.0)
+z = x * y
 z.backward()
 print(x.grad)
 
 # %% [markdown]
 # ## 3. Leaves, and tensors that only look like leaves
 #
-# A **leaf** is a tensor nobody computed: you created it. A tensor that requires grad *and* is
-# a leaf is a *parameter*: the thing whose `.grad` you want. Everything computed from
-# parameters is an intermediate result, with a `grad_fn` and no `.grad` of its own.
+# A leaf that requires grad is what a model calls a *parameter*: the thing whose `.grad` you
+# want. Everything computed from parameters is an intermediate result, with a `grad_fn` and no
+# `.grad` of its own.
 #
+# Sometimes you want a result's numbers *without* its history: to print or plot them, or to
+# keep a value that later updates must not reach through the graph. `t.detach()` gives a tensor
+# with the same numbers (the same memory, not a copy) that does not require grad and has no
+# `grad_fn`: by part 1 of the rule, a leaf.
+
+# %% tags=["torch-parity"]
+p = torch.tensor([1.0, 2.0], requires_grad=True)
+q = p * 10
+r = q.detach()
+print(q)
+print(r, r.requires_grad, r.grad_fn, r.is_leaf)
+
+# %% [markdown]
 # ### Predict
 # Each line below creates one tensor. For each, predict `(requires_grad, is_leaf)` as a pair of
 # booleans, in a dictionary:
@@ -153,7 +184,7 @@ print(x.grad)
 # d = torch.tensor([1.0, 2.0]) * 3
 # ```
 
-# %% nbgrader={"grade": false, "grade_id": "predict_leaves", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_leaves", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 predictions = {
     "a": (True, True),
@@ -182,10 +213,10 @@ for name, t in {"a": a, "b": b, "c": c, "d": d}.items():
 # %% [markdown]
 # `b` is the one that catches people out. It *looks* like "a learnable 0.5", but the
 # multiplication by `0.1` happened after `requires_grad=True`, so `b` is the output of a
-# `MulBackward0` node. The real leaf, the tensor holding 5.0, has no name left to reach it
-# by, and `b.grad` will stay `None` after any backward pass. `d` is a leaf for the opposite
-# reason: nothing in it requires grad, so no graph was recorded at all, and autograd treats it
-# as a plain starting value. `c = b.detach()` shares `b`'s numbers but has forgotten the graph.
+# `MulBackward0` node (part 2 of the rule). The real leaf, the tensor holding 5.0, has no name
+# left to reach it by, and `b.grad` will stay `None` after any backward pass. `d` is a result
+# too, and still a leaf: nothing in it requires grad, so no graph was recorded, and part 1 of
+# the rule applies. `c = b.detach()` shares `b`'s numbers but has left the graph.
 #
 # ### Exercise: a learning rate and a frozen copy
 # Create
@@ -245,10 +276,13 @@ check.fixed_backward(weight, loss)
 #
 # - A tensor that requires grad records every operation done with it: each result gets a
 #   `grad_fn` node, and the nodes form the backward graph **during the forward pass**.
-# - A result requires grad as soon as one input does. Results are never leaves.
+# - A result requires grad as soon as one input does.
+# - The leaf rule: a tensor that does not require grad is always a leaf; one that requires
+#   grad is a leaf only if you created it, never if an operation made it.
 # - `.grad` is filled on **leaves that require grad** only; on anything else it stays `None`
 #   (and PyTorch warns when you read it on a non-leaf).
-# - `t * 0.1` after `requires_grad=True` is not a leaf; `t.detach()` is a leaf outside the graph.
+# - `t * 0.1` after `requires_grad=True` is not a leaf; `t.detach()` is the same numbers outside
+#   the graph, a leaf.
 # - "element 0 of tensors does not require grad" means the graph never started: make the
 #   *parameters* require grad. Setting `loss.requires_grad = True` only silences the error.
 #

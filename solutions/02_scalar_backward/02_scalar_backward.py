@@ -16,19 +16,16 @@
 # %% [markdown]
 # # Lesson 02 · Scalar backward
 #
-# **Time:** about 35 minutes. **You will be able to:**
+# **Time:** about 40 minutes: 12 reading and running the code, 8 predicting and explaining, 18 on exercises. **You will be able to:**
 #
 # - get a derivative out of autograd: build the function from a leaf, call `backward()`, read
 #   the leaf's `.grad`;
 # - say what the invisible argument of `backward()`, `torch.tensor(1.)`, stands for;
 # - follow the chain rule through a graph, node by node, and derive the same result by hand;
-# - check any derivative without autograd, with a central finite difference, and know that
-#   `torch.autograd.gradcheck` does the same check for whole functions.
-#
-# As in every lesson: **read**, **predict** (graded: commit before you run the cells below),
-# **run**, **explain**.
+# - check any derivative without autograd, with a central finite difference, and choose its
+#   step.
 
-# %%
+# %% tags=["course-helper"]
 import matplotlib.pyplot as plt
 
 import autograd_lab as torch
@@ -52,7 +49,7 @@ from autograd_lab import viz
 #
 # Write it as `predicted_grad = ...`.
 
-# %% nbgrader={"grade": false, "grade_id": "predict_cube", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_cube", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 predicted_grad = 3.0
 ### END SOLUTION
@@ -72,49 +69,29 @@ z.backward()
 print(x.grad.data)
 
 # %% [markdown]
-# `tensor(3.)`: $3 \cdot 1^2$. (A comment in the article this example comes from says it
-# prints `3`; what PyTorch prints is the tensor, `tensor(3.)`.) Why `x.grad.data` and not just
-# `x.grad`? Here they print the same thing. `.data` is the tensor's numbers without any
-# history, and a gradient has no history to begin with: `x.grad` is a plain tensor, with no
-# `grad_fn` and no `requires_grad`.
-
-# %% tags=["torch-parity"]
-print(x.grad)
-print(x.grad.requires_grad, x.grad.grad_fn)
-
-# %% [markdown]
+# `tensor(3.)`: $3 \cdot 1^2$. This is the first example of the autograd notebook (lesson 00),
+# which took it from the Towards Data Science article; its comment says the cell prints `3`,
+# but what PyTorch prints is the tensor, `tensor(3.)`. It prints `x.grad.data`, the numbers of
+# `x.grad` without their history; `x.grad` itself prints the same, since a gradient is a plain
+# tensor with no history of its own.
+#
 # Here is the graph `backward()` walked. It starts at `z` and goes down through the node that
 # made it, `PowBackward0`, to the `AccumulateGrad` node that writes into `x.grad`.
 
-# %%
+# %% tags=["course-helper"]
 viz.draw(z, names={x: "x", z: "z"})
 
 # %% [markdown]
 # ## 2. The invisible `torch.tensor(1.)`
 #
-# `z.backward()` is short for `z.backward(torch.tensor(1.))`. That argument is called
-# `gradient`, and it is the **starting value** of the backward pass: the derivative of
-# *whatever you finally care about* with respect to `z`. Calling `z.backward()` says "what I care
-# about is `z` itself", and $dz/dz = 1$. From there each node multiplies by its own local
-# derivative, so `x.grad` ends up as that starting value times $dz/dx$.
+# `z.backward()` is short for `z.backward(torch.tensor(1.))`. That argument, `gradient`, is the
+# **starting value** of the backward pass: the derivative of *whatever you finally care about*
+# with respect to `z`. `z.backward()` says "I care about `z` itself", and $dz/dz = 1$. Each node
+# then multiplies by its own local derivative, so `x.grad` is that starting value times
+# $dz/dx$.
 #
-# Spelled out, it gives the same result:
-
-# %% tags=["torch-parity"]
-x = torch.tensor(1.0, requires_grad=True)
-z = x ** 3
-z.backward(torch.tensor(1.0))
-print(x.grad)
-
-# %% [markdown]
-# The drawing can show that starting value on the root:
-
-# %%
-viz.draw(z, names={x: "x", z: "z"}, gradient=torch.tensor(1.0))
-
-# %% [markdown]
 # ### Predict
-# Now start the pass with 10 instead of 1, on a fresh `x`:
+# Start the pass with 10 instead of 1, on a fresh `x`:
 #
 # ```python
 # x = torch.tensor(1.0, requires_grad=True)
@@ -124,7 +101,7 @@ viz.draw(z, names={x: "x", z: "z"}, gradient=torch.tensor(1.0))
 #
 # What will `x.grad` hold? Write `predicted_grad_10 = ...`.
 
-# %% nbgrader={"grade": false, "grade_id": "predict_seed", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_seed", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 predicted_grad_10 = 30.0
 ### END SOLUTION
@@ -169,15 +146,13 @@ for run in range(2):
     print(x.grad)
 
 # %% [markdown]
-# The second line is not a new derivative: $dz/dx$ is still 3, and `.grad` holds it added twice. Lesson 04 is about
-# this accumulation (why it is there, and how to zero it). For now: create the leaf in the same
-# cell as the backward call, and a cell run twice gives the same answer twice.
+# The second line is not a new derivative: $dz/dx$ is still 3, and `.grad` holds it added
+# twice. Lesson 04 is about this accumulation (why it is there, and how to zero it). For now:
+# create the leaf in the same cell as the backward call, and a cell run twice gives the same
+# answer twice.
 #
-# **It does not fill `.grad` on results.** `z` is not a leaf, so `z.grad` stays `None`, and
-# PyTorch warns when you read it (the warning is printed in red; it is not an error):
-
-# %% tags=["torch-parity"]
-print(z.grad)
+# **It does not fill `.grad` on results.** `z` is not a leaf, so `z.grad` stays `None` (with
+# the warning of lesson 01).
 
 # %% [markdown]
 # ## 3. Exercise: a derivative from autograd
@@ -209,26 +184,27 @@ check.derivative_came_from_backward(t)
 # $u = 3x + 1$ and $y = u^2$ at $x = 2$, so $u = 7$. By the chain rule,
 # $\frac{dy}{dx} = \frac{dy}{du}\cdot\frac{du}{dx} = 2u \cdot 3 = 42$.
 #
-# `viz.trace_backward` runs `backward()` and records every step: what gradient arrived at each
-# node, and what it sent on. Follow the 1 from the root: `PowBackward0` multiplies it by
-# $2u = 14$; `AddBackward0` passes it on unchanged ($du/d(3x) = 1$); `MulBackward0` multiplies
-# by 3; `AccumulateGrad` writes 42 into `x.grad`.
-
-# %%
-x = torch.tensor(2.0, requires_grad=True)
-u = 3 * x + 1
-y = u ** 2
-trace = viz.trace_backward(y, names={x: "x", u: "u", y: "y"})
-print(trace.table())
-
-# %%
-viz.draw(y, names={x: "x", u: "u", y: "y"})
+# Autograd gets the same number:
 
 # %% tags=["torch-parity"]
 x = torch.tensor(2.0, requires_grad=True)
 y = (3 * x + 1) ** 2
 y.backward()
 print(x.grad)
+
+# %% [markdown]
+# `viz.trace_backward` runs `backward()` and records every step: what gradient arrived at each
+# node, and what it sent on. Follow the 1 from the root: `PowBackward0` multiplies it by
+# $2u = 14$; `AddBackward0` passes it on unchanged ($du/d(3x) = 1$); `MulBackward0` multiplies
+# by 3; `AccumulateGrad` writes 42 into `x.grad`. Move the slider to watch it on the graph.
+
+# %% tags=["course-helper"]
+x = torch.tensor(2.0, requires_grad=True)
+u = 3 * x + 1
+y = u ** 2
+trace = viz.trace_backward(y, names={x: "x", u: "u", y: "y"})
+print(trace.table())
+trace
 
 # %% [markdown]
 # ### Exercise: the chain rule by hand
@@ -251,26 +227,16 @@ check.chain_rule_formula(dy_dx, points=[-2.0, 0.0, 1.5, 3.0])
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Check it yourself
-# Your formula next to autograd's answer, at a few points:
-
-# %%
-for x0 in [-1.0, 0.5, 2.0]:
-    x = torch.tensor(x0, requires_grad=True)
-    ((x ** 2 + 1) ** 3).backward()
-    print(f"x = {x0:5}: by hand {dy_dx(x0):9.3f}   autograd {x.grad.item():9.3f}")
-
-# %% [markdown]
 # ## 5. Checking a derivative without autograd
 #
-# How do we know autograd is right? A derivative is the slope of $f$ at $x$, and a slope can be
-# *measured*: step a small $h$ to each side and divide the rise by the run,
+# How do we know autograd is right? A derivative is a slope, and a slope can be *measured*:
+# step a small $h$ to each side of $x$ and divide the rise by the run,
 #
 # $$f'(x) \approx \frac{f(x + h) - f(x - h)}{2h}.$$
 #
-# This is the **central difference**. It looks to both sides of $x$, so the curvature's error
-# cancels and what is left shrinks like $h^2$. The one-sided *forward* difference
-# $\frac{f(x+h) - f(x)}{h}$ is off by an amount that shrinks only like $h$.
+# This **central difference** looks to both sides, so the curvature's error cancels and what
+# is left shrinks like $h^2$; the one-sided $\frac{f(x+h) - f(x)}{h}$ is off by an amount that
+# shrinks only like $h$.
 #
 # ### Exercise: `numerical_derivative`
 # Write `numerical_derivative(f, x, h)`: the central-difference estimate of $f'(x)$ for a
@@ -295,34 +261,30 @@ for case in ["cubic", "sine", "bump", "small-step"]:
 # %% [markdown]
 # ### How good is it?
 # For $f(x) = x^3 - 3x$ at $x = 2$ the exact derivative is $3 \cdot 2^2 - 3 = 9$. Watch the
-# error of your estimate as $h$ shrinks: each tenfold smaller step cuts it a hundredfold, down to
-# $h = 10^{-4}$. Smaller steps stop helping: $f(x+h)$ and $f(x-h)$ are then so close that the
-# rounding in their difference dominates, and at $h = 10^{-8}$ the error is larger again.
+# error of your estimate as $h$ shrinks.
 
-# %% tags=["torch-parity"]
+# %%
 def f(x):
     return x ** 3 - 3 * x
 
-# %%
-for h in [1e-1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-8]:
+
+for h in [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8]:
     estimate = numerical_derivative(f, 2.0, h)
     print(f"h = {h:g}: estimate {estimate:.10f}, error {estimate - 9:.1e}")
 
 # %% [markdown]
-# And autograd, on the same function and point, with no step at all:
-
-# %% tags=["torch-parity"]
-x = torch.tensor(2.0, requires_grad=True)
-(x ** 3 - 3 * x).backward()
-print(x.grad)
-
-# %% [markdown]
+# Down to $h = 10^{-5}$, each tenfold smaller step cuts the error a hundredfold: the $h^2$ of
+# the central difference. Below that, $f(x+h)$ and $f(x-h)$ agree in so many digits that the
+# rounding in their difference (a float64 number carries about 16) takes over, and the error
+# grows again: $8 \cdot 10^{-10}$ at $h = 10^{-6}$, $10^{-7}$ at $h = 10^{-8}$. The best step
+# lies in between, around $10^{-5}$. Autograd needs no step at all: it applies the exact
+# derivative of each operation.
+#
 # ## 6. A picture: f and f′
 #
-# One derivative is a number; the derivative at every point is a function. Below, $f(x) = x^3 -
-# 3x$ and the derivative autograd computes at 41 points (one small graph and one `backward()`
-# each), drawn over the hand formula $f'(x) = 3x^2 - 3$. Where $f$ turns (at $x = \pm 1$), $f'$
-# crosses zero; where $f$ climbs steeply, $f'$ is large.
+# The derivative at every point is a function. Below, $f$ and the slope autograd computes at
+# 41 points (one small graph and one `backward()` each), drawn over the hand formula
+# $f'(x) = 3x^2 - 3$. Where $f$ turns ($x = \pm 1$), $f'$ crosses zero.
 
 # %%
 xs = [i / 10 for i in range(-20, 21)]
@@ -330,37 +292,14 @@ slopes = []
 for x0 in xs:
     x = torch.tensor(x0, requires_grad=True)
     f(x).backward()
-    slopes.append(x.grad.item())
+    slopes.append(x.grad.item())      # .item(): a one-element tensor's number
 
-fig, ax = plt.subplots(figsize=(7, 4))
-ax.plot(xs, [f(x0) for x0 in xs], label="f(x) = x³ − 3x")
-ax.plot(xs, [3 * x0 ** 2 - 3 for x0 in xs], color="tab:orange", label="f′(x) = 3x² − 3 (by hand)")
-ax.plot(xs, slopes, "o", color="tab:red", markersize=3, label="x.grad from autograd")
-ax.axhline(0, color="grey", linewidth=0.5)
-for turn in (-1, 1):
-    ax.axvline(turn, color="grey", linestyle=":", linewidth=0.8)
-ax.set_xlabel("x")
-ax.legend()
+plt.plot(xs, [f(x0) for x0 in xs], label="f(x) = x³ − 3x")
+plt.plot(xs, [3 * x0 ** 2 - 3 for x0 in xs], label="f′(x) = 3x² − 3 (by hand)")
+plt.plot(xs, slopes, "o", markersize=3, label="x.grad from autograd")
+plt.axhline(0, color="grey", linewidth=0.5)
+plt.legend()
 plt.show()
-
-# %% [markdown]
-# ## 7. PyTorch's own check: `torch.autograd.gradcheck`
-#
-# Your `numerical_derivative` checks one derivative of a function of one number. PyTorch ships
-# the same idea for whole functions of tensors: `torch.autograd.gradcheck(fn, inputs)` nudges
-# every element of every input by `eps` (1e-6) to each side, builds all the central differences,
-# and compares them with what backward computes. It returns `True` when they agree and raises an
-# error that shows both when they do not. It wants `float64` inputs: with a step as small as
-# 1e-6, float32's rounding would swamp the difference (it warns if you pass float32).
-
-# %% tags=["torch-parity"]
-x = torch.tensor([0.5, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
-torch.autograd.gradcheck(f, (x,))
-
-# %% [markdown]
-# PyTorch's developers test backward formulas with it, and this course's engine is tested the
-# same way (central differences in float64). In lesson 06 you will use it on a backward formula
-# of your own.
 
 # %% [markdown]
 # ## What to remember
@@ -370,8 +309,10 @@ torch.autograd.gradcheck(f, (x,))
 # - `y.backward()` means `y.backward(torch.tensor(1.))`: the 1 is $dy/dy$, the starting value.
 #   A different start $v$ multiplies every gradient by $v$.
 # - Backward is the chain rule: each node multiplies what arrives by its own local derivative.
-# - A central difference $\frac{f(x+h) - f(x-h)}{2h}$ checks any derivative without autograd;
-#   `torch.autograd.gradcheck` does it for whole functions, in float64.
+# - A central difference $\frac{f(x+h) - f(x-h)}{2h}$ checks any derivative without autograd.
+#   Its error shrinks like $h^2$ until rounding takes over: in float64, $h$ around $10^{-5}$
+#   is best. (PyTorch's `torch.autograd.gradcheck` does the same check for whole functions;
+#   lesson 06 uses it.)
 #
 # **Next:** [Lesson 03 · Vector outputs and weighted backward](../03_vector_backward/03_vector_backward.ipynb),
 # where `y` holds many numbers and the starting value becomes a whole tensor.

@@ -16,27 +16,21 @@
 # %% [markdown]
 # # Lesson 05 · retain_graph and the freed graph
 #
-# **Time:** about 35 minutes. **You will be able to:**
+# **Time:** about 50 minutes: 14 reading and running the code, 11 predicting and explaining, 23 on exercises. **You will be able to:**
 #
-# - say what a backward pass throws away (the *saved tensors*) and what it keeps;
-# - predict which graphs can go backward twice: `x + 1` can, `x * x` and even `x * 2` cannot;
-# - use `retain_graph=True` where a second pass is really needed, and nowhere else;
-# - get the gradients of two losses that share part of their graph, with `backward` or
-#   `torch.autograd.grad`;
-# - read the error "modified by an inplace operation" and fix it.
-#
-# Same rhythm: **read**, **predict** (graded), **run**, **explain**.
+# - say what backward frees, and predict which graphs can go backward twice;
+# - use `retain_graph=True` only where needed, and get two losses' gradients from one graph;
+# - fix "modified by an inplace operation", and say why `.detach()` is safe where `.data` is not.
 
-# %%
+# %% tags=["course-helper"]
 import autograd_lab as torch
 from autograd_lab import viz
 
 # %% [markdown]
 # ## 1. The second pass that fails
 #
-# Lesson 04 called `backward` several times on one graph, always with `retain_graph=True`.
-# Here is the same two-leaf example without it: one backward, then two more attempts, each
-# wrapped in `try`/`except` so the cell runs to the end.
+# The autograd notebook runs lesson 04's two-leaf example again without `retain_graph`: one
+# backward, then two more in `try`/`except`.
 
 # %% tags=["torch-parity"]
 x = torch.tensor([2.0, 2.0], requires_grad=True)
@@ -64,28 +58,20 @@ else:
     print(z.grad)
 
 # %% [markdown]
-# The first pass worked; the other two raised a `RuntimeError` and printed the cell's own
-# message. Here is what PyTorch itself says (the cell is tagged to show the error without
-# stopping the notebook):
+# The second and third passes raised a `RuntimeError`. PyTorch's own message:
 
 # %% tags=["raises-exception", "torch-parity"]
 y.backward(w)
 
 # %% [markdown]
-# Read it slowly: *saved intermediate values of the graph are freed when you call
-# `.backward()`*. (The older PyTorch of the source example said "the buffers have already
-# been freed" and suggested `retain_graph=True` "when calling backward the first time";
-# PyTorch 2.13 words it as above.) Note also that `x.grad` is still `[4., 4.]`: the failed
-# passes added nothing.
-#
-# So what *are* these saved values, and why does backward throw them away?
+# *Saved intermediate values of the graph are freed when you call `.backward()`* (the
+# notebook's older PyTorch said "the buffers have already been freed").
 #
 # ## 2. What a node saves
 #
-# To send a gradient back, each node evaluates a derivative, and most derivatives need
-# numbers from the forward pass. For $s = x \cdot x$ the node needs $x$ (because
-# $\partial s/\partial x = 2x$), so `MulBackward0` keeps a reference to it. These references
-# are the node's **saved tensors**; PyTorch lets you peek at them as `grad_fn._saved_...`.
+# Most derivatives need numbers from the forward pass. For $s = x \cdot x$,
+# $\partial s/\partial x = 2x$, so `MulBackward0` keeps a reference to `x`: a **saved tensor**,
+# which PyTorch lets you peek at as `grad_fn._saved_...`.
 
 # %% tags=["torch-parity"]
 x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -96,53 +82,44 @@ print(sq.grad_fn._saved_self is x)
 dbl = x * 2
 print(dbl.grad_fn._saved_other, dbl.grad_fn._saved_self)
 
-inc = x + 1
+inc = x.add(5, alpha=3)      # x + 3 * 5
 print(inc.grad_fn._saved_alpha)
 
 # %% [markdown]
-# - `x * x` saved `x` twice (the very same tensor, not a copy).
-# - `x * 2` saved the **2**: the derivative with respect to `x` is that other factor. Nothing
-#   about `x` is needed, and yet *something* was saved.
-# - `x + 1` saved no tensor at all, only the number `alpha` (the 1 in `x + alpha * other`):
-#   the derivative of a sum is 1 whatever the inputs are.
+# - `x * x` saved `x` twice (the very tensor, not a copy).
+# - `x * 2` saved the **2**, the derivative with respect to `x`: not `x`, yet *something*.
+# - An addition `x + alpha * other` saved only the number `alpha` (3 here; 1 for a plain
+#   `x + 5`), never a tensor: its derivatives do not depend on the inputs.
 #
-# The drawing shows saved tensors in dashed boxes. Draw `sq.sum()` before backward...
+# The drawing shows saved tensors in dashed boxes. After backward, nodes and arrows are still
+# there, but the saved tensors are freed (grey): a network saves every layer's activations, and
+# backward gives that memory back as soon as it has used it.
 
-# %%
+# %% tags=["course-helper"]
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+sq = x * x
 s = sq.sum()
+s.backward()
 viz.draw(s, names={x: "x", sq: "sq", s: "s"}, show_saved=True)
 
 # %% [markdown]
-# ...then step through its backward pass, and draw it again.
-
-# %%
-trace = viz.trace_backward(s, names={x: "x", sq: "sq", s: "s"})
-print(trace.table())
-
-# %%
-trace   # the slider: one frame per step
-
-# %%
-viz.draw(s, names={x: "x", sq: "sq", s: "s"}, show_saved=True)
-
-# %% [markdown]
-# The nodes and their arrows are all still there (`next_functions` still works); only the
-# saved tensors are gone (grey). Backward frees them as soon as it has used them, because a
-# real network saves every layer's activations and that memory is wanted back at once. A
-# second pass would need them again: that is the error. Even *reading* them after backward
-# fails. The same steps once more, in plain PyTorch code:
+# A second pass would need them: that is the error. Even *reading* them after backward fails:
 
 # %% tags=["raises-exception", "torch-parity"]
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 sq = x * x
 sq.sum().backward()
-print(x.grad)
 print(sq.grad_fn.next_functions)
 sq.grad_fn._saved_self
 
 # %% [markdown]
 # ### Predict: which snippets raise?
-# Each snippet below starts from a fresh `x = torch.tensor([1.0, 2.0], requires_grad=True)`.
+# Two more facts first. `retain_graph=True` keeps the saved tensors for one more pass; a call
+# without it frees them. And `torch.autograd.grad(y, x)` runs the same backward pass as
+# `y.backward()`, freeing the same way, but returns $\partial y/\partial x$ instead of adding it
+# into `x.grad`. (`x.exp()`'s node saves its result: $e^x$ is its own derivative.)
+#
+# Each snippet starts from a fresh `x = torch.tensor([1.0, 2.0], requires_grad=True)`.
 #
 # | | snippet |
 # |---|---|
@@ -153,11 +130,10 @@ sq.grad_fn._saved_self
 # | E | `y = (x ** 2).sum()`; `y.backward()`; `y = (x ** 2).sum()`; `y.backward()` |
 # | F | `y = x.exp().sum()`; `torch.autograd.grad(y, x)`; `y.backward()` |
 #
-# (`torch.autograd.grad(y, x)` computes $\partial y/\partial x$ and returns it, without
-# touching `x.grad`; section 3 uses it.) Write `raises = {"A": ..., ..., "F": ...}`, `True`
-# for a snippet that raises the RuntimeError, `False` for one that runs.
+# Write `raises = {"A": ..., ..., "F": ...}`, `True` for a snippet that raises the
+# RuntimeError, `False` for one that runs.
 
-# %% nbgrader={"grade": false, "grade_id": "predict_raises", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_raises", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 raises = {"A": False, "B": True, "C": False, "D": True, "E": False, "F": True}
 ### END SOLUTION
@@ -188,19 +164,15 @@ for name, code in snippets.items():
         print(f"{name} raises: {str(error)[:50]} ...")
 
 # %% [markdown]
-# The rule behind all six: **a graph can go backward again only if no node in it saved a
-# tensor, or if every earlier pass said `retain_graph=True`.** `retain_graph=True` means
-# "do not free the saved tensors this time"; the last pass may free them (D shows that each
-# call decides for itself). A new forward pass (E) builds a new graph with fresh saved
-# tensors, which is what a training loop does every step, so it never needs `retain_graph`.
-# And `autograd.grad` (F) frees like `backward` does. A passes twice: nothing to free, and
-# `x.grad` shows both passes added up.
+# The rule: **a graph can go backward again only if no node on the way saved a tensor, or if
+# every earlier pass said `retain_graph=True`.** A new forward pass (E) makes a new graph: what
+# a training loop does every step, so it never needs `retain_graph`.
 #
 # ### Exercise: catch the error
-# The source example caught the error and printed a sentence of its own. Keep the error
+# The autograd notebook caught the error and printed a sentence of its own. Keep the error
 # instead: rebuild the two-leaf example (`x = [2., 2.]`, `z = [4., 4.]`, `y = x**2 + z**3`,
-# weights `w` of ones), call `y.backward(w)` once, then call it a second time inside
-# `try`/`except RuntimeError` and store the exception object in `error`. Print it.
+# weights `w` of ones), call `y.backward(w)` once, then a second time inside
+# `try`/`except RuntimeError`, and store the exception object in `error`. Print it.
 # (Careful: Python deletes the name after `as` when the `except` block ends.)
 
 # %% nbgrader={"grade": false, "grade_id": "catch_error", "locked": false, "schema_version": 3, "solution": true}
@@ -240,43 +212,26 @@ check.caught_error(error, x)
 # %% [markdown]
 # ## 3. Two losses, one shared graph
 #
-# A common real case: two losses computed from one shared intermediate result, say a
-# network's features `h`, and you want each loss's gradient. Both backward passes go
-# through the nodes that made `h`, and the first pass frees what those nodes saved.
+# Two losses from one shared result `h`: both passes go through the nodes that made `h`, and
+# the first frees what they saved.
 
-# %% tags=["torch-parity"]
+# %% tags=["raises-exception", "torch-parity"]
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 h = x ** 3                     # shared: PowBackward0 saves x
 loss_a = h.sum()
 loss_b = (h ** 2).mean()
-
-# %%
-viz.draw(loss_a, loss_b, names={x: "x", h: "h", loss_a: "loss_a", loss_b: "loss_b"},
-         show_saved=True)
-
-# %% tags=["raises-exception", "torch-parity"]
 loss_a.backward()
 print(x.grad)
 loss_b.backward()
 
 # %% [markdown]
-# `loss_a.backward()` worked and freed the saved `x` of the shared `PowBackward0`; `loss_b`'s
-# pass needs it and fails. In the drawing, the shared node's saved tensor is now grey, while
-# `loss_b`'s own `PowBackward0 #2` still holds its `h`:
-
-# %%
-viz.draw(loss_a, loss_b, names={x: "x", h: "h", loss_a: "loss_a", loss_b: "loss_b"},
-         show_saved=True)
-
-# %% [markdown]
 # Three ways to get it right, from a fresh forward pass:
 #
-# 1. `loss_a.backward(retain_graph=True)`, then `loss_b.backward()`: `x.grad` ends up with
-#    the **sum** of both gradients (it accumulates, lesson 04).
-# 2. `(loss_a + loss_b).backward()`: the same sum, in one pass, no `retain_graph` needed.
-# 3. `torch.autograd.grad(loss_a, x, retain_graph=True)` and then
-#    `torch.autograd.grad(loss_b, x)`: each gradient **separately**, returned as a tuple,
-#    without touching `x.grad`.
+# 1. `loss_a.backward(retain_graph=True)`, then `loss_b.backward()`: `x.grad` holds the **sum**
+#    of both gradients (lesson 04);
+# 2. `(loss_a + loss_b).backward()`: the same sum in one pass;
+# 3. `torch.autograd.grad(loss_a, x, retain_graph=True)`, then `torch.autograd.grad(loss_b, x)`:
+#    each gradient **on its own**, as a tuple, `x.grad` untouched.
 
 # %% tags=["torch-parity"]
 x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -301,8 +256,7 @@ print("x.grad:", x.grad)
 # from `x` through a shared part of the graph (like above), in **one** forward pass. Return
 # the pair `(g_a, g_b)`: $\partial\,\text{loss}_a/\partial x$ and
 # $\partial\,\text{loss}_b/\partial x$, each on its own, as tensors that do not require grad.
-# `x` may arrive with an old `.grad` from earlier; what `x.grad` holds when you return does
-# not matter. Use `backward` or `torch.autograd.grad`, as you like.
+# `x` may arrive with an old `.grad`; what `x.grad` holds when you return does not matter.
 
 # %% nbgrader={"grade": false, "grade_id": "two_losses", "locked": false, "schema_version": 3, "solution": true}
 ### BEGIN SOLUTION
@@ -323,17 +277,11 @@ check.separate_gradients(separate_gradients, values=(0.3, -0.7), kind="exp")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# A version with `backward` works too: `loss_a.backward(retain_graph=True)`, copy
-# `x.grad`, reset it, `loss_b.backward()`. Adding `retain_graph=True` alone is not enough
-# there: without the reset, the second gradient lands **on top of** the first.
-#
 # ## 4. A saved tensor changed in place
 #
-# Saved tensors are references, not copies (`_saved_self is x` was `True`). So if you
-# change a saved tensor in place after the forward pass, the backward pass would compute
-# with the new numbers and give a wrong gradient. PyTorch prevents that: every tensor has
-# a version counter that each in-place operation bumps, every node remembers the version
-# it saved, and backward compares.
+# Saved tensors are references, not copies: changed in place, they would give backward wrong
+# numbers. So every tensor has a **version counter** that each in-place operation bumps, each
+# node remembers the versions it saved, and backward compares.
 
 # %% tags=["raises-exception", "torch-parity"]
 x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -365,22 +313,35 @@ from autograd_lab.checks import lesson05 as check
 check.inplace_fixed(x, h, h_shifted)
 
 # %% [markdown]
+# ### `.detach()` or `.data`?
+# Both give a tensor's numbers without its history, sharing its memory. `.detach()` shares the
+# version counter too, so an in-place change through it is caught. `.data` (lesson 01's table,
+# from before PyTorch 0.4) does not. `x.exp()` saves its result `y`; zero `y` through each:
+
+# %% tags=["raises-exception", "torch-parity"]
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.exp()
+y.detach().zero_()         # bumps y's version: backward refuses
+y.sum().backward()
+
+# %% tags=["torch-parity"]
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.exp()
+y.data.zero_()             # the same change, unseen
+y.sum().backward()
+print(x.grad)              # e^x would be [2.7183, 7.3891]
+
+# %% [markdown]
+# An error, then a wrong gradient without a word. Use `.detach()`.
+#
 # ## What to remember
 #
-# - Nodes **save** the forward values their derivative needs (`grad_fn._saved_self`, ...).
-#   Backward frees them once used; the nodes themselves stay.
-# - A second backward through a graph raises "Trying to backward through the graph a second
-#   time" if any node on the way saved a tensor: `x * x`, `x ** 2`, even `x * 2`, but not
-#   `x + 1`.
-# - `retain_graph=True` keeps the saved tensors for one more pass; every call but the last
-#   needs it. It does **not** reset `.grad`: passes still add up.
-# - A training loop builds a new graph every step and never needs `retain_graph`. If you
-#   reach for it there, look for a tensor computed once outside the loop, or a second
-#   `backward` on the same loss.
-# - Two losses over one shared graph: `(loss_a + loss_b).backward()`, or `retain_graph=True`
-#   on the first, or `torch.autograd.grad` to get each gradient on its own.
-# - Changing a saved tensor in place makes backward refuse ("modified by an inplace
-#   operation"): change a copy (`h + 1`), or change it after backward.
+# - Nodes **save** what their derivative needs; backward frees it. A second pass through a
+#   node that saved a tensor (`x * x`, even `x * 2`; not `x + 1`) raises, unless every earlier
+#   pass said `retain_graph=True`. A training loop makes a new graph every step.
+# - Two losses, one graph: `(loss_a + loss_b).backward()`, `retain_graph=True` on the first, or
+#   `torch.autograd.grad` for each gradient on its own.
+# - A saved tensor changed in place makes backward refuse: change a copy (`h + 1`). Through
+#   `.data` the change goes unseen: use `.detach()`.
 #
-# **Next:** [Lesson 06 · Inside backward](../06_inside_backward/06_inside_backward.ipynb):
-# walk the graph by hand and write your own backward.
+# **Next:** [Lesson 06 · Inside backward](../06_inside_backward/06_inside_backward.ipynb).

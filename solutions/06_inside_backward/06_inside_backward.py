@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 06 · Inside backward
 #
-# **Time:** about 35 minutes. **You will be able to:**
+# **Time:** about 75 minutes: 22 reading and running the code, 10 predicting and explaining, 40 on exercises. **You will be able to:**
 #
 # - call a graph node yourself and say what goes in and what comes out;
 # - follow `next_functions` from a result down to its leaves, and find each leaf's
@@ -28,7 +28,7 @@
 # Until now `backward()` was one call that filled `.grad`. This lesson opens it: you will walk
 # a graph by hand, node by node, and then write the loop that does it for any graph.
 
-# %%
+# %% tags=["course-helper"]
 import autograd_lab as torch
 from autograd_lab import viz
 
@@ -57,7 +57,7 @@ print(y.grad_fn.next_functions)
 # %% [markdown]
 # ## 2. The blog's matrix product, walked by hand
 #
-# One of this course's two sources multiplies a row vector by a matrix and calls backward
+# Allu's blog post (lesson 03) multiplies a row vector by a matrix and calls backward
 # three times, with three different `gradient` arguments. Here is its forward pass:
 
 # %% tags=["torch-parity"]
@@ -72,7 +72,7 @@ print(y)
 # The graph has two nodes: `MmBackward0`, which made `y`, and the `AccumulateGrad` of `x`.
 # `M` does not require grad, so no arrow leads to it.
 
-# %%
+# %% tags=["course-helper"]
 viz.draw(y, names={x: "x", y: "y"})
 
 # %% tags=["torch-parity"]
@@ -134,7 +134,7 @@ print(acc.name(), acc.next_functions)
 # - `same_accumulator`: whether the two entries of the multiplication's `next_functions` are
 #   the same object (`True` or `False`).
 
-# %% nbgrader={"grade": false, "grade_id": "predict_next", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_next", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 add_next = ["MulBackward0", "AccumulateGrad"]
 same_accumulator = True
@@ -160,7 +160,7 @@ print(mul.next_functions[0][0] is mul.next_functions[1][0] is z.grad_fn.next_fun
 # Three edges lead to one node: both inputs of the multiplication are `x`, and the addition
 # uses `x` once more. The drawing shows it.
 
-# %%
+# %% tags=["course-helper"]
 viz.draw(z, names={x: "x", z: "z"})
 
 # %% [markdown]
@@ -175,7 +175,7 @@ viz.draw(z, names={x: "x", z: "z"})
 # run (a list of strings, `"AccumulateGrad"` for the leaf's node), and `x_grad`, the number
 # in `x.grad` afterwards.
 
-# %% nbgrader={"grade": false, "grade_id": "predict_order", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "predict_order", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
 ### BEGIN SOLUTION
 order = ["AddBackward0", "MulBackward0", "AccumulateGrad"]
 x_grad = 7.0
@@ -190,9 +190,11 @@ check.order_prediction(order, x_grad)
 # ### Run
 # `viz.trace_backward(z)` runs `z.backward()` and records every step. The table lists the
 # nodes in the order they ran, what each received and what it sent on; below it, a slider
-# replays the pass on the drawing.
+# replays the pass on the drawing. (The cell makes `z` again, so that it can run twice.)
 
-# %%
+# %% tags=["course-helper"]
+x = torch.tensor(3.0, requires_grad=True)
+z = x * x + x
 trace = viz.trace_backward(z, names={x: "x", z: "z"})
 print(trace.table())
 trace
@@ -336,7 +338,7 @@ print(x.grad)
 # result and keeps what backward will need with `ctx.save_for_backward`; `backward(ctx,
 # grad_output)` receives $\partial L/\partial\,\text{output}$ and returns
 # $\partial L/\partial\,\text{input}$. Both are static methods, and you use the operation
-# through `.apply`. Here is $x^3$, on the first source's `x ** 3` example:
+# through `.apply`. Here is $x^3$, on the autograd notebook's `x ** 3` example (lesson 02):
 
 # %% tags=["torch-parity"]
 class Cube(torch.autograd.Function):
@@ -362,11 +364,13 @@ print(x.grad)
 # reaches it. `grad_output` is 1 here because `z` is the root; deeper in a graph it is whatever
 # the nodes above sent down, which is why backward multiplies by it.
 #
-# Is a hand-written backward right? `torch.autograd.gradcheck` asks the finite differences: it
-# nudges each input element by a tiny $\epsilon$ both ways, measures how the output moves,
-# $\big(f(x + \epsilon) - f(x - \epsilon)\big) / 2\epsilon$, and compares that *numerical*
-# Jacobian with the *analytical* one your backward gives, row by row (one one-hot
-# `grad_output` per output element, as in lesson 03). It wants float64 inputs: in float32 the
+# Is a hand-written backward right? `torch.autograd.gradcheck(fn, inputs)` asks lesson 02's
+# central differences: it nudges each input element by $\epsilon = 10^{-6}$ both ways, measures
+# how the output moves, $\big(f(x + \epsilon) - f(x - \epsilon)\big) / 2\epsilon$, and compares
+# that *numerical* Jacobian with the *analytical* one your backward gives (one backward call
+# per output element, with one-hot weights, as in lesson 03). It returns `True` or raises an
+# error that prints both, each with **a row per input element and a column per output
+# element** (lesson 03's $J$ turned on its side). It wants float64 inputs: in float32 the
 # difference of two nearby values loses too many digits.
 
 # %% tags=["torch-parity"]
@@ -388,9 +392,9 @@ class CubeForgetful(Cube):
 torch.autograd.gradcheck(CubeForgetful.apply, (x,))
 
 # %% [markdown]
-# Every row of the analytical Jacobian is the same: whichever output element the one-hot
-# `grad_output` picked, this backward returned all of $3x^2$. The numerical Jacobian is
-# diagonal, as it must be for an operation that acts element by element.
+# Every **column** of the analytical Jacobian is the same, $3x^2 = [0.75, 3, 12]$: whichever
+# output element the one-hot `grad_output` picked, this backward returned all of $3x^2$. The
+# numerical Jacobian is diagonal, as it must be for an operation that acts element by element.
 #
 # ### Exercise: softplus
 # Write `Softplus`, a `torch.autograd.Function` for
@@ -437,6 +441,8 @@ with torch.no_grad():
     numeric = (Softplus.apply(x + eps) - Softplus.apply(x - eps)) / (2 * eps)
 print("backward:           ", x.grad)
 print("central differences:", numeric)
+
+# %% tags=["course-helper"]
 viz.draw(y, names={x: "x", y: "y"})
 
 # %% [markdown]

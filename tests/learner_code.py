@@ -1,0 +1,215 @@
+"""A lesson's cells sorted into the learner's code and the course's own, and the learner's code
+run under real PyTorch.
+
+Every code cell of a solution notebook is one of three kinds, and nothing is guessed:
+
+- a **test cell**: nbgrader's metadata says so (``grade`` true, a code cell). It may only import
+  the course's checks (and ``autograd_lab as torch``) and call ``check.<name>(...)``, alone or in
+  a ``for`` loop;
+- a **course helper**: a cell tagged ``course-helper`` (:data:`HELPER_TAG`), which draws with
+  ``autograd_lab.viz`` or calls the course's checks. Its *helper statements* are those that
+  import from ``autograd_lab``, or use ``viz``, ``check`` or a name an earlier helper statement
+  bound (``trace = viz.trace_backward(...)``, then ``trace``). They may be preceded by learner
+  statements that make what the helper draws (so that the cell can run again on its own), but
+  never followed by one;
+- **learner code**: every other code cell. It may not use ``viz``, ``check`` or those names,
+  and may mention ``autograd_lab`` only as ``import autograd_lab as torch`` and ``from
+  autograd_lab.autograd import ...``, which :func:`as_pytorch` turns into ``import torch`` and
+  ``from torch.autograd import ...``.
+
+Under PyTorch a learner cell runs whole, and a helper cell runs its learner statements (which
+must show nothing there: a print belongs in a learner cell). :func:`check_kinds` enforces the
+rules, so no statement of learner code is left out of the PyTorch run, and no learner cell
+leans on the course's package.
+"""
+import ast
+import functools
+import re
+
+import nbformat
+
+import course
+
+HELPER_TAG = "course-helper"
+HELPER_NAMES = {"viz", "check"}
+_IMPORT_AS_TORCH = "import autograd_lab as torch"
+_FROM_AUTOGRAD = "from autograd_lab.autograd import "
+# What may differ between two runs of the same code and is no part of what it computes:
+# a memory address (`<MulBackward0 object at 0x7f...>`); the kernel's process id in the file
+# name a warning gives for a cell's code (`/tmp/ipykernel_1234/5678.py:3: UserWarning`); and the
+# folder a PyTorch wheel was built in, which its warnings name (`(Triggered internally at
+# /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)`: the file and line are
+# kept, as tests/dual.py blanks the whole path for the parity cases).
+_ADDRESS = re.compile(r"0x[0-9a-f]+")
+_KERNEL_PID = re.compile(r"ipykernel_\d+/")
+_BUILD_DIR = re.compile(r"\(Triggered internally at [^)]*/([^/)]+\.\w+:\d+\.)\)")
+
+
+def kind(cell):
+    """'test', 'helper', 'learner', or None for a text cell."""
+    if cell.cell_type != "code":
+        return None
+    if cell.metadata.get("nbgrader", {}).get("grade"):
+        return "test"
+    if HELPER_TAG in cell.metadata.get("tags", []):
+        return "helper"
+    return "learner"
+
+
+def _names(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _bound(node):
+    return {t.id for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.For))
+            for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+            if isinstance(t, ast.Name)}
+
+
+_HELPER_MODULES = ("autograd_lab.viz", "autograd_lab.checks")
+
+
+def _imports_course(stmt):
+    """An import of the course's own modules: autograd_lab.viz, autograd_lab.checks (and in a
+    test cell, autograd_lab itself)."""
+    if isinstance(stmt, ast.ImportFrom):
+        module = stmt.module or ""
+        if module == "autograd_lab":
+            return all(f"autograd_lab.{a.name}" in _HELPER_MODULES for a in stmt.names)
+        return module.startswith(_HELPER_MODULES)
+    if isinstance(stmt, ast.Import):
+        return all(a.name.startswith(_HELPER_MODULES) for a in stmt.names)
+    return False
+
+
+def _imports_engine(stmt):
+    return (isinstance(stmt, ast.Import) and len(stmt.names) == 1
+            and stmt.names[0].name == "autograd_lab" and stmt.names[0].asname == "torch")
+
+
+def _is_check_call(stmt):
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and isinstance(stmt.value.func.value, ast.Name)
+            and stmt.value.func.value.id == "check")
+
+
+def _helper_split(tree, names):
+    """(index of the first helper statement of a helper cell, helper names it binds)."""
+    first = None
+    names = set(names)
+    for index, stmt in enumerate(tree.body):
+        if _imports_course(stmt):
+            names |= {a.asname or a.name.split(".")[0] for a in stmt.names}
+        elif _names(stmt) & names:
+            names |= _bound(stmt)
+        else:
+            continue
+        first = index if first is None else first
+    return first, names
+
+
+def learner_part(cell):
+    """The code of a cell that runs under PyTorch (as_pytorch not yet applied): a learner
+    cell whole, a helper cell's statements before its first helper statement, a test cell
+    nothing."""
+    what = kind(cell)
+    if what == "learner":
+        return cell.source
+    if what == "test":
+        return ""
+    tree = ast.parse(cell.source)
+    first, _ = _helper_split(tree, HELPER_NAMES)
+    if not first:
+        return ""
+    return "\n".join(cell.source.splitlines()[:tree.body[first].lineno - 1]).rstrip() + "\n"
+
+
+def check_kinds(nb):
+    """The problems with how ``nb``'s code cells are marked (an empty list when there are none)."""
+    problems, helper_names = [], set(HELPER_NAMES)
+    for number, cell in enumerate(nb.cells):
+        what = kind(cell)
+        if what is None:
+            continue
+        where = f"cell {number} ({what}):\n{cell.source}\n"
+        tree = ast.parse(cell.source)
+        if what == "test":
+            for stmt in tree.body:
+                ok = (_imports_course(stmt) or _imports_engine(stmt) or _is_check_call(stmt)
+                      or isinstance(stmt, ast.For) and all(map(_is_check_call, stmt.body)))
+                if not ok:
+                    problems.append(where + "  a test cell does more than import and call "
+                                    f"checks: {ast.unparse(stmt)}")
+        elif what == "helper":
+            first, helper_names = _helper_split(tree, helper_names)
+            if first is None:
+                problems.append(where + "  a helper cell that uses no helper")
+                continue
+            for stmt in tree.body[first:]:
+                if not (_imports_course(stmt) or _names(stmt) & helper_names):
+                    problems.append(where + "  learner code after a helper statement: "
+                                    f"{ast.unparse(stmt)}")
+        else:
+            used = _names(tree) & helper_names
+            if used:
+                problems.append(where + f"  learner code uses the course's {sorted(used)}: "
+                                f"tag the cell {HELPER_TAG} (and put learner code first in it)")
+        if "autograd_lab" in as_pytorch(learner_part(cell)):
+            problems.append(where + "  learner code uses autograd_lab beyond "
+                            f"`{_IMPORT_AS_TORCH}` and `{_FROM_AUTOGRAD}...`")
+    return problems
+
+
+def as_pytorch(source):
+    """A learner cell's code with real PyTorch in place of autograd_lab."""
+    lines = []
+    for line in source.splitlines():
+        if line.strip() == _IMPORT_AS_TORCH:
+            line = line.replace(_IMPORT_AS_TORCH, "import torch")
+        elif line.lstrip().startswith(_FROM_AUTOGRAD):
+            line = line.replace(_FROM_AUTOGRAD, "from torch.autograd import ")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def texts(outputs):
+    """What a cell showed, as text: its streams, results (their text/plain form) and errors."""
+    parts, previous = [], None
+    for out in outputs:
+        if out.output_type == "stream":
+            if previous is not None and previous.output_type == "stream" \
+                    and previous.name == out.name:
+                parts[-1] += out.text       # one print can arrive in pieces on a busy machine
+            else:
+                parts.append(f"{out.name}: {out.text}")
+        elif out.output_type == "error":
+            parts.append(f"{out.ename}: {out.evalue}")
+        elif "text/plain" in out.get("data", {}):
+            parts.append(out.data["text/plain"])
+        previous = out
+    text = _KERNEL_PID.sub("ipykernel_…/", _ADDRESS.sub("0x…", "".join(parts)))
+    return _BUILD_DIR.sub(r"(Triggered internally at …/\1)", text)
+
+
+def execute(cells, lesson, timeout=300):
+    """Run code ``cells`` (sources) in a fresh kernel, in the lesson's folder; their outputs."""
+    from nbclient import NotebookClient
+    run = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3",
+                                                            "display_name": "Python 3",
+                                                            "language": "python"}})
+    run.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    NotebookClient(run, timeout=timeout, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(course.solution_path(lesson).parent)}}
+                   ).execute()
+    return [texts(cell.outputs) for cell in run.cells]
+
+
+@functools.lru_cache(maxsize=None)
+def notebook(lesson):
+    return nbformat.read(course.solution_path(lesson), as_version=4)
+
+
+def code_cells(lesson):
+    return [(number, cell) for number, cell in enumerate(notebook(lesson).cells)
+            if cell.cell_type == "code"]

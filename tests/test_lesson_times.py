@@ -1,0 +1,92 @@
+"""How long a lesson takes, as scripts/lesson_time.py estimates it (method: README, "How long
+a lesson takes"): what the lesson headers and README state is what it computes, no lesson is
+over 45 minutes but those listed below with the reason, and the estimator counts what its
+method says."""
+import importlib.util
+
+import nbformat
+import pytest
+
+from course import LESSONS, ROOT
+
+_spec = importlib.util.spec_from_file_location("lesson_time", ROOT / "scripts" / "lesson_time.py")
+lesson_time = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(lesson_time)
+
+# Lessons still over the limit, and why: their graded work alone (predictions, written answers,
+# exercises, at the method's rates) leaves too little time for the examples of the source
+# documents and the explanations the graded items need. Each needs material moved out of it,
+# which renames or moves graded items (issue 22: the lead's to decide). A lesson listed here
+# that fits is an error too, so that the list is kept true.
+OVER_LIMIT = {
+    "04_accumulation": "graded work 35 min (2 predictions, 1 written answer, 3 exercises); "
+                       "with three seed examples and the gradient-descent introduction, 47",
+    "05_retain_graph": "graded work 34 min (a six-part prediction, 1 written answer, "
+                       "3 exercises); with the seed example, what nodes save, two losses and "
+                       ".data against .detach(), 48",
+    "06_inside_backward": "graded work 50 min, 33 of them my_backward (29 lines to write); "
+                          "to be split and scaffolded (issue 22, item 3)",
+}
+
+
+@pytest.fixture(scope="module")
+def estimates():
+    return [lesson_time.estimate(lesson) for lesson in LESSONS]
+
+
+def test_headers_and_readme_state_the_estimates(estimates):
+    for path, text in lesson_time.stated_texts(estimates).items():
+        assert path.read_text() == text, \
+            f"{path.relative_to(ROOT)} does not state the estimates: run " \
+            "scripts/lesson_time.py --write, then scripts/release.py"
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_fits_its_time(lesson):
+    est = lesson_time.estimate(lesson)
+    if lesson in OVER_LIMIT:
+        assert est.total > lesson_time.LIMIT, f"{lesson} fits now: take it off OVER_LIMIT"
+    else:
+        assert est.total <= lesson_time.LIMIT, \
+            f"{lesson} takes {est.total:.1f} minutes: {est.minutes}"
+
+
+def _estimate_of(cells, tmp_path):
+    """The estimate of a lesson made of ``cells`` (nbformat cells), as a jupytext twin."""
+    import jupytext
+    folder = tmp_path / "solutions" / "99_test"
+    folder.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=cells)
+    jupytext.write(nb, folder / "99_test.py", fmt="py:percent")
+    return lesson_time.estimate("99_test", root=tmp_path)
+
+
+def _answer(source, tags=()):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": False, "solution": True, "locked": False,
+                                 "grade_id": "a", "schema_version": 3}
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def test_what_is_counted(tmp_path):
+    md = nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+    est = _estimate_of([
+        md("# **Time:** about 5 minutes: never counted. **You will be able to:**\n"
+           "Read $\\partial L/\\partial y$ [here](https://example.org/a/long/link).\n"
+           "```python\nx = torch.ones(2)\n```"),
+        code("x = torch.ones(2)\ny = x * 2"),                      # the first line: seen
+        _answer("### BEGIN SOLUTION\npredicted = {'a': 1, 'b': 2}\nc = 3\n### END SOLUTION",
+                tags=["prediction"]),
+        _answer("### BEGIN SOLUTION\ny = x * 2\n# a comment\nz = y + 1\n\n### END SOLUTION"),
+    ], tmp_path)
+    # "You will be able to", then "Read", "L", "y", "here": the time itself, markup, LaTeX
+    # command names and the link's address are not words
+    assert est.reading_words == 9
+    # the fenced line once (17 characters), then only "y = x * 2" (9) of the code cell
+    assert est.code_words == pytest.approx((17 + 9) / lesson_time.CHARS_PER_WORD)
+    assert est.cells_run == 1                 # answer cells are counted in their own minutes
+    assert est.predicted == (3,)              # two dictionary entries and one name
+    assert est.exercise_lines == (1,)         # `y = x * 2` was shown above, the comment is not code
+    assert est.stated == 5 * -(-est.total // 5)
