@@ -3356,12 +3356,18 @@ for v in ([0.], [[0.]], [2.], [[0.], [3.]]):
     "float_dim": "x = torch.ones(2, 3)\nx.prod(1.5)\n",
 })
 _add("matmul_summation", {
-    # small products summed as PyTorch's kernels sum them: each product rounded, added in order
-    # (not fused): a sum that cancels is exactly 0, and an orthogonal matrix's R @ R.T is I
+    # small products summed as PyTorch sums them on every CPU: each product rounded, added in
+    # order (not fused), so a sum that cancels is exactly 0. bmm of a small batch is PyTorch's
+    # own loop; mm, mv and dot go to MKL, whose kernel depends on the CPU's instructions and
+    # the layout: unfused on all its paths (AVX-512, AVX2, SSE4.2) for a matrix times a
+    # transposed one, a dot of two contiguous vectors and a contiguous matrix times a vector,
+    # but fused on AVX-512 for two contiguous matrices (R.T @ R there: 7e-9 off I), so
+    # those are compared as batches
     "orthogonal": """
 R = torch.tensor([[0.6, -0.8], [0.8, 0.6]])
-print(R @ R.T, R.T @ R, torch.tensor([0.6, 0.8]) @ torch.tensor([-0.8, 0.6]))
-print(torch.mv(R, torch.tensor([0.8, -0.6])), torch.tensor([[0.3, 0.3]]) @ torch.tensor([[0.3], [-0.3]]))
+print(R @ R.T, torch.tensor([0.6, 0.8]) @ torch.tensor([-0.8, 0.6]))
+print(torch.mv(R, torch.tensor([0.8, -0.6])))
+print(R.T.unsqueeze(0) @ R.unsqueeze(0), torch.tensor([[[0.3, 0.3]]]) @ torch.tensor([[[0.3], [-0.3]]]))
 """,
     "cancels_in_a_batch": """
 a = torch.tensor([[[1.4, 1.9], [1.1, -0.4]], [[-0.3, 1.1], [0.3, 0.3]]], requires_grad=True)
@@ -3377,7 +3383,10 @@ b = torch.tensor([0.1, -0.2], requires_grad=True)
 y = torch.nn.functional.linear(A, B.T, b)
 print(y)
 y.backward(torch.tensor([[0.3, -0.3], [0.7, 0.1]]))
-print(A.grad, B.grad, b.grad)
+print(A.grad, b.grad)
+# B's gradient is A^T @ g, a transposed matrix times a contiguous one, which MKL fuses on
+# AVX-512 (one element cancels: 0 or 5e-9, by the CPU): compared to six decimals
+print([[round(v, 6) + 0.0 for v in row] for row in B.grad.tolist()])
 v = torch.tensor([0.3, 0.3, -0.3], requires_grad=True)
 (A @ v).backward(torch.tensor([0.3, -0.3]))
 print(v.grad)

@@ -68,14 +68,16 @@ class DotBackward0(Node):
 
 
 def product(a, b):
-    """``a @ b`` of arrays as dot, mv, mm and bmm take them (1-D to 3-D), summed as PyTorch's
-    CPU kernels sum where their order is fixed: a sum of at most three products (k <= 3), and
-    any small batch of matrices (k * rows * columns < 400, which PyTorch's bmm computes in a loop
-    of its own). There each element is ((0 + p0) + p1) + ..., every product rounded on its own,
-    where numpy's BLAS fuses a product and a sum into one rounding (FMA): the difference shows
-    where a sum cancels, as in R @ R.T of a rotation matrix, exactly the identity in PyTorch
-    and 1e-9 off it in BLAS. Larger products go to BLAS, whose order is its own in both (as is
-    PyTorch's float64 dot of three elements, which changes with the data's alignment)."""
+    """``a @ b`` of arrays as dot, mv, mm and bmm take them (1-D to 3-D). A sum of at most
+    three products (k <= 3), and any small batch of matrices (k * rows * columns < 400, which
+    PyTorch's bmm computes in a loop of its own on every CPU), is summed in order: each
+    element is ((0 + p0) + p1) + ..., every product rounded on its own, where numpy's BLAS
+    fuses a product and a sum into one rounding (FMA). The difference shows where a sum
+    cancels, as in R @ R.T of a rotation matrix, exactly the identity in PyTorch. PyTorch's
+    mm, mv and dot go to MKL, which sums so on every CPU for R @ R.T, a dot of two and a
+    matrix times a vector, but fuses other layouts on CPUs with AVX-512 or AVX2 (README,
+    "Digits"): there the last bit may differ. Larger products go to BLAS, whose order is its
+    own in both."""
     k = a.shape[-1]
     few_terms = 0 < k <= 3
     small_batch = a.ndim == 3 and 0 < k * a.shape[1] * b.shape[2] < 400
