@@ -3586,3 +3586,58 @@ t.sum().backward()
 print(a.grad, t.requires_grad)
 """,
 })
+_add("node_call", {
+    # a node of one input returns a bare Tensor, a node of several a tuple (issue 22)
+    "one_input_nodes_return_a_tensor": """
+x = torch.tensor([1., 2.], requires_grad=True)
+for y in (x ** 2, x.sum(), x.sin(), x.mean(), 1 - x, x.exp(), torch.stack([x])):
+    out = y.grad_fn(torch.ones_like(y))
+    print(type(out).__name__, out)
+""",
+    "several_input_nodes_return_a_tuple": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+for y in (x * w, x * 2, torch.cat([x, w]), x + x):
+    out = y.grad_fn(torch.ones_like(y))
+    print(type(out).__name__, len(out), out)
+""",
+    "one_input_without_grad_mode": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x ** 3).sum()
+with torch.no_grad():
+    g = y.grad_fn(torch.tensor(1.))
+    print(g, y.grad_fn.next_functions[0][0](g))
+""",
+    "accumulate_grad_returns_nothing": """
+x = torch.tensor([1., 2.], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+print(acc(torch.ones(2)), x.grad)
+""",
+    "custom_function_node_is_not_callable": """
+class Triple(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 3
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3
+
+class Both(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a * b, a + b
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        return g1 + g2, g1 + g2
+
+x = torch.tensor([1., 2.], requires_grad=True)
+p, s = Both.apply(x, x)
+for node in (Triple.apply(x).grad_fn, p.grad_fn, s.grad_fn):
+    try:
+        node(torch.ones(2))
+    except TypeError as e:
+        print(e)
+""",
+})

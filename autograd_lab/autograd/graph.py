@@ -218,7 +218,9 @@ class Node:
 
     # -- the vector-Jacobian product -----------------------------------------------------
     def __call__(self, *grads):
-        """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do.
+        """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do:
+        a node of one input (``SumBackward0``, ``PowBackward0``) a bare Tensor, a node of
+        several a tuple with one per input (``None`` for an input that needs none).
 
         Called by hand, the formula is ordinary code: with grad mode on it is recorded, so
         ``(x*x).grad_fn(ones)`` gives ``tensor([1., 2.], grad_fn=<MulBackward0>)`` twice."""
@@ -230,8 +232,9 @@ class Node:
             grads = [g._data if type(g) is _Tensor else g for g in grads]
         out = _unbroadcast_all(self._checked_backward(*grads, as_tensors=_State.enabled),
                                self._shapes)
-        return tuple(g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
-                     for g in out)
+        out = tuple(g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
+                    for g in out)
+        return out[0] if len(out) == 1 else out
 
     # -- hooks ---------------------------------------------------------------------------
     def _extras_table(self):
