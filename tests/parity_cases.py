@@ -3641,3 +3641,16 @@ for node in (Triple.apply(x).grad_fn, p.grad_fn, s.grad_fn):
         print(e)
 """,
 })
+_add("expand_errors", {
+    # PyTorch checks an expand from the last dimension: its error names the last one that
+    # does not fit, and a mismatch there before a -1 in a new leading dimension
+    "checked_from_the_last_dimension": """
+x = torch.ones(2, 3)
+for size in [(3, 4), (-1, 4), (5, 2, 4), (-1, 2, 4), (-1, 2, 3), (-1, -1, 2, 3), (3, 3),
+             (2, 3, -2), (-2, 2, 3), (2, -1), (1, 2, -1)]:
+    try:
+        print(size, x.expand(*size).shape)
+    except RuntimeError as e:
+        print(size, e)
+""",
+})

@@ -309,17 +309,27 @@ def expand(x, *shape):
             f"expand(torch.{x.dtype.legacy}{{{list(a.shape)}}}, size={list(shape)}): the number of sizes "
             f"provided ({len(shape)}) must be greater or equal to the number of dimensions in "
             f"the tensor ({a.ndim})")
-    for i, s in enumerate(shape[:lead]):
+    # checked from the last dimension, as PyTorch's infer_expand_geometry does: its error
+    # names the last dimension that does not fit
+    target = list(shape)
+    for i in reversed(range(len(shape))):
+        s = shape[i]
+        if i < lead:
+            if s == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            continue
+        n = a.shape[i - lead]
         if s == -1:
-            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                               f"non-existing dimension {i}")
-    shape = shape[:lead] + tuple(n if s == -1 else s for n, s in zip(a.shape, shape[lead:]))
-    for i, (n, s) in enumerate(zip(a.shape, shape[lead:])):
-        if n != s and n != 1:
+            target[i] = n
+        elif n != s and n != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({n}) at "
-                f"non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  Tensor "
+                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor "
                 f"sizes: {list(a.shape)}")
+    shape = tuple(target)
+    if any(s < 0 for s in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
     # a view with stride 0 where it repeats (writable, unlike np.broadcast_to's: an in-place
     # change of an expanded tensor that repeats nothing is allowed, as in PyTorch)
     strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in
