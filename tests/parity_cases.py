@@ -3654,3 +3654,63 @@ for size in [(3, 4), (-1, 4), (5, 2, 4), (-1, 2, 4), (-1, 2, 3), (-1, -1, 2, 3),
         print(size, e)
 """,
 })
+# create_graph=True records PyTorch's nodes for the derivative formulas: their own
+# (TanhBackwardBackward0), the Scalar overloads of C++ formulas (MulBackward1 for grad * 2)
+# and the kernels they call by name (TBackward0 + MmBackward0). Each case prints the
+# gradient's graph (a node seen before as <#n>), then the graph of its own gradient.
+_CREATE_GRAPH = """
+import torch.nn.functional as F
+def walk(t):
+    seen, lines = {{}}, []
+    def visit(node, depth):
+        if node is None or node in seen:
+            lines.append("  " * depth + ("None" if node is None else f"<#{{seen[node]}}>"))
+            return
+        seen[node] = len(seen)
+        lines.append("  " * depth + f"{{node.name()}} #{{seen[node]}}")
+        for nxt, _ in node.next_functions:
+            visit(nxt, depth + 1)
+    visit(t.grad_fn, 0)
+    # values to 4 places: a sum that cancels (1 - sum(exp(y))) is 0 in one library and
+    # 6e-8 in the other, as its exp rounds
+    # (a copy: abs's second derivative is PyTorch's ZeroTensor, whose tolist() refuses)
+    print([round(e, 4) + 0.0 for e in t.detach().clone().reshape(-1).tolist()], t.requires_grad)
+    print("\\n".join(lines))
+x = torch.tensor([0.5, 1.5], requires_grad=True)
+w = torch.tensor([1.2, -0.7], requires_grad=True)
+m = torch.tensor([[0.5, 1.0], [-1.0, 2.0]], requires_grad=True)
+m2 = torch.tensor([[0.3, -1.0], [2.0, 0.5]], requires_grad=True)
+y = {expr}
+v = torch.ones_like(y, requires_grad=True)
+inputs = [{inputs}]
+grads = torch.autograd.grad(y, inputs, v, create_graph=True)
+for g in grads:
+    walk(g)
+for g in grads:
+    if g.requires_grad:
+        for gg in torch.autograd.grad(g, inputs + [v], torch.ones_like(g, requires_grad=True),
+                                      create_graph=True, allow_unused=True):
+            if gg is not None:
+                walk(gg)
+"""
+CREATE_GRAPH_EXPRESSIONS = {
+    "x + w": "x, w", "x - w": "x, w", "x * w": "x, w", "x / w": "x, w",
+    "x.add(w, alpha=2)": "x, w", "x.sub(w, alpha=2)": "x, w", "x * 3": "x", "x / 3": "x",
+    "2 / x": "x", "1 - x": "x", "-x": "x", "x ** 2": "x", "x ** 3": "x", "x ** 0.5": "x",
+    "x ** w": "x, w", "2 ** x": "x", "x.exp()": "x", "x.log()": "x", "x.sin()": "x",
+    "x.cos()": "x", "x.tanh()": "x", "x.sigmoid()": "x", "x.relu()": "x", "x.sqrt()": "x",
+    "x.abs()": "x", "x.reciprocal()": "x", "x.sum()": "x", "m.sum(0)": "m", "m.sum((0, 1))": "m",
+    "x.mean()": "x", "m.mean(1)": "m", "m @ m2": "m, m2", "m.mm(m2)": "m, m2", "m @ x": "m, x",
+    "x @ w": "x, w", "m.T.mm(m2)": "m, m2", "m[None] @ m2[None]": "m, m2",
+    "torch.maximum(x, w)": "x, w", "x.max()": "x", "m.max(dim=0).values": "m",
+    "m.min(1, keepdim=True).values": "m", "x.norm()": "x", "m.prod(0)": "m",
+    "x.softmax(0)": "x", "m.log_softmax(1)": "m", "m[0]": "m", "m[0:1]": "m",
+    "x[[0, 1, 0]]": "x", "x.unsqueeze(0).squeeze()": "x", "x.clamp(0, 1)": "x",
+    "torch.where(x > 1, x, w)": "x, w",
+    "F.mse_loss(x, w)": "x, w", "F.linear(m, m2, x)": "m, m2, x",
+    "F.cross_entropy(m, torch.tensor([0, 1]))": "m",
+    "F.binary_cross_entropy(x.sigmoid(), torch.tensor([1., 0.]))": "x",
+    "F.binary_cross_entropy_with_logits(x, torch.tensor([1., 0.]))": "x",
+}
+_add("create_graph_nodes", {e: _CREATE_GRAPH.format(expr=e, inputs=i)
+                            for e, i in CREATE_GRAPH_EXPRESSIONS.items()})

@@ -521,11 +521,6 @@ ASPECTS = {
 
 # Differences kept on purpose (README, "Kept different"): feature or aspect -> why.
 KEPT_DIFFERENT = {
-    "double_backward_names": "a backward formula is written once, with operators, for arrays "
-                             "and Tensors alike: the graph create_graph records is made of the "
-                             "nodes of those operators (MulBackward0, SubBackward0...), not of "
-                             "PyTorch's fused TanhBackwardBackward0 and friends. Values and "
-                             "higher derivatives agree.",
     "inplace_aliased_operand": "computed from the operand's values before the change, as the "
                                "out-of-place operation would be; PyTorch's kernel reads "
                                "elements it has already overwritten, in an order of its own.",

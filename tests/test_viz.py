@@ -159,6 +159,27 @@ def test_drawing_shows_pytorchs_nodes_leaves_values_and_grads(name, torch):
             assert "seedv" + printed(theirs["seed"]) in text
 
 
+SECOND_ORDER = {
+    "tanh": "x.tanh()", "square": "x ** 2", "sigmoid": "x.sigmoid()", "relu": "x.relu()",
+    "softmax": "x.softmax(0)", "mm": "x[None] @ W", "sum_of_mean": "(x * W).mean(1).sum()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_a_second_order_graph_is_drawn_with_pytorchs_nodes(name, torch):
+    """The gradient that autograd.grad(..., create_graph=True) returns is drawn as PyTorch
+    records it: its derivative formulas' own nodes (TanhBackwardBackward0, MulBackward1...)."""
+    def gradient(lib):
+        x = lib.tensor([0.5, -1.5], requires_grad=True)
+        W = lib.tensor([[1.0, 2.0], [-0.5, 0.3]], requires_grad=True)
+        y = eval(SECOND_ORDER[name], {"x": x, "W": W})
+        (g,) = lib.autograd.grad(y, x, lib.ones_like(y, requires_grad=True), create_graph=True)
+        return g
+    g, theirs = gradient(autograd_lab), gradient(torch)
+    nodes, _ = svg(viz.draw(g, names={g: "g"}))
+    assert op_names(nodes) == Counter(type(fn).__name__ for fn in torch_nodes(theirs))
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_saved_tensors_are_those_pytorch_saves(name, torch):
     ours, theirs = run_example(name, autograd_lab, False), run_example(name, torch, False)

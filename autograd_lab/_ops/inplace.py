@@ -24,7 +24,8 @@ from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
 from .indexing import _scatter, setitem_target
-from .record import _data, _edge, _f, _operand, _record, _record1, other_type_error
+from .record import (_data, _edge, _f, _operand, _record, _record1, derivative,
+                     other_type_error)
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
@@ -354,23 +355,31 @@ def _copied(before, src):
 
 
 class IndexPutBackward0(Node):
-    """x[indices] = values: the overwritten places get no gradient; values gets theirs"""
+    """out = self with ``values`` put at ``indices`` (``x[indices] = values``): the places
+    written over get no gradient, values gets theirs"""
     __slots__ = ("indices", "values_shape")
+    op_name = "index_put"
+    inputs = ("self", "values")
+
+    @staticmethod
+    def forward(a, values, indices, values_shape):
+        out = np.array(a)
+        out[indices] = values
+        return out
 
     def backward(self, g):
-        keep = np.ones(g.shape, bool)
-        keep[self.indices] = False
-        gv = g[self.indices] if type(g) is Tensor else np.asarray(g[self.indices])
-        return _f.where(keep, g, 0.0), unbroadcast(gv, self.values_shape)
+        indices, shape = self.indices, self.values_shape
+        zeros = np.zeros(shape, _data(g).dtype)
+        gv = g[indices] if type(g) is Tensor else np.asarray(g[indices])
+        return (index_put(g, zeros, indices=indices, values_shape=shape) if self._next[0]
+                else None, unbroadcast(gv, shape) if self._next[1] else None)
+
+
+index_put = derivative(IndexPutBackward0)
 
 
 def _put(before, index, value):
-    out = before._data.copy()
-    out[index] = _data(value)
-    result, node = _record(IndexPutBackward0, out, before, value)
-    if node:
-        node.indices, node.values_shape = index, np.shape(_data(value))
-    return result
+    return index_put(before, value, indices=index, values_shape=np.shape(_data(value)))
 
 
 def setitem(x, key, value):

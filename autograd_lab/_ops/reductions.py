@@ -7,7 +7,8 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from .arithmetic import maximum
-from .record import _data, _f, _record, _record1, note_dtypes, wrap_dim, wrap_dims
+from .record import (_data, _f, _record, _record1, derivative, note_dtypes, wrap_dim,
+                     wrap_dims)
 
 
 def _dims(dim, ndim):
@@ -18,10 +19,19 @@ def _dims(dim, ndim):
 
 
 def _expand_back(g, dims, keepdim, sizes):
-    """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast."""
+    """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast
+    (PyTorch's sum_backward: one unsqueeze per dimension, in order)."""
     if not keepdim and sizes:
-        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(sizes)))
+        g = _unsqueeze_dims(g, dims)
     return _f.expand(g, sizes)
+
+
+def _unsqueeze_dims(g, dims):
+    """g with a size-1 dimension put back at each of ``dims`` (sorted), as PyTorch's
+    unsqueeze_multiple puts them"""
+    for d in sorted(dims):
+        g = _f.unsqueeze(g, d)
+    return g
 
 
 class SumBackward0(Node):
@@ -114,9 +124,12 @@ class MaxBackward1(Node):
 
     def backward(self, g):
         a, y = self._saved
-        mask = (a == y) if y == y else (a != a)     # a nan result came from the nans
-        # (a Python int keeps g's dtype; not mask * g: a nan or inf g times 0 would be nan)
-        return (_f.where(mask, g / int(mask.sum()), 0.0),)
+        ad, yd = _data(a), _data(y)
+        mask = (ad == yd) if yd == yd else (ad != ad)   # a nan result came from the nans
+        # PyTorch's evenly_distribute_backward: zeros, filled where the mask is with g shared
+        # out (not mask * g: a nan or inf g times 0 would be nan)
+        share = g / _f.number(int(mask.sum()), g)
+        return (_f.masked_fill(np.zeros(ad.shape, _data(g).dtype), mask, share),)
 
 
 class MinBackward1(MaxBackward1):
@@ -130,22 +143,102 @@ class MaxBackward0(Node):
     saved_names = ("indices",)
 
     def backward(self, g):
+        # PyTorch's value_selecting_reduction_backward: g scattered into zeros at the
+        # positions that won (not g * onehot: inf * 0 would be nan)
         idx = _data(self._saved[0])     # which position won: numbers, never differentiated
         dim = self.dim
-        if not self.self_sym_sizes:     # a 0-d input: it won (still a new tensor, as PyTorch's)
-            onehot = np.True_
-        else:
-            if not self.keepdim:
-                g = g.reshape(tuple(1 if i == dim else n
-                                    for i, n in enumerate(self.self_sym_sizes)))
-                idx = np.expand_dims(idx, dim)
-            onehot = np.arange(self.self_sym_sizes[dim]).reshape(
-                [-1 if i == dim else 1 for i in range(len(self.self_sym_sizes))]) == idx
-        return (_f.where(onehot, g, 0.0),)      # not g * onehot: inf * 0 would be nan
+        if not self.keepdim:
+            g, idx = _f.unsqueeze(g, dim), np.expand_dims(idx, dim)
+        zeros = np.zeros(self.self_sym_sizes, _data(g).dtype)
+        return (scatter(zeros, g, dim=dim, index=idx),)
 
 
 class MinBackward0(MaxBackward0):
     __slots__ = ()
+
+
+class ScatterBackward0(Node):
+    """out = self with ``src`` written at ``index`` along ``dim`` (PyTorch's scatter, as the
+    backward of max and min along a dim uses it): self's gradient where nothing was written,
+    src's gathered from where it was"""
+    __slots__ = ("dim",)
+    op_name = "scatter"
+    inputs = ("self", "src")
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(a, src, dim, index):
+        out = np.array(a)
+        if out.ndim:
+            np.put_along_axis(out, index, src, dim)
+        else:                           # a 0-d tensor: its one element is written
+            out[...] = np.reshape(src, ())
+        return out
+
+    def backward(self, g):
+        idx = _data(self._saved[0])
+        return (scatter_value(g, dim=self.dim, index=idx, value=0) if self._next[0] else None,
+                gather(g, dim=self.dim, index=idx) if self._next[1] else None)
+
+
+class ScatterBackward1(Node):
+    """out = self with a number written at ``index`` along ``dim``"""
+    __slots__ = ("dim",)
+    op_name = "scatter"
+    inputs = ("self",)
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(a, dim, index, value):
+        return ScatterBackward0.forward(a, value, dim, index)
+
+    def backward(self, g):
+        return (scatter_value(g, dim=self.dim, index=_data(self._saved[0]), value=0),)
+
+
+class GatherBackward0(Node):
+    """out = self's elements at ``index`` along ``dim``: the gradient goes back to where each
+    came from, added up where an index repeats"""
+    __slots__ = ("dim",)
+    op_name = "gather"
+    inputs = ("self",)
+    saved_names = ("self", "index")
+
+    @staticmethod
+    def forward(a, dim, index):
+        return np.take_along_axis(a, index, dim) if a.ndim else np.reshape(a, np.shape(index))
+
+    def backward(self, g):
+        a, idx = self._saved
+        zeros = np.zeros(np.shape(_data(a)), _data(g).dtype)
+        return (scatter_add(zeros, g, dim=self.dim, index=_data(idx)),)
+
+
+class ScatterAddBackward0(Node):
+    """out = self with ``src`` added at ``index`` along ``dim``"""
+    __slots__ = ("dim",)
+    op_name = "scatter_add"
+    inputs = ("self", "src")
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(a, src, dim, index):
+        out = np.array(a)
+        if not out.ndim:
+            return out + np.reshape(src, ())
+        grid = list(np.indices(index.shape, sparse=True))
+        grid[dim] = index
+        np.add.at(out, tuple(grid), src)
+        return out
+
+    def backward(self, g):
+        idx = _data(self._saved[0])
+        return (g if self._next[0] else None,
+                gather(g, dim=self.dim, index=idx) if self._next[1] else None)
+
+
+scatter, scatter_value, gather, scatter_add = map(derivative, (
+    ScatterBackward0, ScatterBackward1, GatherBackward0, ScatterAddBackward0))
 
 
 class _ValuesIndices(tuple):
@@ -246,8 +339,7 @@ class ProdBackward1(Node):
         if not d.ndim:
             return (g,)
         if not self.keepdim:        # the reduced dimension back, as a 1
-            kept = d.shape[:self.dim] + (1,) + d.shape[self.dim + 1:]
-            g, y = g.reshape(kept), y.reshape(kept)
+            g, y = _f.unsqueeze(g, self.dim), _f.unsqueeze(y, self.dim)
         if not np.count_nonzero(d == 0):
             return (g * (y / a),)
         return (_times_others(g, a, self.dim),)
@@ -318,13 +410,9 @@ class LinalgVectorNormBackward0(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
+        # PyTorch's norm_backward: at the zero vector the subgradient 0
         a, y = self._saved
-        if type(g) is Tensor:
-            # create_graph: PyTorch's g / y with the zero norm masked, so the subgradient stays 0
-            return (a * _f.where(_data(y) == 0, 0.0, g / y),)
-        if not y:
-            return (np.zeros_like(a),)      # at the zero vector PyTorch picks the subgradient 0
-        return (g * a / y,)
+        return (g * _f.masked_fill(a / y, _data(y) == 0, 0),)
 
 
 def norm(x, p=2):

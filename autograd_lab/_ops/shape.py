@@ -9,8 +9,8 @@ from .. import _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .record import (_data, _operand, _record, _record1, _view, broadcasting, note_dtypes,
-                     wrap_dim, wrap_dims)
+from .record import (_data, _f, _operand, _record, _record1, _view, broadcasting,
+                     note_dtypes, wrap_dim, wrap_dims)
 
 
 class ViewBackward0(Node):
@@ -229,18 +229,28 @@ def unsqueeze(x, dim):
 
 
 class SqueezeBackward0(Node):
-    """out = self without some of its size-1 dimensions: the gradient gets them back"""
+    """out = self without its size-1 dimensions: the gradient gets them back"""
     __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
-        sizes = self.self_sym_sizes
-        # nothing was squeezed: the gradient itself, not a view of it (as PyTorch's)
-        return (g if tuple(g.shape) == sizes else g.reshape(sizes),)
+        # PyTorch's unsqueeze_to: one unsqueeze per dimension squeezed, in order (none: the
+        # gradient itself is passed on, not a view of it)
+        for d in self._squeezed():
+            g = _f.unsqueeze(g, d)
+        return (g,)
+
+    def _squeezed(self):
+        return [d for d, n in enumerate(self.self_sym_sizes) if n == 1]
 
 
 class SqueezeBackward1(SqueezeBackward0):
     """``squeeze(dim)``: one dimension"""
     __slots__ = ("dim",)
+
+    def _squeezed(self):
+        sizes = self.self_sym_sizes
+        dims = self.dim if isinstance(self.dim, tuple) else (self.dim,)
+        return [d for d in sorted(dims) if sizes and sizes[d] == 1]
 
 
 class SqueezeBackward2(SqueezeBackward1):

@@ -72,6 +72,9 @@ class Node:
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
     # gradient, and nothing of x): saved name -> that input's position.
     needed_by = {}
+    # The node of the Scalar overload (MulBackward1 for MulBackward0), which a backward formula
+    # being recorded makes for ``grad * 2`` (see ``_State.formula``)
+    scalar = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -187,10 +190,12 @@ class Node:
         if not as_tensors and (self._extras is None or "packed" not in self._extras):
             return self.backward(grad)
         arrays, self._saved = self._saved, tuple(values)
+        formula, _State.formula = _State.formula, as_tensors
         try:
             return self.backward(grad)
         finally:
             self._saved = arrays
+            _State.formula = formula
 
     def __getattr__(self, attr):
         # ``grad_fn._saved_self`` and friends, as PyTorch exposes them: saved tensors first,
@@ -331,9 +336,12 @@ def unbroadcast(grad, shape):
     its gradient is the sum over those positions: over the leading dimensions broadcasting
     added, and over the dimensions where the input had size 1. As PyTorch's sum_to: one sum
     that keeps those dimensions, then a view without the leading ones (so that a gradient
-    ``autograd.grad`` returns is a view made in backward, with what that forbids)."""
+    ``autograd.grad`` returns is a view made in backward, with what that forbids); to a 0-d
+    shape, one plain sum (SumBackward0)."""
     if grad.shape == shape:
         return grad
+    if not shape:
+        return grad.sum() if type(grad) is _Tensor else _np.asarray(grad.sum())
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
