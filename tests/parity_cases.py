@@ -3714,3 +3714,28 @@ CREATE_GRAPH_EXPRESSIONS = {
 }
 _add("create_graph_nodes", {e: _CREATE_GRAPH.format(expr=e, inputs=i)
                             for e, i in CREATE_GRAPH_EXPRESSIONS.items()})
+_add("loss_gradients", {
+    # binary_cross_entropy gives its target a gradient too: -logit(x) (PyTorch 2's formula)
+    "bce_target_gradient": """
+import torch.nn.functional as F
+x = torch.tensor([0.3, 0.8], requires_grad=True)
+t = torch.tensor([1., 0.2], requires_grad=True)
+F.binary_cross_entropy(x, t).backward()
+print(x.grad, t.grad)
+t.grad = None
+F.binary_cross_entropy_with_logits(x, t, reduction="sum").backward()
+print(t.grad)
+""",
+    # F.mse_loss broadcasts its inputs first (torch.broadcast_tensors: ExpandBackward0)
+    "mse_broadcast_graph": """
+import torch.nn.functional as F
+import warnings
+warnings.simplefilter("ignore")
+a = torch.ones(2, 3, requires_grad=True)
+b = torch.tensor([1., 2., 3.], requires_grad=True)
+loss = F.mse_loss(a, b)
+print(loss, [f.name() for f, _ in loss.grad_fn.next_functions])
+loss.backward()
+print(a.grad, b.grad)
+""",
+})
