@@ -3739,3 +3739,41 @@ loss.backward()
 print(a.grad, b.grad)
 """,
 })
+_add("node_call_results", {
+    # a node called by hand returns its formula's own results: nothing for an input that
+    # needs no gradient, a broadcast input's gradient unsummed (the engine sums it back)
+    "none_for_an_input_without_gradient": """
+x = torch.tensor([[-0.3]], dtype=torch.float64, requires_grad=True)
+print((2 + x).grad_fn(torch.ones(1, 1, dtype=torch.float64)))
+y = x.prod()
+y.sub_(2)
+print(y.grad_fn(torch.tensor(-1.2, dtype=torch.float64)))
+""",
+    "broadcast_gradient_not_summed": """
+x = torch.tensor([0.5, 1.3], requires_grad=True)
+y = x ** torch.tensor([[0.6], [2.0]])
+print(y.grad_fn(torch.ones(2, 2)))
+z = x[:1] / torch.tensor([2.0, -0.5, -0.8], requires_grad=True)
+print(z.grad_fn(torch.ones(3)))
+""",
+    # a list of tensors is one input to PyTorch's formula: every element gets its gradient
+    "every_element_of_a_list": """
+x = torch.tensor(-1.5, requires_grad=True)
+s = torch.stack([x, torch.tensor(0.1), x ** 0], -1)
+print(s.grad_fn(torch.tensor([1.4, -1.4, -0.2])))
+c = torch.cat([torch.ones(2), x[None]])
+print(c.grad_fn(torch.tensor([1., 2., 3.])))
+""",
+})
+_add("slicing_records", {
+    # in a tuple key, a slice over all of a dimension records no SliceBackward0 (an index
+    # that records nothing is an alias); a slice alone always records one
+    "a_full_slice_in_a_tuple_records_nothing": """
+x = torch.ones(2, 3, requires_grad=True)
+for key in [(Ellipsis, slice(None, 3)), (slice(0, 2), 1), (slice(None), slice(0, 5)),
+            slice(0, 2), (Ellipsis, slice(0, 1))]:
+    print(x[key].grad_fn.name())
+y = torch.ones(1, requires_grad=True)
+print(y[..., :1].grad_fn.name(), y[:1].grad_fn.name())
+""",
+})

@@ -191,8 +191,8 @@ def _basic_index(x, items, alone, advanced=False, setting=False):
                     0, out._data.shape[dim], 1)
                 if not whole:
                     out = _slice(out, dim, k)
-            elif alone or k != slice(None):
-                out = _slice(out, dim, k)
+            elif alone or k.indices(out._data.shape[dim]) != (0, out._data.shape[dim], 1):
+                out = _slice(out, dim, k)       # (in a tuple, one over all of it records none)
             index.append(slice(None))
             dim += 1
         elif _is_array(k):

@@ -371,8 +371,9 @@ class IndexPutBackward0(Node):
         indices, shape = self.indices, self.values_shape
         zeros = np.zeros(shape, _data(g).dtype)
         gv = g[indices] if type(g) is Tensor else np.asarray(g[indices])
+        # (values broadcast over the places: the engine sums its gradient back)
         return (index_put(g, zeros, indices=indices, values_shape=shape) if self._next[0]
-                else None, unbroadcast(gv, shape) if self._next[1] else None)
+                else None, gv if self._next[1] else None)
 
 
 index_put = derivative(IndexPutBackward0)

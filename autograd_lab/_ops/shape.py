@@ -354,6 +354,7 @@ def expand(x, *shape):
 class CatBackward0(Node):
     """out = inputs joined along ``dim``: each input gets its slice of the gradient"""
     __slots__ = ("dim", "sizes")
+    tensor_list = True
 
     def backward(self, g):
         sizes = [n for n in self.sizes if n is not None]
@@ -411,6 +412,7 @@ def cat(tensors, dim=0):
 
 class StackBackward0(Node):
     __slots__ = ("dim",)
+    tensor_list = True
 
     def backward(self, g):
         n = g.shape[self.dim]

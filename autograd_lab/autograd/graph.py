@@ -75,6 +75,9 @@ class Node:
     # The node of the Scalar overload (MulBackward1 for MulBackward0), which a backward formula
     # being recorded makes for ``grad * 2`` (see ``_State.formula``)
     scalar = None
+    # The inputs are one list of tensors (cat, stack): PyTorch computes the gradient of every
+    # element when any needs one, so a node called by hand returns them all
+    tensor_list = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -228,17 +231,21 @@ class Node:
         several a tuple with one per input (``None`` for an input that needs none).
 
         Called by hand, the formula is ordinary code: with grad mode on it is recorded, so
-        ``(x*x).grad_fn(ones)`` gives ``tensor([1., 2.], grad_fn=<MulBackward0>)`` twice."""
+        ``(x*x).grad_fn(ones)`` gives ``tensor([1., 2.], grad_fn=<MulBackward0>)`` twice.
+        What it returns is the formula's own result, as PyTorch's node gives it: nothing for
+        an input that needs no gradient, and a broadcast input's gradient in the broadcast
+        shape (summing it back, and casting to the input's dtype, is the engine's work)."""
         from .grad_mode import _State
         if _State.enabled:
             grads = [g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
                      for g in grads]
         else:
             grads = [g._data if type(g) is _Tensor else g for g in grads]
-        out = _unbroadcast_all(self._checked_backward(*grads, as_tensors=_State.enabled),
-                               self._shapes)
-        out = tuple(g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
-                    for g in out)
+        out = self._checked_backward(*grads, as_tensors=_State.enabled)
+        listed = type(self).tensor_list
+        out = tuple(None if g is None or nxt is None and not listed else
+                    g if type(g) is _Tensor else _Tensor._make(_np.asarray(g))
+                    for nxt, g in zip(self._next, out))
         return out[0] if len(out) == 1 else out
 
     # -- hooks ---------------------------------------------------------------------------
@@ -321,12 +328,6 @@ def save_one(node, t):
         counter = t._vc = [0]
     node._saved = (t._data,)
     node._checks = (0, None if t._grad_fn is node else t, counter, counter[0])
-
-
-def _unbroadcast_all(grads, shapes):
-    if shapes is None:
-        return grads
-    return [None if g is None else unbroadcast(g, s) for g, s in zip(grads, shapes)]
 
 
 def unbroadcast(grad, shape):
