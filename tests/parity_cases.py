@@ -3777,3 +3777,22 @@ y = torch.ones(1, requires_grad=True)
 print(y[..., :1].grad_fn.name(), y[:1].grad_fn.name())
 """,
 })
+_add("views_in_backward", {
+    # transpose(0, 0)'s gradient is still a view (of the seed), so an in-place change of it
+    # goes through CopySlices
+    "transpose_of_nothing_gives_a_view": """
+a = torch.tensor([1.9, -0.9, -1.2], dtype=torch.float64, requires_grad=True)
+t = a.transpose(0, 0)
+g, = torch.autograd.grad(t, [a], create_graph=True, grad_outputs=torch.tensor([-2.0, 0.9, 0.1], dtype=torch.float64))
+g.sub_(t)
+print(g, g.grad_fn.name())
+""",
+    # CopySlices called by hand: the in-place op's other input gets its gradient unsummed
+    "copy_slices_called_by_hand": """
+a = torch.tensor(-1.9)
+t = a.add(torch.tensor([[-1.9]]), alpha=2)
+v = t[..., :1]
+v.div_(torch.tensor(-1.5, requires_grad=True))
+print(t.grad_fn.name(), t.grad_fn(torch.tensor([[-0.4]])))
+""",
+})

@@ -129,6 +129,8 @@ def _changed(x, node):
             # through a view: the base's history gets the change, for the viewed part
             copy = new_node(CopySlices, (_edge(base),) + tuple(node._next[1:]))
             copy.fn, copy.where = node, _Where(x, base)
+            if node._shapes:        # fn's other inputs were broadcast: summed back by the engine
+                copy._shapes = (base._data.shape,) + tuple(node._shapes[1:])
             # fn's saved values are checked and freed as this node's (a CopySlices always
             # holds something to free: PyTorch's refuses a second backward too)
             copy._saved, copy._checks = node._saved or (None,), node._checks
@@ -234,10 +236,6 @@ class CopySlices(Node):
         flat = g.reshape(-1)
         fn = self.fn
         grads = fn._checked_backward(flat[(positions,)], as_tensors=type(g) is Tensor)
-        extras = fn._extras or {}
-        if extras.get("shapes"):
-            grads = [None if gi is None else unbroadcast(gi, s)
-                     for gi, s in zip(grads, extras["shapes"])]
         outside = np.ones(flat.shape, bool)
         outside[positions] = False
         base = _f.where(outside.reshape(shape), g, 0.0)

@@ -169,10 +169,10 @@ class TransposeBackward0(Node):
     __slots__ = ("dim0", "dim1")
 
     def backward(self, g):
-        if self.dim0 == self.dim1:      # nothing swapped (a 0-d tensor has only "dim 0")
-            return (g,)
-        return (g.transpose(self.dim0, self.dim1) if isinstance(g, Tensor)
-                else g.swapaxes(self.dim0, self.dim1),)
+        # a view of g, even where nothing is swapped (transpose(0, 0), or a 0-d tensor's)
+        if type(g) is Tensor:
+            return (transpose(g, self.dim0, self.dim1),)
+        return (g.swapaxes(self.dim0, self.dim1) if g.ndim else g[...],)
 
 
 def transpose(x, dim0, dim1):
