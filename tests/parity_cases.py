@@ -3796,3 +3796,14 @@ v.div_(torch.tensor(-1.5, requires_grad=True))
 print(t.grad_fn.name(), t.grad_fn(torch.tensor([[-0.4]])))
 """,
 })
+_add("kernel_rounding", {
+    # tanh's gradient, g * (1 - y*y), where 1 - y*y cancels (y near 1): rounded as PyTorch's
+    # kernel for this CPU rounds it (one fused multiply-add on AVX2 and AVX-512). (At values
+    # where tanh itself rounds alike: at 4.9 numpy's float32 tanh is 1 ulp off PyTorch's.)
+    "tanh_gradient_where_it_cancels": """
+for dtype in (torch.float32, torch.float64):
+    x = torch.tensor([3.0, 3.5, 4.0, -4.4, 5.3, 0.2], dtype=dtype, requires_grad=True)
+    x.tanh().backward(torch.tensor([1.3, -0.7, 1.0, 2.0, -1.1, 0.9], dtype=dtype))
+    print(x.grad.tolist())
+""",
+})

@@ -2,6 +2,7 @@
 its backward formula next to the forward that records it."""
 import math
 import operator
+import os
 
 import numpy as np
 
@@ -317,12 +318,47 @@ class TanhBackwardBackward0(Node):
 
     @staticmethod
     def forward(g, y):
-        return g - g * y * y            # g * (1 - y*y), without a slow Python-number operand
+        return g * _one_minus_square(y)
 
     def backward(self, gg):
         go, y = self._saved
         return (tanh_backward(gg, y) if self._next[0] else None,
                 gg * (-2 * y * go) if self._next[1] else None)
+
+
+def _fused_kernels():
+    """Whether PyTorch's elementwise CPU kernels fuse ``a * b + c`` into one rounding on this
+    machine. PyTorch compiles them once per instruction set and picks one by the CPU (or the
+    ATEN_CPU_CAPABILITY variable); its AVX2 and AVX-512 builds, which an x86-64 CPU with AVX2
+    and FMA3 gets, contract such a pair into a fused multiply-add, its default build does
+    not. (Measured: tanh_backward's ``1 - y*y`` is fused exactly when the capability is not
+    "default".)"""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default":
+        return False
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:         # numpy 1
+        from numpy.core._multiarray_umath import __cpu_features__ as features
+    return bool(features.get("AVX2") and features.get("FMA3"))
+
+
+_FUSED = _fused_kernels()
+
+
+def _one_minus_square(y):
+    """1 - y*y as PyTorch's kernel rounds it: with one rounding where it fuses (exact in a
+    wider type for float32; for float64, y*y split into its rounded value and the error),
+    else two. Near y = +-1 the two differ: this is where the result cancels."""
+    if not _FUSED or y.dtype.kind != "f":
+        return 1 - y * y
+    if y.dtype.itemsize < 8:
+        return (1 - np.square(y, dtype=np.float64)).astype(y.dtype)
+    p = y * y                           # Dekker's product: p + err is exactly y*y
+    c = 134217729.0 * y
+    hi = c - (c - y)
+    lo = y - hi
+    err = ((hi * hi - p) + 2 * hi * lo) + lo * lo
+    return (1 - p) - err
 
 
 tanh_backward = derivative(TanhBackwardBackward0)
