@@ -3807,3 +3807,14 @@ for dtype in (torch.float32, torch.float64):
     print(x.grad.tolist())
 """,
 })
+_add("node_call_errors", {
+    # a slice's or a select's node called with a gradient of another shape: copy_'s error
+    "gradient_of_another_shape": """
+a = torch.tensor([[[-1.3, 1.7, 0.9]]], requires_grad=True)
+for node in (a[-1, 1:].grad_fn, a[0, 0].grad_fn, a[0].grad_fn):
+    try:
+        node(torch.tensor([]))
+    except RuntimeError as e:
+        print(node.name(), e)
+""",
+})

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from .record import _data, _ndarray, _record1, _view, derivative
+from .record import _data, _ndarray, _record1, _view, broadcast_error, derivative
 from .shape import unsqueeze
 
 
@@ -28,9 +28,7 @@ class SelectBackwardBackward0(Node):
 
     @staticmethod
     def forward(g, input_sizes, dim, index):
-        out = np.zeros(input_sizes, g.dtype)
-        out[(slice(None),) * dim + (index,)] = g
-        return out
+        return _put_into_zeros(g, input_sizes, (slice(None),) * dim + (index,))
 
     def backward(self, gg):
         key = (slice(None),) * self.dim + (self.index,)
@@ -54,9 +52,19 @@ class SliceBackwardBackward0(Node):
 
     @staticmethod
     def forward(g, input_sizes, dim, start, end, step):
-        out = np.zeros(input_sizes, g.dtype)
-        out[(slice(None),) * dim + (slice(start, end, step),)] = g
-        return out
+        return _put_into_zeros(g, input_sizes, (slice(None),) * dim + (slice(start, end, step),))
+
+
+def _put_into_zeros(g, sizes, key):
+    """Zeros of ``sizes`` with g copied into the part ``key`` picks: PyTorch's copy_, whose
+    error names the sizes that do not broadcast (a node called with a gradient of another
+    shape)"""
+    out = np.zeros(sizes, g.dtype)
+    try:
+        out[key] = g
+    except ValueError:
+        raise broadcast_error(out[key].shape, g.shape) from None
+    return out
 
     def backward(self, gg):
         part = slice(self.start, self.end, self.step)
