@@ -3818,3 +3818,49 @@ for node in (a[-1, 1:].grad_fn, a[0, 0].grad_fn, a[0].grad_fn):
         print(node.name(), e)
 """,
 })
+# A None (or another object) where PyTorch's argument parser wants a tensor, an int or a
+# shape: its TypeError, never an error from inside the engine; None where it is allowed works
+NONE_ARGUMENTS = [
+    "x.reshape(None)", "x.reshape(None, 2)", "x.reshape(2, None)",
+    "x.view(2, None)", "x.view((2, None))", "x.unsqueeze(None)", "x.unsqueeze(dim=None)",
+    "x.squeeze(None)", "x.squeeze(dim=None)", "x.sum(None, True)",
+    "x.sum(0, None)", "x.sum(keepdim=None)",
+    "x.mean(None, True)", "x.mean(keepdim=None)", "x.max(None)", "x.max(dim=None)",
+    "x.min(None)", "x.prod(None)", "x.transpose(None, 0)",
+    "x.transpose(0, None)", "x.permute(None)", "x.permute(None, 0)", "x.expand(None)",
+    "x.expand(None, 2)", "x.flatten(None)", "x.norm(None)", "x.softmax(None)",
+    "x.log_softmax(None)", "x.pow(None)", "x.fill_(None)", "x.requires_grad_(None)",
+    "x.mm(None)", "x.mv(None)", "x.dot(None)", "x.bmm(None)", "x.expand_as(None)",
+    "x.movedim(None, 0)", "x.eq(None)", "x.lt(None)", "x.new_zeros(None)",
+    "torch.relu(None)", "torch.exp(None)", "torch.tanh(None)", "torch.sigmoid(None)",
+    "torch.sum(None)", "torch.mean(None)", "torch.abs(None)",
+    "torch.unsqueeze(x, None)", "torch.reshape(x, None)", "torch.squeeze(x, None)",
+    "torch.transpose(x, None, 0)", "torch.flatten(x, None)", "torch.t(None)",
+    "torch.cat(None)", "torch.cat([x, x], None)", "torch.stack(None)",
+    "torch.stack([x, x], None)", "torch.where(None, x, x)", "torch.where(x > 0, None, x)",
+    "torch.pow(x, None)", "torch.pow(None, 2)", "torch.add(None, x)", "torch.mul(None, x)",
+    "torch.zeros(None)", "torch.ones(None)",
+    "torch.tensor(None)", "torch.tensor([1., None])", "torch.nn.functional.relu(None)",
+    "torch.nn.functional.linear(x, None)", "torch.nn.functional.mse_loss(x, None)",
+    "torch.autograd.grad(None, x)",
+]
+_NONE = """
+x = torch.tensor([[1., -2.], [3., 4.]])
+try:
+    y = {expr}
+    print(y)
+except (TypeError, RuntimeError, AttributeError) as e:
+    print(type(e).__name__, e)
+"""
+_add("none_arguments", {e: _NONE.format(expr=e) for e in NONE_ARGUMENTS})
+_add("reduction_over_none", {
+    # dim=None given is PyTorch's reduction over every dimension (SumBackward1, dim None),
+    # which keepdim keeps
+    "sum_and_mean_with_dim_none": """
+x = torch.tensor([[1., -2.], [3., 4.]], requires_grad=True)
+for y in (x.sum(None, True), x.sum(dim=None), x.mean(None, keepdim=True), x.sum()):
+    print(y, y.grad_fn._saved_dim if y.grad_fn.name() != "SumBackward0" else "")
+    y.backward(torch.ones_like(y))
+print(x.grad)
+""",
+})

@@ -647,8 +647,6 @@ KEPT_DIFFERENT = {
 
 # Known differences still to fix (issue 13): feature -> what differs.
 NOT_YET = {
-    "none_argument": "PyTorch's argument parser's TypeError, where the engine raises its own "
-                     "error or accepts the None",
 }
 
 

@@ -54,6 +54,11 @@ class SliceBackwardBackward0(Node):
     def forward(g, input_sizes, dim, start, end, step):
         return _put_into_zeros(g, input_sizes, (slice(None),) * dim + (slice(start, end, step),))
 
+    def backward(self, gg):
+        part = slice(self.start, self.end, self.step)
+        return (_slice(gg, self.dim, part) if type(gg) is Tensor else
+                gg[(slice(None),) * self.dim + (part,)],)
+
 
 def _put_into_zeros(g, sizes, key):
     """Zeros of ``sizes`` with g copied into the part ``key`` picks: PyTorch's copy_, whose
@@ -65,11 +70,6 @@ def _put_into_zeros(g, sizes, key):
     except ValueError:
         raise broadcast_error(out[key].shape, g.shape) from None
     return out
-
-    def backward(self, gg):
-        part = slice(self.start, self.end, self.step)
-        return (_slice(gg, self.dim, part) if type(gg) is Tensor else
-                gg[(slice(None),) * self.dim + (part,)],)
 
 
 class IndexBackward0(Node):

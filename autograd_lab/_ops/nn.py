@@ -388,7 +388,7 @@ mse_loss_backward = derivative(MseLossBackwardBackward0)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
-    if target.shape != input.shape:
+    if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "

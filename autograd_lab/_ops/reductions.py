@@ -1,5 +1,6 @@
 """Reductions: sum, mean, max/min, prod, norm. Their backward puts the reduced dimensions
 back and spreads the gradient over them."""
+import operator
 import warnings
 
 import numpy as np
@@ -11,9 +12,14 @@ from .record import (_data, _f, _record, _record1, derivative, note_dtypes, wrap
                      wrap_dims)
 
 
+_WHOLE = object()   # no dim given (an explicit None is another call to PyTorch)
+
+
 def _dims(dim, ndim):
     """The dimensions to reduce, checked as PyTorch checks them; none for a 0-d tensor, all
-    of them for an empty list (``x.sum([])``)."""
+    of them for an empty list (``x.sum([])``) or None."""
+    if dim is None:
+        return tuple(range(ndim))
     dims = wrap_dims((dim,) if isinstance(dim, int) else tuple(dim) or range(ndim), ndim)
     return tuple(sorted(dims)) if ndim else ()
 
@@ -21,7 +27,7 @@ def _dims(dim, ndim):
 def _expand_back(g, dims, keepdim, sizes):
     """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast
     (PyTorch's sum_backward: one unsqueeze per dimension, in order)."""
-    if not keepdim and sizes:
+    if not keepdim and sizes and dims:
         g = _unsqueeze_dims(g, dims)
     return _f.expand(g, sizes)
 
@@ -50,8 +56,8 @@ class SumBackward1(Node):
         return (_expand_back(g, self.dim, self.keepdim, self.self_sym_sizes),)
 
 
-def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # noqa: A001
-    dim = axis if dim is None else dim
+def sum(x, dim=_WHOLE, keepdim=False, dtype=None, axis=_WHOLE, keepdims=None):  # noqa: A001
+    dim = axis if dim is _WHOLE else dim
     keepdim = keepdims if keepdims is not None else keepdim
     a = x._data
     if dtype is not None:
@@ -62,15 +68,16 @@ def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # no
 
 
 def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
-    """Record ``reduce`` (np.sum, np.mean) of x's data ``a``: a ``whole`` node when it
-    reduces everything, an ``over_dims`` node (which keeps dim and keepdim) otherwise."""
-    if dim is None:
+    """Record ``reduce`` (np.sum, np.mean) of x's data ``a``: a ``whole`` node when no dim
+    was given, an ``over_dims`` node (which keeps dim and keepdim) otherwise -- also for an
+    explicit ``dim=None``, which reduces every dimension (keeping them, with keepdim)."""
+    if dim is _WHOLE:
         out, node = _record1(whole, np.asarray(reduce(a)), x)
     else:
         dims = _dims(dim, a.ndim)
         out, node = _record1(over_dims, np.asarray(reduce(a, dims, keepdims=keepdim)), x)
         if node:
-            node.dim, node.keepdim = dims, keepdim
+            node.dim, node.keepdim = None if dim is None else dims, keepdim
     if node:
         node.self_sym_sizes = a.shape
         if a.dtype is not x._data.dtype:    # summed in another dtype (``dtype=``)
@@ -93,14 +100,16 @@ class MeanBackward1(Node):
     __slots__ = ("dim", "keepdim", "self_sym_sizes", "self_sym_numel")
 
     def backward(self, g):
-        n = 1
-        for d in self.dim:
-            n *= self.self_sym_sizes[d]
+        n = self.self_sym_numel
+        if self.dim is not None:
+            n = 1
+            for d in self.dim:
+                n *= self.self_sym_sizes[d]
         return (_expand_back(g, self.dim, self.keepdim, self.self_sym_sizes) / n,)
 
 
-def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
-    dim = axis if dim is None else dim
+def mean(x, dim=_WHOLE, keepdim=False, dtype=None, axis=_WHOLE):
+    dim = axis if dim is _WHOLE else dim
     a = x._data
     if a.dtype.kind != "f":
         raise RuntimeError(
@@ -368,19 +377,8 @@ def _times_others(g, a, dim):
     return g * (before * after)
 
 
-_WHOLE = object()   # no dim given: PyTorch's prod refuses an explicit None
-
-
-def _prod_arguments_error(dim, keyword):
-    got = f"dim={type(dim).__name__}, " if keyword else type(dim).__name__
-    return TypeError(f"prod() received an invalid combination of arguments - got ({got}), but "
-                     "expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool "
-                     "keepdim = False, *, torch.dtype dtype = None)\n")
-
-
 def prod(x, dim=_WHOLE, keepdim=False, *, dtype=None, axis=_WHOLE):
     """The product of all elements (ProdBackward0), or along one ``dim`` (ProdBackward1)."""
-    keyword = dim is _WHOLE and axis is not _WHOLE
     dim = axis if dim is _WHOLE else dim
     a = x._data
     if dtype is not None:
@@ -390,9 +388,9 @@ def prod(x, dim=_WHOLE, keepdim=False, *, dtype=None, axis=_WHOLE):
     if dim is _WHOLE:
         out, node = _record1(ProdBackward0, np.asarray(a.prod()), x)
     else:
-        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-            raise _prod_arguments_error(dim, keyword or dim is None)
-        d = wrap_dim(int(dim), a.ndim)
+        if isinstance(dim, bool) or dim is None:    # (the argument parser words the error)
+            raise TypeError(f"prod(): dim must be an int, not {type(dim).__name__}")
+        d = wrap_dim(operator.index(dim), a.ndim)
         out = np.prod(a, axis=d, keepdims=keepdim) if a.ndim else np.asarray(a.prod())
         out, node = _record1(ProdBackward1, out, x)
         if node:
@@ -415,9 +413,9 @@ class LinalgVectorNormBackward0(Node):
         return (g * _f.masked_fill(a / y, _data(y) == 0, 0),)
 
 
-def norm(x, p=2):
-    if p != 2:
-        raise NotImplementedError("autograd_lab's norm supports only the 2-norm")
+def norm(x, p=2, dim=None, keepdim=False, dtype=None):
+    if p is not None and p != 2 or dim is not None or dtype is not None:
+        raise NotImplementedError("autograd_lab's norm supports only the 2-norm of all elements")
     a = x._data
     if a.dtype.kind != "f":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
