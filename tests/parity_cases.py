@@ -3864,3 +3864,16 @@ for y in (x.sum(None, True), x.sum(dim=None), x.mean(None, keepdim=True), x.sum(
 print(x.grad)
 """,
 })
+_add("empty_products", {
+    # bmm with nothing to multiply (an empty batch, rows, columns or sum) skips the dtype
+    # check: the result has mat2's dtype, each gradient its input's
+    "bmm_of_nothing_in_two_dtypes": """
+for sa, sb in [((0, 2, 3), (0, 3, 2)), ((2, 0, 3), (2, 3, 2)), ((2, 2, 0), (2, 0, 2)), ((2, 2, 3), (2, 3, 0))]:
+    for da, db in [(torch.float32, torch.float64), (torch.float64, torch.float32)]:
+        a = torch.ones(sa, dtype=da, requires_grad=True)
+        b = torch.ones(sb, dtype=db, requires_grad=True)
+        y = torch.bmm(a, b)
+        y.sum().backward()
+        print(y, a.grad.dtype, b.grad.dtype, (a @ b).dtype)
+""",
+})

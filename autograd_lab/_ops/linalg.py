@@ -194,6 +194,11 @@ def bmm(a, b):
         raise RuntimeError(
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if 0 in a._data.shape or 0 in b._data.shape:
+        # nothing to multiply: PyTorch's bmm returns before its dtype check, in mat2's dtype
+        out = _mm(BmmBackward0, a, b)
+        out._data = out._data.astype(b._data.dtype)
+        return out
     _same_dtype("bmm", a, b)
     return _mm(BmmBackward0, a, b)
 
