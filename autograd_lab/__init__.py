@@ -139,6 +139,19 @@ _inplace = _ops.inplace
 _install()
 
 add, sub, mul, div, maximum = (_typed(op, 2) for op in (add, sub, mul, div, maximum))
+
+
+def _check_arguments():
+    """PyTorch's argument checks (``_arg_parser``) on the methods and functions that take
+    arguments it may refuse: a None, a list where an int goes."""
+    from ._arg_parser import SIGNATURES, checked
+    module = globals()
+    for key in SIGNATURES:
+        owner, name = key.split(".")
+        if owner == "Tensor":
+            setattr(Tensor, name, checked(getattr(Tensor, name), key, method=True))
+        elif owner == "torch":
+            module[name] = checked(module[name], key, method=False)
 Tensor.zero_ = _ops.zero_
 Tensor.fill_ = lambda self, value: _ops.inplace_fill(self, value)
 Tensor.__setitem__ = _ops.setitem
@@ -310,6 +323,9 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(s, name, value)
+
+
+_check_arguments()
 
 
 def __getattr__(name):

@@ -495,6 +495,9 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
             array = array.astype(np.float32)       # Python floats -> PyTorch's default float32
         elif array.dtype.kind in "iu" and array.dtype != np.int64 and not _is_numpy(data):
             array = array.astype(np.int64)
+    if array.dtype.kind == "O":     # something that is not a number, somewhere in data
+        odd = next(v for v in array.reshape(-1) if not isinstance(v, (int, float, bool)))
+        raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
     if array.dtype.kind not in "fiub":
         raise TypeError(f"can't convert np.ndarray of type {array.dtype}.")
     t = _wrap(array)

@@ -28,6 +28,7 @@ import html
 import itertools
 import os
 import re
+import sys
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
@@ -351,6 +352,32 @@ class _Frame:
     grads: dict                 # id(tensor) -> its .grad at this point
 
 
+def front_end():
+    """Whether a front end that runs widgets is attached to this kernel: a slider shown
+    where none is would be waited on, a notebook run top to bottom by nbclient, nbconvert,
+    papermill, nbval or nbgrader stalling on it. Jupyter Server (JupyterLab, Notebook) starts
+    a notebook's kernel with JPY_SESSION_NAME set -- which the process that started the
+    kernel has not, unless it is a runner started from inside such a kernel, whose kernel
+    inherits it; VS Code names the notebook in ``__vsc_ipynb_file__``; Colab is
+    ``google.colab``. nbgrader (autograde, validate) says so in NBGRADER_EXECUTION."""
+    env = os.environ
+    if env.get("NBGRADER_EXECUTION"):
+        return False
+    if "google.colab" in sys.modules:
+        return True
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if shell is not None and "__vsc_ipynb_file__" in shell.user_ns:
+        return True
+    if not env.get("JPY_SESSION_NAME"):
+        return False
+    try:        # (Linux: the environment of the process that started this kernel)
+        with open(f"/proc/{int(env['JPY_PARENT_PID'])}/environ", "rb") as f:
+            parent = f.read().split(b"\0")
+    except (KeyError, ValueError, OSError):
+        return True
+    return not any(v.startswith(b"JPY_SESSION_NAME=") for v in parent)
+
+
 def trace_backward(root, gradient=None, retain_graph=False, names=None):
     """Run ``root.backward(gradient, retain_graph)`` -- for real: ``.grad`` ends up exactly as
     after ``backward()`` -- and return a ``Trace`` of every step it took."""
@@ -444,11 +471,10 @@ class Trace:
         return self._graph.render(show_values, False, direction, frame=state)
 
     def show(self):
-        """A slider through the frames (needs ipywidgets; without it, the table)."""
+        """A slider through the frames, where a front end can move it (needs ipywidgets);
+        otherwise the table of every step at once."""
         from IPython.display import HTML, display
-        if os.environ.get("NBGRADER_EXECUTION"):
-            # nbgrader runs the notebook (autograde, validate): no one can move a slider there,
-            # and its feedback page shows every step at once
+        if not front_end():
             return display(HTML(self._repr_html_()))
         try:
             import ipywidgets

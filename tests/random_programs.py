@@ -459,6 +459,104 @@ class Proposer:
         return (f"{targets}, = torch.autograd.grad({name}, [{', '.join(inputs)}], "
                 f"{', '.join(kws)})")
 
+    def double_grad(self):
+        """A gradient of a gradient: autograd.grad of what create_graph=True returned (h...)
+        or of an expression of it, again with create_graph now and then."""
+        name, h = self.pick(lambda v: v.requires_grad, lambda k: k[0] == "h")
+        if name is None:
+            return None
+        rng = self.rng
+        wrt = [k for k, v in self.tensors(lambda v: v.requires_grad) if k != name]
+        if not wrt:
+            return None
+        inputs = rng.sample(wrt, min(len(wrt), rng.randint(1, 2)))
+        target = rng.choice((name, name, f"({name} * {name}).sum()", f"{name}.tanh().sum()"))
+        kws = ["allow_unused=True"]
+        if target == name and h.numel() != 1:
+            kws.append(f"grad_outputs={self.literal(tuple(h.shape), self.dtype_of(h))}")
+        create = rng.random() < 0.5
+        kws += [k for k, on in (("retain_graph=True", rng.random() < 0.5),
+                                ("create_graph=True", create)) if on]
+        targets = ", ".join(self.new("h" if create else "g") for _ in inputs)
+        return (f"{targets}, = torch.autograd.grad({target}, [{', '.join(inputs)}], "
+                f"{', '.join(kws)})")
+
+    def hooked_create_graph(self):
+        """Hooks on a leaf or a result, then a backward pass that records its own graph
+        (autograd.grad or backward with create_graph=True) through them: the hooks see
+        gradients that have a graph, and may replace them."""
+        name, x = self.pick(lambda v: v.requires_grad)
+        if name is None:
+            return None
+        rng = self.rng
+        fn = rng.choice(("lambda g: log.append(g.tolist())", "lambda g: g * 2",
+                         "lambda g: log.append(type(g.grad_fn).__name__)",
+                         "lambda g: log.append(g.requires_grad)"))
+        hooked = self.pick(lambda v: v.requires_grad)[0]
+        then = self.autograd_grad() if rng.random() < 0.6 else self.backward()
+        if then is None or "create_graph=True" not in then:
+            then = then and then.replace("allow_unused=True", "allow_unused=True, create_graph=True")
+        return then and f"{hooked}.register_hook({fn}); {then}"
+
+    def view_inplace(self):
+        """An in-place change through a view, of a tensor that needs no gradient as often as
+        not, with an operand that may need one."""
+        name, x = self.pick(lambda v: v.dim() > 0 and v.numel() > 0, _not_gradient)
+        if name is None:
+            return None
+        rng = self.rng
+        views = [f"{name}[0]", f"{name}[..., :1]", f"{name}.unsqueeze(0)", f"{name}[::2]"]
+        if x.dim() == 2:
+            views.append(f"{name}.t()")
+        view = rng.choice(views)
+        try:
+            v = eval(view, dict(self.ns))
+        except Exception:
+            return None
+        target = self.new()
+        change = self._inplace_on(target, v)
+        return change and f"{target} = {view}; {change}"
+
+    def reshape_copy(self):
+        """reshape or flatten of a transposed or permuted tensor: a copy where its memory
+        does not fit the new shape (UnsafeViewBackward0), a view where it does."""
+        name, x = self.pick(lambda v: v.dim() >= 2, lambda k: not self._layout_differs(k))
+        if name is None:
+            return None
+        rng = self.rng
+        perm = list(range(x.dim()))
+        rng.shuffle(perm)
+        moved = rng.choice((f"{name}.transpose(0, 1)", f"{name}.mT",
+                            f"{name}.permute({', '.join(map(str, perm))})"))
+        shape = _factor(x.numel(), rng)
+        call = rng.choice((f"reshape({', '.join(map(str, shape))})", "flatten()",
+                           "reshape(-1)", "contiguous().view(-1)"))
+        return f"{self.new()} = {moved}.{call}"
+
+    def call_node(self):
+        """A node called by hand: a bare Tensor back for one input, a tuple for several."""
+        name, x = self.pick(lambda v: v.grad_fn is not None)
+        if name is None:
+            return None
+        grad = self.rng.choice((f"torch.ones_like({name})",
+                                self.literal(tuple(x.shape), self.dtype_of(x))))
+        return f"{self.new('n')} = {name}.grad_fn({grad})"
+
+    def none_argument(self):
+        """None where PyTorch's argument parser wants a tensor, an int or a shape."""
+        name, x = self.pick()
+        if name is None:
+            return None
+        forms = [f"{name}.reshape(None)", f"{name}.unsqueeze(None)", f"{name}.sum(None, True)",
+                 f"{name}.sum(keepdim=None)", f"{name}.mean(None, True)", "torch.relu(None)",
+                 "torch.sum(None)", "torch.exp(None)", f"{name}.transpose(None, 0)",
+                 f"{name}.permute(None)", f"{name}.expand(None)", f"{name}.squeeze(None)",
+                 f"{name}.max(None)", f"{name}.view(2, None)", f"torch.cat([{name}], None)",
+                 f"{name}.softmax(None)", f"torch.stack(None)", f"{name}.fill_(None)",
+                 f"torch.where({name} > 0, {name}, None)", f"{name}.pow(None)",
+                 f"torch.mul(None, {name})"]
+        return f"{self.new()} = {self.rng.choice(forms)}"
+
     def invalid(self):
         name, x = self.pick()
         if name is None:
@@ -501,6 +599,12 @@ FEATURES = {
     "backward": (Proposer.backward, 2),
     "autograd_grad": (Proposer.autograd_grad, 1.5),
     "invalid": (Proposer.invalid, 0.5),
+    "double_grad": (Proposer.double_grad, 1),
+    "hooked_create_graph": (Proposer.hooked_create_graph, 0.7),
+    "view_inplace": (Proposer.view_inplace, 0.7),
+    "reshape_copy": (Proposer.reshape_copy, 0.5),
+    "call_node": (Proposer.call_node, 0.5),
+    "none_argument": (Proposer.none_argument, 0.3),
 }
 
 # Differences that are not a feature of their own but a part of what is compared.
@@ -521,11 +625,6 @@ ASPECTS = {
 
 # Differences kept on purpose (README, "Kept different"): feature or aspect -> why.
 KEPT_DIFFERENT = {
-    "double_backward_names": "a backward formula is written once, with operators, for arrays "
-                             "and Tensors alike: the graph create_graph records is made of the "
-                             "nodes of those operators (MulBackward0, SubBackward0...), not of "
-                             "PyTorch's fused TanhBackwardBackward0 and friends. Values and "
-                             "higher derivatives agree.",
     "inplace_aliased_operand": "computed from the operand's values before the change, as the "
                                "out-of-place operation would be; PyTorch's kernel reads "
                                "elements it has already overwritten, in an order of its own.",

@@ -159,6 +159,27 @@ def test_drawing_shows_pytorchs_nodes_leaves_values_and_grads(name, torch):
             assert "seedv" + printed(theirs["seed"]) in text
 
 
+SECOND_ORDER = {
+    "tanh": "x.tanh()", "square": "x ** 2", "sigmoid": "x.sigmoid()", "relu": "x.relu()",
+    "softmax": "x.softmax(0)", "mm": "x[None] @ W", "sum_of_mean": "(x * W).mean(1).sum()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_a_second_order_graph_is_drawn_with_pytorchs_nodes(name, torch):
+    """The gradient that autograd.grad(..., create_graph=True) returns is drawn as PyTorch
+    records it: its derivative formulas' own nodes (TanhBackwardBackward0, MulBackward1...)."""
+    def gradient(lib):
+        x = lib.tensor([0.5, -1.5], requires_grad=True)
+        W = lib.tensor([[1.0, 2.0], [-0.5, 0.3]], requires_grad=True)
+        y = eval(SECOND_ORDER[name], {"x": x, "W": W})
+        (g,) = lib.autograd.grad(y, x, lib.ones_like(y, requires_grad=True), create_graph=True)
+        return g
+    g, theirs = gradient(autograd_lab), gradient(torch)
+    nodes, _ = svg(viz.draw(g, names={g: "g"}))
+    assert op_names(nodes) == Counter(type(fn).__name__ for fn in torch_nodes(theirs))
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_saved_tensors_are_those_pytorch_saves(name, torch):
     ours, theirs = run_example(name, autograd_lab, False), run_example(name, torch, False)
@@ -328,11 +349,39 @@ def test_frame_highlights_the_running_node_and_shows_grads_so_far():
 def test_show_steps_with_a_slider_or_falls_back_to_the_table(monkeypatch, capsys):
     x = autograd_lab.tensor([1.0, 2.0], requires_grad=True)
     trace = viz.trace_backward((x * x).sum())
-    trace.show()
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.setenv("JPY_SESSION_NAME", "/course/lesson.ipynb")     # as Jupyter Server's
+    monkeypatch.setenv("JPY_PARENT_PID", str(os.getppid()))             # kernel, whose server
+    trace.show()                                                        # has no session
     assert "VBox" in capsys.readouterr().out
     monkeypatch.setitem(sys.modules, "ipywidgets", None)    # "import ipywidgets" now fails
     trace.show()
     assert "HTML" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("env", [{}, {"NBGRADER_EXECUTION": "autograde"},
+                                 {"JPY_SESSION_NAME": "x.ipynb", "JPY_PARENT_PID": "runner"}],
+                         ids=["runner", "nbgrader", "runner_started_in_a_notebook"])
+def test_no_front_end_no_slider(env, monkeypatch, capsys):
+    """nbclient, nbconvert, papermill and nbval start a kernel without JPY_SESSION_NAME (or
+    with one inherited from the kernel they run in, which the runner itself has): nothing
+    would ever answer a widget there, so the table is shown."""
+    for name in ("JPY_SESSION_NAME", "JPY_PARENT_PID", "NBGRADER_EXECUTION"):
+        monkeypatch.delenv(name, raising=False)
+    # "runner": a process started with the variable, as a runner inside a notebook is
+    runner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                              env=dict(os.environ, JPY_SESSION_NAME="x.ipynb"))
+    try:
+        for name, value in env.items():
+            monkeypatch.setenv(name, str(runner.pid) if value == "runner" else value)
+        assert not viz.front_end()
+        x = autograd_lab.tensor([1.0, 2.0], requires_grad=True)
+        viz.trace_backward((x * x).sum()).show()
+        out = capsys.readouterr().out
+        assert "HTML" in out and "VBox" not in out
+    finally:
+        runner.kill()
+        runner.wait()
 
 
 # -- the same DOT every run, and no dot at all ---------------------------------------------

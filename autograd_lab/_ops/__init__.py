@@ -8,10 +8,14 @@ The node remembers where each input's gradient goes next and what backward needs
 
 A backward receives ``g`` = dL/d(output) and returns dL/d(input) for each input: the
 vector-Jacobian product. What forward saved is in ``self._saved`` (checked by the engine
-first: not freed, not changed in place). Formulas use operators and the ``_f`` helpers only,
-so the same formula runs on numpy arrays (a plain backward) and on Tensors
-(``create_graph=True``, where the backward is itself recorded and can be differentiated
-again). Broadcast inputs are summed back to their shapes in one place, ``graph.unbroadcast``.
+first: not freed, not changed in place). Formulas are PyTorch's (its derivatives.yaml), written
+with operators and the ``_f`` helpers, so the same formula runs on numpy arrays (a plain
+backward) and on Tensors (``create_graph=True``, where the backward is itself recorded and can
+be differentiated again) -- and records the nodes PyTorch's records: where PyTorch's formula
+calls an operation of its own (``tanh_backward``), so does this one (``record.derivative``:
+TanhBackwardBackward0, with its own backward), and a number in a formula is a C++ Scalar
+(``grad * 2`` records MulBackward1, see ``_State.formula``). Broadcast inputs are summed back
+to their shapes in one place, ``graph.unbroadcast``.
 
 The families, one file each:
 

@@ -2,13 +2,15 @@
 its backward formula next to the forward that records it."""
 import math
 import operator
+import os
 
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
 from ..autograd.graph import Node, _pack_hooks, save_one
+from ..autograd.grad_mode import _State
 from .record import (_binary, _data, _f, _float, _number, _operand, _promote, _record,
-                     _record1, broadcasting, note_dtypes)
+                     _record1, broadcasting, derivative, note_dtypes)
 
 
 class AddBackward0(Node):
@@ -17,6 +19,17 @@ class AddBackward0(Node):
 
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+class AddBackward1(Node):
+    """out = self + number, in a backward formula being recorded (the Scalar overload)"""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+AddBackward0.scalar = AddBackward1
 
 
 def add(a, b, alpha=1):
@@ -45,6 +58,17 @@ class SubBackward0(Node):
         return g, -g if self.alpha == 1 else -g * self.alpha
 
 
+class SubBackward1(Node):
+    """out = self - number, in a backward formula being recorded (the Scalar overload)"""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+SubBackward0.scalar = SubBackward1
+
+
 def sub(a, b, alpha=1):
     _no_bool_subtraction(a, b)
     # alpha is applied to the values only: SubBackward0 multiplies other's gradient by it
@@ -71,6 +95,9 @@ def rsub(x, number):
     if not _is_number(number):
         return NotImplemented       # ``None - x``: Python's TypeError
     _no_bool_subtraction(x, number)
+    if _State.formula and x._rg:
+        # in a C++ formula, number - x is a tensor filled with the number, then sub_(x)
+        return sub(_filled_like(x, number), x)
     a = x._data
     out = number - a
     if out.dtype is not a.dtype:            # 0.5 - integer tensor: float32, as for x - 0.5
@@ -106,7 +133,18 @@ class MulBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (None if b is None else g * _number(b, g)), (None if a is None else g * a)
+        return (None if b is None else g * _f.number(b, g)), (None if a is None else g * a)
+
+
+class MulBackward1(Node):
+    """out = self * number, in a backward formula being recorded (the Scalar overload)"""
+    __slots__ = ("other",)
+
+    def backward(self, g):
+        return (g * _number(self.other, g),)
+
+
+MulBackward0.scalar = MulBackward1
 
 
 def mul(a, b):
@@ -131,7 +169,18 @@ class DivBackward0(Node):
     def backward(self, g):
         a, b = self._saved
         # PyTorch's order for other's gradient, -g * ((a / b) / b): a / a gives exactly 0
-        return g / b, (None if a is None else -g * (a / b / b))
+        return g / _f.number(b, g), (None if a is None else -g * (a / b / b))
+
+
+class DivBackward1(Node):
+    """out = self / number, in a backward formula being recorded (the Scalar overload)"""
+    __slots__ = ("other",)
+
+    def backward(self, g):
+        return (g / _number(self.other, g),)
+
+
+DivBackward0.scalar = DivBackward1
 
 
 def div(a, b):
@@ -257,7 +306,62 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        return (g - g * y * y,)         # g * (1 - y*y), without a slow Python-number operand
+        return (tanh_backward(g, y),)
+
+
+class TanhBackwardBackward0(Node):
+    """tanh's derivative as an operation of its own, PyTorch's tanh_backward:
+    out = grad_output * (1 - output**2)"""
+    __slots__ = ()
+    op_name = "tanh_backward"
+    inputs = saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(g, y):
+        return g * _one_minus_square(y)
+
+    def backward(self, gg):
+        go, y = self._saved
+        return (tanh_backward(gg, y) if self._next[0] else None,
+                gg * (-2 * y * go) if self._next[1] else None)
+
+
+def _fused_kernels():
+    """Whether PyTorch's elementwise CPU kernels fuse ``a * b + c`` into one rounding on this
+    machine. PyTorch compiles them once per instruction set and picks one by the CPU (or the
+    ATEN_CPU_CAPABILITY variable); its AVX2 and AVX-512 builds, which an x86-64 CPU with AVX2
+    and FMA3 gets, contract such a pair into a fused multiply-add, its default build does
+    not. (Measured: tanh_backward's ``1 - y*y`` is fused exactly when the capability is not
+    "default".)"""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default":
+        return False
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:         # numpy 1
+        from numpy.core._multiarray_umath import __cpu_features__ as features
+    return bool(features.get("AVX2") and features.get("FMA3"))
+
+
+_FUSED = _fused_kernels()
+
+
+def _one_minus_square(y):
+    """1 - y*y as PyTorch's kernel rounds it: with one rounding where it fuses (exact in a
+    wider type for float32; for float64, y*y split into its rounded value and the error),
+    else two. Near y = +-1 the two differ: this is where the result cancels."""
+    if not _FUSED or y.dtype.kind != "f":
+        return 1 - y * y
+    if y.dtype.itemsize < 8:
+        return (1 - np.square(y, dtype=np.float64)).astype(y.dtype)
+    p = y * y                           # Dekker's product: p + err is exactly y*y
+    c = 134217729.0 * y
+    hi = c - (c - y)
+    lo = y - hi
+    err = ((hi * hi - p) + 2 * hi * lo) + lo * lo
+    return (1 - p) - err
+
+
+tanh_backward = derivative(TanhBackwardBackward0)
 
 
 def _sigmoid(a):
@@ -274,7 +378,27 @@ class SigmoidBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        return (g * (1 - y) * y,)
+        return (sigmoid_backward(g, y),)
+
+
+class SigmoidBackwardBackward0(Node):
+    """sigmoid's derivative as an operation of its own, PyTorch's sigmoid_backward:
+    out = grad_output * (1 - output) * output"""
+    __slots__ = ()
+    op_name = "sigmoid_backward"
+    inputs = saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(g, y):
+        return g * (1 - y) * y
+
+    def backward(self, gg):
+        go, y = self._saved
+        return (sigmoid_backward(gg, y) if self._next[0] else None,
+                gg * go * (-2 * y + 1) if self._next[1] else None)
+
+
+sigmoid_backward = derivative(SigmoidBackwardBackward0)
 
 
 class ReluBackward0(Node):
@@ -287,11 +411,29 @@ class ReluBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        # where, not g * mask: inf * 0 is nan. As PyTorch's threshold_backward, g passes
-        # unless y <= 0 (so it passes at nan). The zeros are y - y (y is 0 or -0.0 there: +0.0
-        # either way), so that a recorded backward depends on y, as PyTorch's does (its second
-        # derivative is zero).
-        return (_f.where(y <= 0, y - y, g),)
+        return (threshold_backward(g, y, threshold=0),)
+
+
+class ThresholdBackwardBackward0(Node):
+    """relu's derivative as an operation of its own, PyTorch's threshold_backward: the
+    gradient passes unless self <= threshold (so it passes at nan). Selected, not multiplied
+    by a mask: inf * 0 is nan. Flat in self: self's gradient is zero."""
+    __slots__ = ("threshold",)
+    op_name = "threshold_backward"
+    inputs = ("grad_output", "self")
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(g, a, threshold):
+        return np.where(a <= threshold, 0, g)
+
+    def backward(self, gg):
+        (a,) = self._saved
+        return (threshold_backward(gg, a, threshold=self.threshold) if self._next[0] else None,
+                _f.zeros_like(gg) if self._next[1] else None)
+
+
+threshold_backward = derivative(ThresholdBackwardBackward0)
 
 
 class SqrtBackward0(Node):
@@ -303,7 +445,7 @@ class SqrtBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        return (g / (y + y),)
+        return (g / (2 * y),)
 
 
 def _sign(a):
@@ -314,14 +456,29 @@ def _sign(a):
 
 
 class AbsBackward0(Node):
-    """out = |self|;  d out / d self = sign(self) (0 at 0, and at nan)"""
+    """out = |self|;  d out / d self = sgn(self) (0 at 0, and at nan)"""
     __slots__ = ()
     saved_names = ("self",)
     forward = staticmethod(np.abs)
 
     def backward(self, g):
         (a,) = self._saved
-        return (g * (a.sign() if type(a) is Tensor else _sign(a)),)
+        return (g * sgn(a),)
+
+
+class SgnBackward0(Node):
+    """out = sgn(self), the sign as abs's derivative uses it: flat almost everywhere, so its
+    gradient is zero"""
+    __slots__ = ()
+    op_name = "sgn"
+    inputs = ("self",)
+    forward = staticmethod(_sign)
+
+    def backward(self, g):
+        return (_f.zeros_like(g),)
+
+
+sgn = derivative(SgnBackward0)
 
 
 class SignBackward0(Node):
@@ -343,7 +500,13 @@ def rdiv(x, number):
     """``number / x`` is recorded as ``reciprocal(x) * number``, as PyTorch records it."""
     if not _is_number(number):
         return NotImplemented
+    if _State.formula and x._rg:
+        return div(_filled_like(x, number), x)      # (as rsub's: fill_, then div_)
     return mul(reciprocal(x), number)
+
+
+def _filled_like(x, number):
+    return _wrap(np.full(x._data.shape, number, _float(x._data).dtype))
 
 
 class PowBackward0(Node):
@@ -360,6 +523,7 @@ class PowBackward0(Node):
         # keeps a ** 1 in the graph, whose own gradient, a ** 0, is in a graph too.)
         if e == 0:
             return (_f.zeros_like(g),)
+        e = float(e)                    # PyTorch's formula takes the exponent as a double
         return (g * (e * a ** (e - 1)),)
 
 
@@ -370,15 +534,13 @@ class PowBackward1(Node):
     pack_order = (1, 0, 2)
 
     def backward(self, g):
-        # PyTorch's values where the formulas say nan or -inf: 0 ** 0 gives self no gradient
-        # (not 0 * 0 ** -1 = nan), and a base of 0 with an exponent >= 0 gives the exponent
-        # none (not y * log(0)). Masked only there, so that the formulas stay differentiable
-        # elsewhere (PyTorch masks every exponent of 0: its second derivative is 0 there).
+        # PyTorch's formulas, masked where they say nan or -inf: an exponent of 0 gives self
+        # no gradient (not 0 * 0 ** -1 = nan at 0), and a base of 0 with an exponent >= 0
+        # gives the exponent none (not y * log(0))
         a, e, y = self._saved
         ad, ed = _data(a), _data(e)
-        ga = _f.where((ed == 0) & (ad == 0), 0.0, g * (e * a ** (e - 1))) \
-            if self._next[0] else None
-        ge = _f.where((ad == 0) & (ed >= 0), 0.0, g * (y * _f.call("log", a))) \
+        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
+        ge = g * _f.where((ad == 0) & (ed >= 0), 0.0, y * _f.call("log", a)) \
             if self._next[1] else None
         return ga, ge
 
@@ -390,7 +552,10 @@ class PowBackward2(Node):
 
     def backward(self, g):
         e, y = self._saved
-        return (g * (y * math.log(self.self)),)
+        base = self.self
+        if base == 0:       # log(0) is -inf: where 0 ** e is flat (e >= 0), no gradient
+            return (g * _f.where(_data(e) >= 0, 0.0, y * -math.inf),)
+        return (g * (y * float(np.log(np.float64(base)))),)     # (nan for a base below 0)
 
 
 # Exponents PyTorch computes with plain arithmetic rather than pow(), which rounds
@@ -453,9 +618,8 @@ class MaximumBackward0(Node):
         # compares false) passes g to both. Selected, not multiplied: inf * 0 is nan.
         # compared in the result's dtype, as computed: a float64 0-d with float32 is float32
         a, b = (np.asarray(_data(v), _data(g).dtype) for v in self._saved)
-        half = g / 2
-        return (_f.where(a == b, half, _f.where(a < b, 0.0, g)),
-                _f.where(a == b, half, _f.where(a > b, 0.0, g)))
+        return (_f.masked_fill(_f.where(a == b, g / 2, g), a < b, 0),
+                _f.masked_fill(_f.where(a == b, g / 2, g), a > b, 0))
 
 
 def maximum(a, b):
@@ -463,6 +627,88 @@ def maximum(a, b):
     if node:
         node.save_for_backward(a, b)
     return out
+
+
+class MaskedFillBackward0(Node):
+    """out = self with a number where ``mask`` (PyTorch's masked_fill_, as backward formulas
+    use it): the filled places get no gradient"""
+    __slots__ = ()
+    op_name = "masked_fill"
+    inputs = ("self",)
+    saved_names = ("mask",)
+
+    @staticmethod
+    def forward(a, mask, value):
+        return np.where(mask, value, a).astype(a.dtype, copy=False)
+
+    def backward(self, g):
+        (mask,) = self._saved
+        return (masked_fill(g, mask=_data(mask), value=0),)
+
+
+class MaskedFillBackward1(Node):
+    """out = self with ``value`` (a 0-d tensor) where ``mask``: value's gradient is the sum
+    of the gradient over the mask"""
+    __slots__ = ()
+    op_name = "masked_fill"
+    inputs = ("self", "value")
+    saved_names = ("mask",)
+
+    @staticmethod
+    def forward(a, value, mask):
+        return np.where(mask, value, a).astype(a.dtype, copy=False)
+
+    def backward(self, g):
+        (mask,) = self._saved
+        m = _data(mask)
+        gv = None
+        if self._next[1]:
+            gv = masked_select(g, mask=m)
+            gv = gv.sum() if type(gv) is Tensor else np.asarray(gv.sum())
+        return (masked_fill(g, mask=m, value=0) if self._next[0] else None, gv)
+
+
+class MaskedSelectBackward0(Node):
+    """out = the elements of self where ``mask`` is true, in order (1-D): each goes back to
+    its place"""
+    __slots__ = ()
+    op_name = "masked_select"
+    inputs = ("self",)
+    saved_names = ("mask", "self")
+
+    @staticmethod
+    def forward(a, mask):
+        shape = np.broadcast_shapes(a.shape, np.shape(mask))
+        return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
+
+    def backward(self, g):
+        mask, a = self._saved
+        m = _data(mask)
+        zeros = np.zeros(np.broadcast_shapes(np.shape(_data(a)), m.shape), _data(g).dtype)
+        return (masked_scatter(zeros, g, mask=m),)
+
+
+class MaskedScatterBackward0(Node):
+    """out = self with the elements of ``source``, in order, where ``mask`` is true"""
+    __slots__ = ()
+    op_name = "masked_scatter"
+    inputs = ("self", "source")
+    saved_names = ("mask",)
+
+    @staticmethod
+    def forward(a, source, mask):
+        out = np.array(a)
+        out[mask] = source.reshape(-1)[:np.count_nonzero(mask)]
+        return out
+
+    def backward(self, g):
+        m = _data(self._saved[0])
+        return (masked_fill(g, mask=m, value=0) if self._next[0] else None,
+                masked_select(g, mask=m) if self._next[1] else None)
+
+
+masked_fill, masked_fill_tensor, masked_select, masked_scatter = map(derivative, (
+    MaskedFillBackward0, MaskedFillBackward1, MaskedSelectBackward0, MaskedScatterBackward0))
 
 
 class WhereBackward0(Node):

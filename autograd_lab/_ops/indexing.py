@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from .record import _ndarray, _record1, _view
+from .record import _data, _ndarray, _record1, _view, broadcast_error, derivative
 from .shape import unsqueeze
 
 
@@ -15,15 +15,61 @@ class SelectBackward0(Node):
     __slots__ = ("dim", "index", "self_sym_sizes")
 
     def backward(self, g):
-        return (_scatter(g, (slice(None),) * self.dim + (self.index,), self.self_sym_sizes),)
+        return (select_backward(g, input_sizes=self.self_sym_sizes, dim=self.dim,
+                                index=self.index),)
+
+
+class SelectBackwardBackward0(Node):
+    """select's derivative as an operation of its own, PyTorch's select_backward: a zero
+    tensor of the input's sizes with grad_output in the selected slot"""
+    __slots__ = ("dim", "index")
+    op_name = "select_backward"
+    inputs = ("grad_output",)
+
+    @staticmethod
+    def forward(g, input_sizes, dim, index):
+        return _put_into_zeros(g, input_sizes, (slice(None),) * dim + (index,))
+
+    def backward(self, gg):
+        key = (slice(None),) * self.dim + (self.index,)
+        return (_select(gg, self.dim, self.index) if type(gg) is Tensor else gg[key],)
 
 
 class SliceBackward0(Node):
     __slots__ = ("dim", "start", "end", "step", "self_sym_sizes")
 
     def backward(self, g):
-        key = (slice(None),) * self.dim + (slice(self.start, self.end, self.step),)
-        return (_scatter(g, key, self.self_sym_sizes),)
+        return (slice_backward(g, input_sizes=self.self_sym_sizes, dim=self.dim,
+                               start=self.start, end=self.end, step=self.step),)
+
+
+class SliceBackwardBackward0(Node):
+    """slice's derivative as an operation of its own, PyTorch's slice_backward: a zero
+    tensor of the input's sizes with grad_output in the sliced part"""
+    __slots__ = ("dim", "start", "end", "step")
+    op_name = "slice_backward"
+    inputs = ("grad_output",)
+
+    @staticmethod
+    def forward(g, input_sizes, dim, start, end, step):
+        return _put_into_zeros(g, input_sizes, (slice(None),) * dim + (slice(start, end, step),))
+
+    def backward(self, gg):
+        part = slice(self.start, self.end, self.step)
+        return (_slice(gg, self.dim, part) if type(gg) is Tensor else
+                gg[(slice(None),) * self.dim + (part,)],)
+
+
+def _put_into_zeros(g, sizes, key):
+    """Zeros of ``sizes`` with g copied into the part ``key`` picks: PyTorch's copy_, whose
+    error names the sizes that do not broadcast (a node called with a gradient of another
+    shape)"""
+    out = np.zeros(sizes, g.dtype)
+    try:
+        out[key] = g
+    except ValueError:
+        raise broadcast_error(out[key].shape, g.shape) from None
+    return out
 
 
 class IndexBackward0(Node):
@@ -32,30 +78,37 @@ class IndexBackward0(Node):
     __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
-        return (_scatter(g, self._saved[0], self.self_sym_sizes, accumulate=True),)
+        zeros = np.zeros(self.self_sym_sizes, _data(g).dtype)
+        return (index_put_impl(zeros, g, indices=self._saved[0], accumulate=True),)
 
 
-class IndexPutBackward0(Node):
-    """the backward of indexing, recorded when the backward itself is differentiated"""
-    __slots__ = ("indices",)
+class IndexPutImplBackward0(Node):
+    """``zeros[indices] += values``, PyTorch's _index_put_impl_ as the backward of indexing
+    uses it: values' gradient is the gradient at those places"""
+    __slots__ = ("indices", "accumulate")
+    op_name = "_index_put_impl_"
+    inputs = ("self", "values")
+
+    @staticmethod
+    def forward(a, values, indices, accumulate):
+        out = np.array(a)
+        if accumulate:
+            np.add.at(out, indices, values)
+        else:
+            out[indices] = values
+        return out
 
     def backward(self, g):
-        return (g[self.indices],)
+        return (None, g[self.indices] if self._next[1] else None)
+
+
+select_backward, slice_backward, index_put_impl = map(derivative, (
+    SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0))
 
 
 def _scatter(g, key, shape, accumulate=False):
-    """A zero tensor of ``shape`` with ``g`` placed (or added) at ``key``."""
-    if isinstance(g, Tensor):
-        out, node = _record1(IndexPutBackward0, _scatter(g._data, key, shape, accumulate), g)
-        if node:
-            node.indices = key
-        return out
-    z = np.zeros(shape, g.dtype)
-    if accumulate:
-        np.add.at(z, key, g)
-    else:
-        z[key] = g
-    return z
+    """A zero array (or tensor) of ``shape`` with ``g`` placed (or added) at ``key``."""
+    return index_put_impl(np.zeros(shape, _data(g).dtype), g, indices=key, accumulate=accumulate)
 
 
 def _index_key(key):
@@ -146,8 +199,8 @@ def _basic_index(x, items, alone, advanced=False, setting=False):
                     0, out._data.shape[dim], 1)
                 if not whole:
                     out = _slice(out, dim, k)
-            elif alone or k != slice(None):
-                out = _slice(out, dim, k)
+            elif alone or k.indices(out._data.shape[dim]) != (0, out._data.shape[dim], 1):
+                out = _slice(out, dim, k)       # (in a tuple, one over all of it records none)
             index.append(slice(None))
             dim += 1
         elif _is_array(k):

@@ -24,7 +24,8 @@ from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
 from .indexing import _scatter, setitem_target
-from .record import _data, _edge, _f, _operand, _record, _record1, other_type_error
+from .record import (_data, _edge, _f, _operand, _record, _record1, derivative,
+                     other_type_error)
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
@@ -128,6 +129,8 @@ def _changed(x, node):
             # through a view: the base's history gets the change, for the viewed part
             copy = new_node(CopySlices, (_edge(base),) + tuple(node._next[1:]))
             copy.fn, copy.where = node, _Where(x, base)
+            if node._shapes:        # fn's other inputs were broadcast: summed back by the engine
+                copy._shapes = (base._data.shape,) + tuple(node._shapes[1:])
             # fn's saved values are checked and freed as this node's (a CopySlices always
             # holds something to free: PyTorch's refuses a second backward too)
             copy._saved, copy._checks = node._saved or (None,), node._checks
@@ -233,10 +236,6 @@ class CopySlices(Node):
         flat = g.reshape(-1)
         fn = self.fn
         grads = fn._checked_backward(flat[(positions,)], as_tensors=type(g) is Tensor)
-        extras = fn._extras or {}
-        if extras.get("shapes"):
-            grads = [None if gi is None else unbroadcast(gi, s)
-                     for gi, s in zip(grads, extras["shapes"])]
         outside = np.ones(flat.shape, bool)
         outside[positions] = False
         base = _f.where(outside.reshape(shape), g, 0.0)
@@ -354,23 +353,32 @@ def _copied(before, src):
 
 
 class IndexPutBackward0(Node):
-    """x[indices] = values: the overwritten places get no gradient; values gets theirs"""
+    """out = self with ``values`` put at ``indices`` (``x[indices] = values``): the places
+    written over get no gradient, values gets theirs"""
     __slots__ = ("indices", "values_shape")
+    op_name = "index_put"
+    inputs = ("self", "values")
+
+    @staticmethod
+    def forward(a, values, indices, values_shape):
+        out = np.array(a)
+        out[indices] = values
+        return out
 
     def backward(self, g):
-        keep = np.ones(g.shape, bool)
-        keep[self.indices] = False
-        gv = g[self.indices] if type(g) is Tensor else np.asarray(g[self.indices])
-        return _f.where(keep, g, 0.0), unbroadcast(gv, self.values_shape)
+        indices, shape = self.indices, self.values_shape
+        zeros = np.zeros(shape, _data(g).dtype)
+        gv = g[indices] if type(g) is Tensor else np.asarray(g[indices])
+        # (values broadcast over the places: the engine sums its gradient back)
+        return (index_put(g, zeros, indices=indices, values_shape=shape) if self._next[0]
+                else None, gv if self._next[1] else None)
+
+
+index_put = derivative(IndexPutBackward0)
 
 
 def _put(before, index, value):
-    out = before._data.copy()
-    out[index] = _data(value)
-    result, node = _record(IndexPutBackward0, out, before, value)
-    if node:
-        node.indices, node.values_shape = index, np.shape(_data(value))
-    return result
+    return index_put(before, value, indices=index, values_shape=np.shape(_data(value)))
 
 
 def setitem(x, key, value):

@@ -19,16 +19,41 @@ class MmBackward0(Node):
     __slots__ = ("self_sym_sizes", "self_sym_strides", "mat2_sym_sizes", "mat2_sym_strides")
 
     def note_layouts(self, a, b):
-        """What PyTorch also keeps: both shapes, and the strides (in elements) of each input
-        that needs a gradient -- ``()`` for the other one."""
-        self.self_sym_sizes, self.mat2_sym_sizes = a._data.shape, b._data.shape
-        self.self_sym_strides = _strides(a._data) if self._next[0] else ()
-        self.mat2_sym_strides = _strides(b._data) if self._next[1] else ()
+        (self.self_sym_sizes, self.self_sym_strides, self.mat2_sym_sizes,
+         self.mat2_sym_strides) = layouts(a._data, b._data, self._next[0], self._next[1])
 
     def backward(self, g):
         a, b = self._saved
-        return (_matmul(g, _f.matT(b)) if self._next[0] else None,
-                _matmul(_f.matT(a), g) if self._next[1] else None)
+        return (mm_mat1_backward(g, b, self.self_sym_sizes, self.self_sym_strides)
+                if self._next[0] else None,
+                mm_mat2_backward(g, a, self.mat2_sym_sizes, self.mat2_sym_strides)
+                if self._next[1] else None)
+
+
+def layouts(a, b, a_needs, b_needs):
+    """What PyTorch keeps of the two matrices of a product: both shapes, and the strides (in
+    elements) of each one that needs a gradient -- ``()`` for the other one. Its formulas
+    read them: a column-major input gets a column-major gradient."""
+    return (a.shape, _strides(a) if a_needs else (), b.shape, _strides(b) if b_needs else ())
+
+
+def _column_major(sizes, strides):
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(g, mat2, sizes, strides):
+    """mat1's gradient, g @ mat2^T, as PyTorch's formula writes it: for a column-major mat1,
+    (mat2 @ g^T)^T, so that the gradient is column-major too"""
+    if _column_major(sizes, strides):
+        return _f.t(_f.product("mm", mat2, _f.t(g)))
+    return _f.product("mm", g, _f.t(mat2))
+
+
+def mm_mat2_backward(g, mat1, sizes, strides):
+    """mat2's gradient, mat1^T @ g; for a column-major mat2, (g^T @ mat1)^T"""
+    if _column_major(sizes, strides):
+        return _f.t(_f.product("mm", _f.t(g), mat1))
+    return _f.product("mm", _f.t(mat1), g)
 
 
 class BmmBackward0(Node):
@@ -40,8 +65,8 @@ class BmmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (_matmul(g, _f.matT(b)) if self._next[0] else None,
-                _matmul(_f.matT(a), g) if self._next[1] else None)
+        return (_f.product("bmm", g, _f.transpose(b, 1, 2)) if self._next[0] else None,
+                _f.product("bmm", _f.transpose(a, 1, 2), g) if self._next[1] else None)
 
 
 class MvBackward0(Node):
@@ -52,8 +77,8 @@ class MvBackward0(Node):
 
     def backward(self, g):
         a, v = self._saved
-        return (g.reshape((-1, 1)) * v if self._next[0] else None,
-                _matmul(g, a) if self._next[1] else None)
+        return (g.reshape((-1, 1)) * v if self._next[0] else None,       # the outer product
+                _f.product("mv", _f.t(a), g) if self._next[1] else None)
 
 
 class DotBackward0(Node):
@@ -68,14 +93,16 @@ class DotBackward0(Node):
 
 
 def product(a, b):
-    """``a @ b`` of arrays as dot, mv, mm and bmm take them (1-D to 3-D), summed as PyTorch's
-    CPU kernels sum where their order is fixed: a sum of at most three products (k <= 3), and
-    any small batch of matrices (k * rows * columns < 400, which PyTorch's bmm computes in a loop
-    of its own). There each element is ((0 + p0) + p1) + ..., every product rounded on its own,
-    where numpy's BLAS fuses a product and a sum into one rounding (FMA): the difference shows
-    where a sum cancels, as in R @ R.T of a rotation matrix, exactly the identity in PyTorch
-    and 1e-9 off it in BLAS. Larger products go to BLAS, whose order is its own in both (as is
-    PyTorch's float64 dot of three elements, which changes with the data's alignment)."""
+    """``a @ b`` of arrays as dot, mv, mm and bmm take them (1-D to 3-D). A sum of at most
+    three products (k <= 3), and any small batch of matrices (k * rows * columns < 400, which
+    PyTorch's bmm computes in a loop of its own on every CPU), is summed in order: each
+    element is ((0 + p0) + p1) + ..., every product rounded on its own, where numpy's BLAS
+    fuses a product and a sum into one rounding (FMA). The difference shows where a sum
+    cancels, as in R @ R.T of a rotation matrix, exactly the identity in PyTorch. PyTorch's
+    mm, mv and dot go to MKL, which sums so on every CPU for R @ R.T, a dot of two and a
+    matrix times a vector, but fuses other layouts on CPUs with AVX-512 or AVX2 (README,
+    "Digits"): there the last bit may differ. Larger products go to BLAS, whose order is its
+    own in both."""
     k = a.shape[-1]
     few_terms = 0 < k <= 3
     small_batch = a.ndim == 3 and 0 < k * a.shape[1] * b.shape[2] < 400
@@ -90,11 +117,6 @@ def product(a, b):
     if a.ndim == 1:
         out = out[..., 0, :]
     return out[..., 0] if b.ndim == 1 else out
-
-
-def _matmul(x, y):
-    """x @ y in a backward formula: Tensors (create_graph) record it, arrays sum as above."""
-    return x @ y if type(x) is Tensor else product(x, y)
 
 
 def _mm(cls, a, b):
@@ -172,6 +194,11 @@ def bmm(a, b):
         raise RuntimeError(
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if 0 in a._data.shape or 0 in b._data.shape:
+        # nothing to multiply: PyTorch's bmm returns before its dtype check, in mat2's dtype
+        out = _mm(BmmBackward0, a, b)
+        out._data = out._data.astype(b._data.dtype)
+        return out
     _same_dtype("bmm", a, b)
     return _mm(BmmBackward0, a, b)
 

@@ -13,9 +13,11 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node, unbroadcast
-from .linalg import _matmul, matmul, product
-from .record import _f, _float, _record, _record1, broadcasting
+from ..autograd.graph import Node
+from ..autograd.grad_mode import no_grad
+from .arithmetic import _sigmoid
+from .linalg import layouts, matmul, mm_mat1_backward, mm_mat2_backward, product
+from .record import _f, _float, _record, _record1, broadcasting, derivative
 from .shape import expand, permute, t, view
 
 
@@ -43,7 +45,7 @@ class ClampBackward1(Node):
 
     def backward(self, g):
         (a,) = self._saved
-        return (g * _inside(_data_of(a), self.min, self.max),)
+        return (_f.where(_inside(_data_of(a), self.min, self.max), g, 0.0),)
 
 
 class ClampBackward0(Node):
@@ -53,11 +55,17 @@ class ClampBackward0(Node):
     saved_names = ("self", "min", "max")
 
     def backward(self, g):
+        # PyTorch's clamp_backward_min_max: where min > max, max wins and min has no gradient
         a, lo, hi = self._saved
         ad, lod, hid = _data_of(a), _data_of(lo), _data_of(hi)
-        glo = None if lo is None else g * (ad < lod)
-        ghi = None if hi is None else g * ((ad > hid) & ((ad >= lod) if lo is not None else True))
-        return g * _inside(ad, lod, hid), glo, ghi
+        if lo is not None and hi is not None:
+            glo = _f.where((ad < lod) & (lod < hid), g, 0.0)
+            ghi = _f.where((ad > hid) | (hid < lod), g, 0.0)
+        else:
+            glo = None if lo is None else _f.where(ad < lod, g, 0.0)
+            ghi = None if hi is None else _f.where(ad > hid, g, 0.0)
+        return (_f.where(_inside(ad, lod, hid), g, 0.0), glo if self._next[1] else None,
+                ghi if self._next[2] else None)
 
 
 def _data_of(x):
@@ -116,7 +124,29 @@ class SoftmaxBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        return (y * (g - _sum_keep(g * y, self.dim)),)
+        return (softmax_backward_data(g, y, dim=self.dim),)
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """softmax's derivative as an operation of its own, PyTorch's _softmax_backward_data:
+    out = output * (grad_output - sum(grad_output * output))"""
+    __slots__ = ("dim",)
+    op_name = "_softmax_backward_data"
+    inputs = saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(g, y, dim):
+        return y * (g - _sum_keep(g * y, dim))
+
+    def backward(self, gg):
+        go, y = self._saved
+        d = self.dim
+        return (softmax_backward_data(gg, y, dim=d) if self._next[0] else None,
+                go * gg - _sum_keep(y * go, d) * gg - go * _sum_keep(y * gg, d)
+                if self._next[1] else None)
+
+
+softmax_backward_data = derivative(SoftmaxBackwardDataBackward0)
 
 
 class LogSoftmaxBackward0(Node):
@@ -126,7 +156,28 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        return (g - _f.call("exp", y) * _sum_keep(g, self.dim),)
+        return (log_softmax_backward_data(g, y, dim=self.dim),)
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """log_softmax's derivative as an operation of its own, PyTorch's
+    _log_softmax_backward_data: out = grad_output - exp(output) * sum(grad_output)"""
+    __slots__ = ("dim",)
+    op_name = "_log_softmax_backward_data"
+    inputs = saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(g, y, dim):
+        return g - np.exp(y) * _sum_keep(g, dim)
+
+    def backward(self, gg):
+        go, y = self._saved
+        d = self.dim
+        return (gg - _sum_keep(gg * _f.call("exp", y), d) if self._next[0] else None,
+                -_sum_keep(go, d) * _f.call("exp", y) * gg if self._next[1] else None)
+
+
+log_softmax_backward_data = derivative(LogSoftmaxBackwardDataBackward0)
 
 
 def _softmax_forward(cls, compute):
@@ -197,16 +248,20 @@ def movedim(x, source, destination):
 
 # -- torch.nn.functional -------------------------------------------------------------------
 class AddmmBackward0(Node):
-    """out = bias + mat1 @ mat2 (``F.linear`` with a bias)"""
-    __slots__ = ("bias_shape",)
+    """out = beta * self + alpha * (mat1 @ mat2) (``F.linear`` with a bias: alpha = beta = 1).
+    The bias was broadcast to the product's shape: the engine sums its gradient back."""
+    __slots__ = ("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
+                 "mat2_sym_strides")
     saved_names = ("mat1", "mat2")
     pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self._saved
-        return (unbroadcast(g, self.bias_shape),
-                _matmul(g, _f.matT(b)) if self._next[1] else None,
-                _matmul(_f.matT(a), g) if self._next[2] else None)
+        return (g,
+                mm_mat1_backward(g, b, self.mat1_sym_sizes, self.mat1_sym_strides)
+                if self._next[1] else None,
+                mm_mat2_backward(g, a, self.mat2_sym_sizes, self.mat2_sym_strides)
+                if self._next[2] else None)
 
 
 def _addmm(bias, mat1, mat2):
@@ -234,7 +289,11 @@ def _addmm(bias, mat1, mat2):
         expand(bias, *ab.shape)
     result, node = _record(AddmmBackward0, out, bias, mat1, mat2)
     if node:
-        node.bias_shape = bias._data.shape
+        node.alpha = node.beta = 1
+        if bias._data.shape != out.shape:
+            node._shapes = (bias._data.shape, a.shape, b.shape)
+        (node.mat1_sym_sizes, node.mat1_sym_strides, node.mat2_sym_sizes,
+         node.mat2_sym_strides) = layouts(a, b, node._next[1], node._next[2])
         node.save_for_backward(mat1 if node._next[2] else None, mat2 if node._next[1] else None)
     return result
 
@@ -281,50 +340,66 @@ def _reduce(loss, reduction, n):
     return loss
 
 
-def _reduce_grad(g, reduction, n, shape):
-    """dL/d(each element's loss), given the gradient of the reduced loss."""
-    if reduction == "none":
-        return g
-    g = _f.expand(g, shape)
-    return g / n if reduction == "mean" else g
-
-
 def _check_reduction(reduction):
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-class _PointwiseLoss(Node):
-    """A loss of each element of self against target, then reduced: backward first spreads
-    the reduced loss's gradient back over the elements (``_spread``)."""
+def _mean_of(g, n, reduction):
+    """g divided by n for a mean (PyTorch divides last, in place: DivBackward1)"""
+    return g / n if reduction == "mean" else g
+
+
+class MseLossBackward0(Node):
+    """out = reduce((self - target) ** 2)"""
     __slots__ = ("reduction",)
     saved_names = ("self", "target")
 
-    def _spread(self, g):
-        a, b = self._saved
-        shape = np.broadcast_shapes(np.shape(_data_of(a)), np.shape(_data_of(b)))
-        return a, b, _reduce_grad(g, self.reduction, math.prod(shape), shape)
-
-
-class MseLossBackward0(_PointwiseLoss):
-    """out = reduce((self - target) ** 2)"""
-    __slots__ = ()
-
     def backward(self, g):
-        a, b, g = self._spread(g)
-        diff = a - b
-        return 2 * diff * g, (-2 * diff * g) if self._next[1] else None
+        a, b = self._saved
+        r = self.reduction
+        return (mse_loss_backward(g, a, b, reduction=r) if self._next[0] else None,
+                mse_loss_backward(g, b, a, reduction=r) if self._next[1] else None)
+
+
+class MseLossBackwardBackward0(Node):
+    """mse_loss's derivative as an operation of its own, PyTorch's mse_loss_backward:
+    out = norm * (self - target) * grad_output, norm = 2, or 2 / n for a mean"""
+    __slots__ = ("reduction",)
+    op_name = "mse_loss_backward"
+    inputs = saved_names = ("grad_output", "self", "target")
+
+    @staticmethod
+    def forward(g, a, b, reduction):
+        norm = a.dtype.type(2 / a.size if reduction == "mean" else 2)
+        return norm * (a - b) * g
+
+    def backward(self, gg):
+        go, a, b = self._saved
+        r = self.reduction
+        ggo = mse_loss_backward(gg, a, b, reduction=r) if self._next[0] else None
+        both = gg * go if self._next[1] or self._next[2] else None
+        return (ggo,
+                _mean_of(2 * both, np.size(_data_of(a)), r) if self._next[1] else None,
+                -_mean_of(2 * both, np.size(_data_of(b)), r) if self._next[2] else None)
+
+
+mse_loss_backward = derivative(MseLossBackwardBackward0)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
-    if target.shape != input.shape:
+    if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.", UserWarning, stacklevel=2)
     _check_reduction(reduction)
     a, b = input._data, target._data
-    broadcasting(np.broadcast, a, b)        # PyTorch's error if the shapes do not broadcast
+    shape = broadcasting(np.broadcast, a, b).shape     # PyTorch's error if they do not fit
+    if a.shape != shape:        # torch.broadcast_tensors, as F.mse_loss calls it
+        input, a = expand(input, *shape), np.broadcast_to(a, shape)
+    if b.shape != shape:
+        target, b = expand(target, *shape), np.broadcast_to(b, shape)
     if b.dtype != a.dtype:
         target = _wrap(b.astype(a.dtype))
         b = target._data
@@ -333,8 +408,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if node:
         node.reduction = reduction
         node.save_for_backward(input, target)
-        if a.shape != b.shape:
-            node._shapes = (a.shape, b.shape)
     return result
 
 
@@ -344,25 +417,46 @@ class NllLossBackward0(Node):
     saved_names = ("self",)
 
     def backward(self, g):
-        if self.reduction == "none" and np.ndim(self.target):
-            g = g.reshape(g.shape[:1] + (1,) + g.shape[1:])     # classes are dim 1
-        elif self.reduction == "mean":
-            g = g / self.total_weight
-        return (g * self._minus_onehot(),)
-
-    def _minus_onehot(self):
-        """-1 at each sample's target class (nowhere for an ignored sample), 0 elsewhere."""
         (a,) = self._saved
-        a = _data_of(a)
-        picked = np.zeros(a.shape, bool)
-        tgt = self.target
-        keep = tgt != self.ignore_index
-        if np.ndim(tgt) == 0:
-            picked[tgt] = keep
+        return (nll_loss_backward(g, a, reduction=self.reduction, target=self.target,
+                                  ignore_index=self.ignore_index,
+                                  total_weight=self.total_weight),)
+
+
+class NllLossBackwardBackward0(Node):
+    """nll_loss's derivative as an operation of its own, PyTorch's nll_loss_backward:
+    -grad_output (divided by the total weight, for a mean) at each sample's target class.
+    Linear in grad_output, flat in self."""
+    __slots__ = ("reduction", "target", "ignore_index", "total_weight")
+    op_name = "nll_loss_backward"
+    inputs = ("grad_output", "self")
+
+    @staticmethod
+    def forward(g, a, reduction, target, ignore_index, total_weight):
+        if reduction == "none" and np.ndim(target):
+            g = g.reshape(g.shape[:1] + (1,) + g.shape[1:])     # classes are dim 1
+        elif reduction == "mean":
+            g = g / total_weight
+        picked = np.zeros(a.shape, bool)        # each sample's target class, unless ignored
+        keep = target != ignore_index
+        if np.ndim(target) == 0:
+            picked[target] = keep
         else:
-            np.put_along_axis(picked, np.expand_dims(np.where(keep, tgt, 0), 1),
+            np.put_along_axis(picked, np.expand_dims(np.where(keep, target, 0), 1),
                               np.expand_dims(keep, 1), axis=1)
-        return np.where(picked, a.dtype.type(-1), a.dtype.type(0))
+        return g * np.where(picked, a.dtype.type(-1), a.dtype.type(0))
+
+    def backward(self, gg):
+        ggo = None
+        if self._next[0]:
+            ggo = nll_loss(gg, _wrap(self.target), ignore_index=self.ignore_index,
+                           reduction=self.reduction) if type(gg) is Tensor else \
+                _nll_values(gg, self.target, self.ignore_index, self.reduction)
+        return (ggo,
+                _f.zeros_like(gg) if self._next[1] else None)
+
+
+nll_loss_backward = derivative(NllLossBackwardBackward0)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
@@ -381,24 +475,29 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     for k in tgt[keep].reshape(-1):
         if not 0 <= k < classes:
             raise IndexError(f"Target {k} is out of bounds.")
+    out = _nll_values(a, tgt, ignore_index, reduction)
+    result, node = _record1(NllLossBackward0, out, input)
+    if node:
+        node.reduction, node.target, node.ignore_index = reduction, tgt, ignore_index
+        node.total_weight = a.dtype.type(int(keep.sum()))
+        node.save_for_backward(input)
+    return result
+
+
+def _nll_values(a, tgt, ignore_index, reduction):
+    """nll_loss of array ``a`` (classes along dim 1, or 0 without a batch): -a at each
+    sample's target class, reduced"""
+    keep = tgt != ignore_index
     picked = np.zeros(tgt.shape, a.dtype)
-    if batched:
+    if a.ndim > 1:
         idx = np.expand_dims(np.where(keep, tgt, 0), 1)
         picked = np.take_along_axis(a, idx, 1).squeeze(1)
     elif keep:
         picked = a[tgt]
     loss = np.where(keep, -picked, 0).astype(a.dtype)
-    total = builtins.int(keep.sum())
     if reduction == "mean":
-        out = np.asarray(loss.sum() / a.dtype.type(total), a.dtype)
-    else:
-        out = _reduce(loss, reduction, loss.size)
-    result, node = _record1(NllLossBackward0, out, input)
-    if node:
-        node.reduction, node.target, node.ignore_index = reduction, tgt, ignore_index
-        node.total_weight = a.dtype.type(total)
-        node.save_for_backward(input)
-    return result
+        return np.asarray(loss.sum() / a.dtype.type(int(keep.sum())), a.dtype)
+    return _reduce(loss, reduction, loss.size)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
@@ -417,15 +516,61 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return nll_loss(logp, target, ignore_index=ignore_index, reduction=reduction)
 
 
-class BinaryCrossEntropyBackward0(_PointwiseLoss):
-    """out = reduce(-(t log(x) + (1 - t) log(1 - x))): dx = (x - t) / (x (1 - x))"""
-    __slots__ = ()
+class BinaryCrossEntropyBackward0(Node):
+    """out = reduce(-(t log(x) + (1 - t) log(1 - x))):
+    dx = (x - t) / (x (1 - x)),  dt = log(1 - x) - log(x) = -logit(x)"""
+    __slots__ = ("reduction",)
+    saved_names = ("self", "target")
 
     def backward(self, g):
-        a, b, g = self._spread(g)
-        ad = _data_of(a)
-        denom = np.maximum((1 - ad) * ad, ad.dtype.type(1e-12))
-        return g * (a - b) / denom, None
+        a, b = self._saved
+        r = self.reduction
+        gt = None
+        if self._next[1]:       # PyTorch's binary_cross_entropy_target_backward
+            ad = _data_of(a)
+            logit = _f.call("log", a / (1 - a)) if type(a) is Tensor else np.log(ad / (1 - ad))
+            gt = _mean_of(-logit * g, np.size(_data_of(b)), r)
+        return (binary_cross_entropy_backward(g, a, b, reduction=r) if self._next[0] else None,
+                gt)
+
+
+class BinaryCrossEntropyBackwardBackward0(Node):
+    """binary_cross_entropy's derivative as an operation of its own, PyTorch's
+    binary_cross_entropy_backward: grad_output (x - t) / max(x (1 - x), 1e-12), / n for a
+    mean"""
+    __slots__ = ("reduction",)
+    op_name = "binary_cross_entropy_backward"
+    inputs = saved_names = ("grad_output", "self", "target")
+
+    @staticmethod
+    def forward(g, a, b, reduction):
+        out = g * (a - b) / np.maximum((1 - a) * a, a.dtype.type(1e-12))
+        return _mean_of(out, a.size, reduction)
+
+    def backward(self, gg):
+        # PyTorch's binary_cross_entropy_double_backward{_grad_output,,_target}
+        go, a, b = self._saved
+        r, eps = self.reduction, 1e-12
+        n = np.size(_data_of(a))
+        ggo = ga = gb = None
+        if self._next[0]:
+            ggo = (a - b) / ((a + eps) * (1 - a + eps)) * gg
+            ggo = ggo / n if r == "mean" else ggo.sum() if r == "sum" else ggo
+        if self._next[1]:
+            ga = (a * a - 2 * a * b + b) / ((a + eps) ** 2 * (1 - a + eps) ** 2)
+            ga = _mean_of(ga * (gg * go), n, r)
+        if self._next[2]:
+            denom = (1 - a) * a
+            if type(denom) is Tensor:
+                with no_grad():         # clamped in place, without recording: PyTorch's
+                    denom.clamp_(min=eps)
+            else:
+                denom = np.maximum(denom, eps)
+            gb = _mean_of(-gg * go / denom, n, r)
+        return ggo, ga, gb
+
+
+binary_cross_entropy_backward = derivative(BinaryCrossEntropyBackwardBackward0)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
@@ -451,17 +596,18 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return result
 
 
-class BinaryCrossEntropyWithLogitsBackward0(_PointwiseLoss):
-    """out = reduce((1 - t) x - log(sigmoid(x))): dx = sigmoid(x) - t"""
-    __slots__ = ()
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """out = reduce((1 - t) x - log(sigmoid(x))):  dx = sigmoid(x) - t,  dt = -x"""
+    __slots__ = ("reduction",)
+    saved_names = ("self", "target")
 
     def backward(self, g):
-        a, b, g = self._spread(g)
-        return g * (_f.call("sigmoid", a) if type(a) is Tensor else _sigmoid(a)) - g * b, None
-
-
-def _sigmoid(a):
-    return 1 / (1 + np.exp(-a))
+        # PyTorch's binary_cross_entropy_with_logits_backward: (sigmoid(x) - t) * g, / n
+        a, b = self._saved
+        n = np.size(_data_of(a))
+        s = _f.call("sigmoid", a) if type(a) is Tensor else _sigmoid(a)
+        return (_mean_of((s - b) * g, n, self.reduction) if self._next[0] else None,
+                _mean_of(-a * g, n, self.reduction) if self._next[1] else None)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002

@@ -221,6 +221,8 @@ def _binary(cls, fn, a, b):
     if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
         out = _promote(out, a, b, fn)
     if _State.enabled and (a._rg or tb is Tensor and b._rg):
+        if tb is not Tensor and _State.formula and cls.scalar is not None:
+            return _scalar_overload(cls.scalar, out, a, b), None
         # new_node() and _wrap(), written out: this is the one hottest path of the engine
         node = _new(cls)
         node._next = ((a._grad_fn or a._grad_accumulator()) if a._rg else None,
@@ -243,6 +245,17 @@ def _binary(cls, fn, a, b):
         t._vc = None
         return t, node
     return _wrap(out), None
+
+
+def _scalar_overload(cls, out, a, number):
+    """``a <op> number`` inside a backward formula being recorded (``_State.formula``): the
+    node of PyTorch's Scalar overload (``cls``: MulBackward1 for ``grad * 2``), whose one input
+    is ``a``; a Python ``x * 2`` records MulBackward0, for two. The node is complete: the
+    number it keeps, if any, is saved here."""
+    node = new_node(cls, (a._grad_fn or a._grad_accumulator(),))
+    if "other" in cls.__slots__:
+        node.other = number             # a Scalar: shown as a number, never freed
+    return _wrap(out, node, True)
 
 
 _numbers = {}
@@ -275,7 +288,9 @@ def _number(b, like):
 
 
 class _F:
-    """The few functions a backward formula needs beyond operators, for arrays and Tensors."""
+    """The functions a backward formula needs beyond operators, for arrays and Tensors: on
+    arrays they compute, on Tensors (create_graph) they are the operations PyTorch's formula
+    calls, so that the graph they record is PyTorch's."""
 
     @staticmethod
     def expand(g, shape):
@@ -297,8 +312,93 @@ class _F:
         return _wrap(np.zeros_like(g._data)) if type(g) is Tensor else np.zeros_like(g)
 
     @staticmethod
-    def matT(x):            # transpose of the last two dimensions
-        return x.transpose(-1, -2) if type(x) is Tensor else x.swapaxes(-1, -2)
+    def number(b, like):
+        """A number the user gave as an operand (the 2 of ``x * 2``), as the formula reads it:
+        PyTorch's Python layer wrapped it in a 0-d tensor (a "wrapped number", which takes
+        the other operand's dtype), so ``grad * other`` records MulBackward0 with no edge for
+        it, where a formula's own numbers are Scalars (``_State.formula``)."""
+        if type(like) is Tensor and type(b) in (int, float, bool):
+            return _wrap(np.asarray(b, like._data.dtype))
+        return _number(b, like)
+
+    @staticmethod
+    def t(x):
+        if type(x) is Tensor:
+            from .shape import t
+            return t(x)
+        return x.T
+
+    @staticmethod
+    def transpose(x, dim0, dim1):
+        if type(x) is Tensor:
+            from .shape import transpose
+            return transpose(x, dim0, dim1)
+        return x.swapaxes(dim0, dim1)
+
+    @staticmethod
+    def unsqueeze(x, dim):
+        if type(x) is Tensor:
+            from .shape import unsqueeze
+            return unsqueeze(x, dim)
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def masked_fill(x, mask, value):
+        """x with ``value`` where ``mask`` (MaskedFillBackward0 for a number, 1 for a 0-d
+        tensor: PyTorch's ``masked_fill_`` of a fresh tensor)"""
+        from .arithmetic import masked_fill, masked_fill_tensor
+        if type(value) is Tensor:
+            return masked_fill_tensor(x, value, mask=mask)
+        return masked_fill(x, mask=mask, value=value)
+
+    @staticmethod
+    def product(name, a, b):
+        """``a.mm(b)``, ``a.mv(b)`` or ``a.bmm(b)`` (``name``): the kernel PyTorch's formula
+        calls, by name, so that its node is the one PyTorch records"""
+        if type(a) is Tensor:
+            from . import linalg
+            return getattr(linalg, name)(a, b)
+        from .linalg import product
+        return product(a, b)
+
+
+def derivative(cls):
+    """The function a backward formula calls where PyTorch's calls an operation of its own
+    (``tanh_backward(grad, result)``): ``cls.forward`` computes it on arrays; given Tensors
+    (create_graph) it is recorded as a ``cls`` node (TanhBackwardBackward0), whose own
+    backward differentiates it again.
+
+    The positional arguments are its differentiable inputs (``cls.inputs``: an edge each);
+    keyword arguments are the others (a dim, an index). The node saves the values
+    ``cls.saved_names`` names, inputs or keywords (an index array as a tensor), and keeps the
+    keywords that are its slots (``_saved_threshold``). Without a Tensor argument it returns
+    the array ``cls.forward`` gives."""
+    fn = cls.forward
+    slots = set(cls.__slots__)
+
+    def op(*args, **kwargs):
+        for a in args:
+            if type(a) is Tensor:
+                break
+        else:
+            return fn(*args, **kwargs)
+        out = np.asarray(fn(*[_data(a) for a in args], **kwargs))
+        result, node = _record(cls, out, *args)
+        if node:
+            shapes = tuple(np.shape(_data(a)) for a in args)
+            if any(shape != out.shape for shape in shapes):
+                node._shapes = shapes       # broadcast inputs: gradients summed back
+            for name, value in kwargs.items():
+                if name in slots:
+                    setattr(node, name, value)
+            node.save_for_backward(*[
+                args[cls.inputs.index(name)] if name in cls.inputs else
+                _wrap(kwargs[name]) if type(kwargs[name]) is _ndarray else kwargs[name]
+                for name in cls.saved_names])
+        return result
+    op.__name__ = op.__qualname__ = cls.op_name
+    op.__doc__ = cls.__doc__
+    return op
 
 
 _f = _F

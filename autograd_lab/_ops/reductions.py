@@ -1,5 +1,6 @@
 """Reductions: sum, mean, max/min, prod, norm. Their backward puts the reduced dimensions
 back and spreads the gradient over them."""
+import operator
 import warnings
 
 import numpy as np
@@ -7,21 +8,36 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from .arithmetic import maximum
-from .record import _data, _f, _record, _record1, note_dtypes, wrap_dim, wrap_dims
+from .record import (_data, _f, _record, _record1, derivative, note_dtypes, wrap_dim,
+                     wrap_dims)
+
+
+_WHOLE = object()   # no dim given (an explicit None is another call to PyTorch)
 
 
 def _dims(dim, ndim):
     """The dimensions to reduce, checked as PyTorch checks them; none for a 0-d tensor, all
-    of them for an empty list (``x.sum([])``)."""
+    of them for an empty list (``x.sum([])``) or None."""
+    if dim is None:
+        return tuple(range(ndim))
     dims = wrap_dims((dim,) if isinstance(dim, int) else tuple(dim) or range(ndim), ndim)
     return tuple(sorted(dims)) if ndim else ()
 
 
 def _expand_back(g, dims, keepdim, sizes):
-    """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast."""
-    if not keepdim and sizes:
-        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(sizes)))
+    """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast
+    (PyTorch's sum_backward: one unsqueeze per dimension, in order)."""
+    if not keepdim and sizes and dims:
+        g = _unsqueeze_dims(g, dims)
     return _f.expand(g, sizes)
+
+
+def _unsqueeze_dims(g, dims):
+    """g with a size-1 dimension put back at each of ``dims`` (sorted), as PyTorch's
+    unsqueeze_multiple puts them"""
+    for d in sorted(dims):
+        g = _f.unsqueeze(g, d)
+    return g
 
 
 class SumBackward0(Node):
@@ -40,8 +56,8 @@ class SumBackward1(Node):
         return (_expand_back(g, self.dim, self.keepdim, self.self_sym_sizes),)
 
 
-def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # noqa: A001
-    dim = axis if dim is None else dim
+def sum(x, dim=_WHOLE, keepdim=False, dtype=None, axis=_WHOLE, keepdims=None):  # noqa: A001
+    dim = axis if dim is _WHOLE else dim
     keepdim = keepdims if keepdims is not None else keepdim
     a = x._data
     if dtype is not None:
@@ -52,15 +68,16 @@ def sum(x, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):  # no
 
 
 def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
-    """Record ``reduce`` (np.sum, np.mean) of x's data ``a``: a ``whole`` node when it
-    reduces everything, an ``over_dims`` node (which keeps dim and keepdim) otherwise."""
-    if dim is None:
+    """Record ``reduce`` (np.sum, np.mean) of x's data ``a``: a ``whole`` node when no dim
+    was given, an ``over_dims`` node (which keeps dim and keepdim) otherwise -- also for an
+    explicit ``dim=None``, which reduces every dimension (keeping them, with keepdim)."""
+    if dim is _WHOLE:
         out, node = _record1(whole, np.asarray(reduce(a)), x)
     else:
         dims = _dims(dim, a.ndim)
         out, node = _record1(over_dims, np.asarray(reduce(a, dims, keepdims=keepdim)), x)
         if node:
-            node.dim, node.keepdim = dims, keepdim
+            node.dim, node.keepdim = None if dim is None else dims, keepdim
     if node:
         node.self_sym_sizes = a.shape
         if a.dtype is not x._data.dtype:    # summed in another dtype (``dtype=``)
@@ -83,14 +100,16 @@ class MeanBackward1(Node):
     __slots__ = ("dim", "keepdim", "self_sym_sizes", "self_sym_numel")
 
     def backward(self, g):
-        n = 1
-        for d in self.dim:
-            n *= self.self_sym_sizes[d]
+        n = self.self_sym_numel
+        if self.dim is not None:
+            n = 1
+            for d in self.dim:
+                n *= self.self_sym_sizes[d]
         return (_expand_back(g, self.dim, self.keepdim, self.self_sym_sizes) / n,)
 
 
-def mean(x, dim=None, keepdim=False, dtype=None, axis=None):
-    dim = axis if dim is None else dim
+def mean(x, dim=_WHOLE, keepdim=False, dtype=None, axis=_WHOLE):
+    dim = axis if dim is _WHOLE else dim
     a = x._data
     if a.dtype.kind != "f":
         raise RuntimeError(
@@ -114,9 +133,12 @@ class MaxBackward1(Node):
 
     def backward(self, g):
         a, y = self._saved
-        mask = (a == y) if y == y else (a != a)     # a nan result came from the nans
-        # (a Python int keeps g's dtype; not mask * g: a nan or inf g times 0 would be nan)
-        return (_f.where(mask, g / int(mask.sum()), 0.0),)
+        ad, yd = _data(a), _data(y)
+        mask = (ad == yd) if yd == yd else (ad != ad)   # a nan result came from the nans
+        # PyTorch's evenly_distribute_backward: zeros, filled where the mask is with g shared
+        # out (not mask * g: a nan or inf g times 0 would be nan)
+        share = g / _f.number(int(mask.sum()), g)
+        return (_f.masked_fill(np.zeros(ad.shape, _data(g).dtype), mask, share),)
 
 
 class MinBackward1(MaxBackward1):
@@ -130,22 +152,102 @@ class MaxBackward0(Node):
     saved_names = ("indices",)
 
     def backward(self, g):
+        # PyTorch's value_selecting_reduction_backward: g scattered into zeros at the
+        # positions that won (not g * onehot: inf * 0 would be nan)
         idx = _data(self._saved[0])     # which position won: numbers, never differentiated
         dim = self.dim
-        if not self.self_sym_sizes:     # a 0-d input: it won (still a new tensor, as PyTorch's)
-            onehot = np.True_
-        else:
-            if not self.keepdim:
-                g = g.reshape(tuple(1 if i == dim else n
-                                    for i, n in enumerate(self.self_sym_sizes)))
-                idx = np.expand_dims(idx, dim)
-            onehot = np.arange(self.self_sym_sizes[dim]).reshape(
-                [-1 if i == dim else 1 for i in range(len(self.self_sym_sizes))]) == idx
-        return (_f.where(onehot, g, 0.0),)      # not g * onehot: inf * 0 would be nan
+        if not self.keepdim:
+            g, idx = _f.unsqueeze(g, dim), np.expand_dims(idx, dim)
+        zeros = np.zeros(self.self_sym_sizes, _data(g).dtype)
+        return (scatter(zeros, g, dim=dim, index=idx),)
 
 
 class MinBackward0(MaxBackward0):
     __slots__ = ()
+
+
+class ScatterBackward0(Node):
+    """out = self with ``src`` written at ``index`` along ``dim`` (PyTorch's scatter, as the
+    backward of max and min along a dim uses it): self's gradient where nothing was written,
+    src's gathered from where it was"""
+    __slots__ = ("dim",)
+    op_name = "scatter"
+    inputs = ("self", "src")
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(a, src, dim, index):
+        out = np.array(a)
+        if out.ndim:
+            np.put_along_axis(out, index, src, dim)
+        else:                           # a 0-d tensor: its one element is written
+            out[...] = np.reshape(src, ())
+        return out
+
+    def backward(self, g):
+        idx = _data(self._saved[0])
+        return (scatter_value(g, dim=self.dim, index=idx, value=0) if self._next[0] else None,
+                gather(g, dim=self.dim, index=idx) if self._next[1] else None)
+
+
+class ScatterBackward1(Node):
+    """out = self with a number written at ``index`` along ``dim``"""
+    __slots__ = ("dim",)
+    op_name = "scatter"
+    inputs = ("self",)
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(a, dim, index, value):
+        return ScatterBackward0.forward(a, value, dim, index)
+
+    def backward(self, g):
+        return (scatter_value(g, dim=self.dim, index=_data(self._saved[0]), value=0),)
+
+
+class GatherBackward0(Node):
+    """out = self's elements at ``index`` along ``dim``: the gradient goes back to where each
+    came from, added up where an index repeats"""
+    __slots__ = ("dim",)
+    op_name = "gather"
+    inputs = ("self",)
+    saved_names = ("self", "index")
+
+    @staticmethod
+    def forward(a, dim, index):
+        return np.take_along_axis(a, index, dim) if a.ndim else np.reshape(a, np.shape(index))
+
+    def backward(self, g):
+        a, idx = self._saved
+        zeros = np.zeros(np.shape(_data(a)), _data(g).dtype)
+        return (scatter_add(zeros, g, dim=self.dim, index=_data(idx)),)
+
+
+class ScatterAddBackward0(Node):
+    """out = self with ``src`` added at ``index`` along ``dim``"""
+    __slots__ = ("dim",)
+    op_name = "scatter_add"
+    inputs = ("self", "src")
+    saved_names = ("index",)
+
+    @staticmethod
+    def forward(a, src, dim, index):
+        out = np.array(a)
+        if not out.ndim:
+            return out + np.reshape(src, ())
+        grid = list(np.indices(index.shape, sparse=True))
+        grid[dim] = index
+        np.add.at(out, tuple(grid), src)
+        return out
+
+    def backward(self, g):
+        idx = _data(self._saved[0])
+        return (g if self._next[0] else None,
+                gather(g, dim=self.dim, index=idx) if self._next[1] else None)
+
+
+scatter, scatter_value, gather, scatter_add = map(derivative, (
+    ScatterBackward0, ScatterBackward1, GatherBackward0, ScatterAddBackward0))
 
 
 class _ValuesIndices(tuple):
@@ -246,8 +348,7 @@ class ProdBackward1(Node):
         if not d.ndim:
             return (g,)
         if not self.keepdim:        # the reduced dimension back, as a 1
-            kept = d.shape[:self.dim] + (1,) + d.shape[self.dim + 1:]
-            g, y = g.reshape(kept), y.reshape(kept)
+            g, y = _f.unsqueeze(g, self.dim), _f.unsqueeze(y, self.dim)
         if not np.count_nonzero(d == 0):
             return (g * (y / a),)
         return (_times_others(g, a, self.dim),)
@@ -276,19 +377,8 @@ def _times_others(g, a, dim):
     return g * (before * after)
 
 
-_WHOLE = object()   # no dim given: PyTorch's prod refuses an explicit None
-
-
-def _prod_arguments_error(dim, keyword):
-    got = f"dim={type(dim).__name__}, " if keyword else type(dim).__name__
-    return TypeError(f"prod() received an invalid combination of arguments - got ({got}), but "
-                     "expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool "
-                     "keepdim = False, *, torch.dtype dtype = None)\n")
-
-
 def prod(x, dim=_WHOLE, keepdim=False, *, dtype=None, axis=_WHOLE):
     """The product of all elements (ProdBackward0), or along one ``dim`` (ProdBackward1)."""
-    keyword = dim is _WHOLE and axis is not _WHOLE
     dim = axis if dim is _WHOLE else dim
     a = x._data
     if dtype is not None:
@@ -298,9 +388,9 @@ def prod(x, dim=_WHOLE, keepdim=False, *, dtype=None, axis=_WHOLE):
     if dim is _WHOLE:
         out, node = _record1(ProdBackward0, np.asarray(a.prod()), x)
     else:
-        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-            raise _prod_arguments_error(dim, keyword or dim is None)
-        d = wrap_dim(int(dim), a.ndim)
+        if isinstance(dim, bool) or dim is None:    # (the argument parser words the error)
+            raise TypeError(f"prod(): dim must be an int, not {type(dim).__name__}")
+        d = wrap_dim(operator.index(dim), a.ndim)
         out = np.prod(a, axis=d, keepdims=keepdim) if a.ndim else np.asarray(a.prod())
         out, node = _record1(ProdBackward1, out, x)
         if node:
@@ -318,18 +408,14 @@ class LinalgVectorNormBackward0(Node):
     saved_names = ("self", "result")
 
     def backward(self, g):
+        # PyTorch's norm_backward: at the zero vector the subgradient 0
         a, y = self._saved
-        if type(g) is Tensor:
-            # create_graph: PyTorch's g / y with the zero norm masked, so the subgradient stays 0
-            return (a * _f.where(_data(y) == 0, 0.0, g / y),)
-        if not y:
-            return (np.zeros_like(a),)      # at the zero vector PyTorch picks the subgradient 0
-        return (g * a / y,)
+        return (g * _f.masked_fill(a / y, _data(y) == 0, 0),)
 
 
-def norm(x, p=2):
-    if p != 2:
-        raise NotImplementedError("autograd_lab's norm supports only the 2-norm")
+def norm(x, p=2, dim=None, keepdim=False, dtype=None):
+    if p is not None and p != 2 or dim is not None or dtype is not None:
+        raise NotImplementedError("autograd_lab's norm supports only the 2-norm of all elements")
     a = x._data
     if a.dtype.kind != "f":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "

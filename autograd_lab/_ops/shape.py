@@ -9,8 +9,8 @@ from .. import _device
 from .._dtype import dtype as _dtype_cls
 from .._tensor import Tensor, _warn_once, _wrap
 from ..autograd.graph import Node, unbroadcast
-from .record import (_data, _operand, _record, _record1, _view, broadcasting, note_dtypes,
-                     wrap_dim, wrap_dims)
+from .record import (_data, _f, _operand, _record, _record1, _view, broadcasting,
+                     note_dtypes, wrap_dim, wrap_dims)
 
 
 class ViewBackward0(Node):
@@ -169,10 +169,10 @@ class TransposeBackward0(Node):
     __slots__ = ("dim0", "dim1")
 
     def backward(self, g):
-        if self.dim0 == self.dim1:      # nothing swapped (a 0-d tensor has only "dim 0")
-            return (g,)
-        return (g.transpose(self.dim0, self.dim1) if isinstance(g, Tensor)
-                else g.swapaxes(self.dim0, self.dim1),)
+        # a view of g, even where nothing is swapped (transpose(0, 0), or a 0-d tensor's)
+        if type(g) is Tensor:
+            return (transpose(g, self.dim0, self.dim1),)
+        return (g.swapaxes(self.dim0, self.dim1) if g.ndim else g[...],)
 
 
 def transpose(x, dim0, dim1):
@@ -229,18 +229,28 @@ def unsqueeze(x, dim):
 
 
 class SqueezeBackward0(Node):
-    """out = self without some of its size-1 dimensions: the gradient gets them back"""
+    """out = self without its size-1 dimensions: the gradient gets them back"""
     __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
-        sizes = self.self_sym_sizes
-        # nothing was squeezed: the gradient itself, not a view of it (as PyTorch's)
-        return (g if tuple(g.shape) == sizes else g.reshape(sizes),)
+        # PyTorch's unsqueeze_to: one unsqueeze per dimension squeezed, in order (none: the
+        # gradient itself is passed on, not a view of it)
+        for d in self._squeezed():
+            g = _f.unsqueeze(g, d)
+        return (g,)
+
+    def _squeezed(self):
+        return [d for d, n in enumerate(self.self_sym_sizes) if n == 1]
 
 
 class SqueezeBackward1(SqueezeBackward0):
     """``squeeze(dim)``: one dimension"""
     __slots__ = ("dim",)
+
+    def _squeezed(self):
+        sizes = self.self_sym_sizes
+        dims = self.dim if isinstance(self.dim, tuple) else (self.dim,)
+        return [d for d in sorted(dims) if sizes and sizes[d] == 1]
 
 
 class SqueezeBackward2(SqueezeBackward1):
@@ -309,17 +319,27 @@ def expand(x, *shape):
             f"expand(torch.{x.dtype.legacy}{{{list(a.shape)}}}, size={list(shape)}): the number of sizes "
             f"provided ({len(shape)}) must be greater or equal to the number of dimensions in "
             f"the tensor ({a.ndim})")
-    for i, s in enumerate(shape[:lead]):
+    # checked from the last dimension, as PyTorch's infer_expand_geometry does: its error
+    # names the last dimension that does not fit
+    target = list(shape)
+    for i in reversed(range(len(shape))):
+        s = shape[i]
+        if i < lead:
+            if s == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            continue
+        n = a.shape[i - lead]
         if s == -1:
-            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                               f"non-existing dimension {i}")
-    shape = shape[:lead] + tuple(n if s == -1 else s for n, s in zip(a.shape, shape[lead:]))
-    for i, (n, s) in enumerate(zip(a.shape, shape[lead:])):
-        if n != s and n != 1:
+            target[i] = n
+        elif n != s and n != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({n}) at "
-                f"non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  Tensor "
+                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor "
                 f"sizes: {list(a.shape)}")
+    shape = tuple(target)
+    if any(s < 0 for s in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
     # a view with stride 0 where it repeats (writable, unlike np.broadcast_to's: an in-place
     # change of an expanded tensor that repeats nothing is allowed, as in PyTorch)
     strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in
@@ -334,6 +354,7 @@ def expand(x, *shape):
 class CatBackward0(Node):
     """out = inputs joined along ``dim``: each input gets its slice of the gradient"""
     __slots__ = ("dim", "sizes")
+    tensor_list = True
 
     def backward(self, g):
         sizes = [n for n in self.sizes if n is not None]
@@ -391,6 +412,7 @@ def cat(tensors, dim=0):
 
 class StackBackward0(Node):
     __slots__ = ("dim",)
+    tensor_list = True
 
     def backward(self, g):
         n = g.shape[self.dim]

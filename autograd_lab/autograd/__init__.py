@@ -24,7 +24,9 @@ def Variable(data, requires_grad=False):
 
 
 def _tuple(x):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    """One tensor, or a sequence of them, as a tuple (PyTorch's: anything else is iterated)."""
+    from .._tensor import Tensor
+    return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
 def _seeds(outputs, grad_outputs):

@@ -33,6 +33,9 @@ class FunctionCtx(Node):
     # PyTorch's Python nodes are Python classes: ``<torch.autograd.function.SquareBackward
     # object at 0x...>``, not the bare ``<MulBackward0 object ...>`` of its C++ nodes.
     __repr__ = object.__repr__
+    def __call__(self, *grads):
+        # unlike those, not callable
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
 
     @property
     def saved_tensors(self):
@@ -127,6 +130,7 @@ class _Output(Node):
     passes its gradient on to it, labelled with the output's number."""
 
     __slots__ = ("ctx", "nr")
+    __call__ = FunctionCtx.__call__     # as the Function's node: not callable
 
     def backward(self, grad):
         grads = _Grads([None] * len(self.ctx._outputs))

@@ -6,6 +6,11 @@ class _State:
     enabled = True          # read by every operation, so it is a plain class attribute
     anomaly = False         # set_detect_anomaly: nodes remember where they were made
     check_nan = True
+    # A built-in node's backward formula is being recorded (create_graph, or a node called
+    # with grad mode on). PyTorch's formulas are C++, where a number stays a Scalar: ``grad *
+    # 2`` there records MulBackward1 (one input), where Python's ``x * 2`` wraps the 2 in a
+    # tensor and records MulBackward0 (two inputs).
+    formula = False
 
 
 def is_grad_enabled():

@@ -72,6 +72,12 @@ class Node:
     # For values saved only when one input needs a gradient (``x * 2`` keeps the 2 for x's
     # gradient, and nothing of x): saved name -> that input's position.
     needed_by = {}
+    # The node of the Scalar overload (MulBackward1 for MulBackward0), which a backward formula
+    # being recorded makes for ``grad * 2`` (see ``_State.formula``)
+    scalar = None
+    # The inputs are one list of tensors (cat, stack): PyTorch computes the gradient of every
+    # element when any needs one, so a node called by hand returns them all
+    tensor_list = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -187,10 +193,12 @@ class Node:
         if not as_tensors and (self._extras is None or "packed" not in self._extras):
             return self.backward(grad)
         arrays, self._saved = self._saved, tuple(values)
+        formula, _State.formula = _State.formula, as_tensors
         try:
             return self.backward(grad)
         finally:
             self._saved = arrays
+            _State.formula = formula
 
     def __getattr__(self, attr):
         # ``grad_fn._saved_self`` and friends, as PyTorch exposes them: saved tensors first,
@@ -218,20 +226,27 @@ class Node:
 
     # -- the vector-Jacobian product -----------------------------------------------------
     def __call__(self, *grads):
-        """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do.
+        """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do:
+        a node of one input (``SumBackward0``, ``PowBackward0``) a bare Tensor, a node of
+        several a tuple with one per input (``None`` for an input that needs none).
 
         Called by hand, the formula is ordinary code: with grad mode on it is recorded, so
-        ``(x*x).grad_fn(ones)`` gives ``tensor([1., 2.], grad_fn=<MulBackward0>)`` twice."""
+        ``(x*x).grad_fn(ones)`` gives ``tensor([1., 2.], grad_fn=<MulBackward0>)`` twice.
+        What it returns is the formula's own result, as PyTorch's node gives it: nothing for
+        an input that needs no gradient, and a broadcast input's gradient in the broadcast
+        shape (summing it back, and casting to the input's dtype, is the engine's work)."""
         from .grad_mode import _State
         if _State.enabled:
             grads = [g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
                      for g in grads]
         else:
             grads = [g._data if type(g) is _Tensor else g for g in grads]
-        out = _unbroadcast_all(self._checked_backward(*grads, as_tensors=_State.enabled),
-                               self._shapes)
-        return tuple(g if g is None or type(g) is _Tensor else _Tensor._make(_np.asarray(g))
-                     for g in out)
+        out = self._checked_backward(*grads, as_tensors=_State.enabled)
+        listed = type(self).tensor_list
+        out = tuple(None if g is None or nxt is None and not listed else
+                    g if type(g) is _Tensor else _Tensor._make(_np.asarray(g))
+                    for nxt, g in zip(self._next, out))
+        return out[0] if len(out) == 1 else out
 
     # -- hooks ---------------------------------------------------------------------------
     def _extras_table(self):
@@ -315,12 +330,6 @@ def save_one(node, t):
     node._checks = (0, None if t._grad_fn is node else t, counter, counter[0])
 
 
-def _unbroadcast_all(grads, shapes):
-    if shapes is None:
-        return grads
-    return [None if g is None else unbroadcast(g, s) for g, s in zip(grads, shapes)]
-
-
 def unbroadcast(grad, shape):
     """Sum ``grad`` back to ``shape``: the one place that undoes broadcasting.
 
@@ -328,9 +337,12 @@ def unbroadcast(grad, shape):
     its gradient is the sum over those positions: over the leading dimensions broadcasting
     added, and over the dimensions where the input had size 1. As PyTorch's sum_to: one sum
     that keeps those dimensions, then a view without the leading ones (so that a gradient
-    ``autograd.grad`` returns is a view made in backward, with what that forbids)."""
+    ``autograd.grad`` returns is a view made in backward, with what that forbids); to a 0-d
+    shape, one plain sum (SumBackward0)."""
     if grad.shape == shape:
         return grad
+    if not shape:
+        return grad.sum() if type(grad) is _Tensor else _np.asarray(grad.sum())
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)

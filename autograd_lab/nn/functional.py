@@ -3,9 +3,15 @@ The operations themselves, with their backward, are in ``_ops/nn.py``."""
 import warnings
 
 from .. import _ops
-from .._ops import relu, sigmoid, tanh
+from .._arg_parser import checked
 from .._ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
-                       linear, mse_loss, nll_loss)
+                       mse_loss, nll_loss)
+
+# PyTorch's checks of their arguments (``relu(None)``: "argument 'input' (position 1) must be
+# Tensor, not NoneType")
+relu, sigmoid, tanh, linear = (checked(fn, f"F.{name}", method=False) for fn, name in (
+    (_ops.relu, "relu"), (_ops.sigmoid, "sigmoid"), (_ops.tanh, "tanh"),
+    (_ops.nn.linear, "linear")))
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "mse_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy",

@@ -226,7 +226,10 @@ def depth_first(node, grad, done):
         leaf = node.variable
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
         return
-    for (nxt, _), g in zip(node.next_functions, node(grad)):
+    outs = node(grad)
+    if not isinstance(outs, tuple):     # a node of one input returns a bare tensor
+        outs = (outs,)
+    for (nxt, _), g in zip(node.next_functions, outs):
         depth_first(nxt, g, done)
 
 
@@ -300,6 +303,8 @@ def my_backward(root, gradient):
                     leaf.grad = grad if leaf.grad is None else leaf.grad + grad
                 continue
             outs = node(grad) if grad is not None else [None] * len(node.next_functions)
+            if not isinstance(outs, (tuple, list)):     # one input: a bare tensor
+                outs = (outs,)
             for (nxt, _), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue

@@ -17,7 +17,10 @@ def my_backward(root, gradient):
             leaf = node.variable
             leaf.grad = grad if leaf.grad is None else leaf.grad + grad
             return
-        for (nxt, _), g in zip(node.next_functions, node(grad)):
+        outs = node(grad)
+        if not isinstance(outs, tuple):     # one input: a bare tensor
+            outs = (outs,)
+        for (nxt, _), g in zip(node.next_functions, outs):
             visit(nxt, g)
 
     with torch.no_grad():
@@ -35,7 +38,10 @@ def my_backward(root, gradient):
                 leaf = node.variable
                 leaf.grad = grad if leaf.grad is None else leaf.grad + grad
                 continue
-            for (nxt, _), g in zip(node.next_functions, node(grad)):
+            outs = node(grad)
+            if not isinstance(outs, tuple):     # one input: a bare tensor
+                outs = (outs,)
+            for (nxt, _), g in zip(node.next_functions, outs):
                 if nxt is not None:
                     queue.append((nxt, g))
 '''
@@ -48,7 +54,10 @@ def my_backward(root, gradient):
             leaf = node.variable
             leaf.grad = grad if leaf.grad is None else leaf.grad + grad
             return
-        for (nxt, _), g in zip(node.next_functions, node(grad)):
+        outs = node(grad)
+        if not isinstance(outs, tuple):     # one input: a bare tensor
+            outs = (outs,)
+        for (nxt, _), g in zip(node.next_functions, outs):
             if nxt is not None:
                 visit(nxt, g)
 
@@ -80,7 +89,10 @@ def my_backward(root, gradient):
                 leaf = node.variable
                 leaf.grad = grad if leaf.grad is None else leaf.grad + grad
                 continue
-            for (nxt, _), g in zip(node.next_functions, node(grad)):
+            outs = node(grad)
+            if not isinstance(outs, tuple):     # one input: a bare tensor
+                outs = (outs,)
+            for (nxt, _), g in zip(node.next_functions, outs):
                 if nxt is not None and g is not None:
                     arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
 '''
