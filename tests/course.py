@@ -3,9 +3,10 @@ by real nbgrader in a throwaway course directory.
 
 A *submission* is the released notebook with its answer cells filled in: by the solution's own
 answers, except for the cells a test names (``answers={grade_id: code}``), which hold what a
-learner wrote. ``grade_class`` runs nbgrader's own commands (generate_assignment, autograde,
-generate_feedback) over a whole class of them and returns, per learner, the autograded score and
-the feedback page's text.
+learner wrote. ``grade_class`` grades a whole class of them as an instructor does, with
+`autograd-lab grade` (real nbgrader, the sandbox, every test cell judged outside the learner's
+kernel) and `autograd-lab feedback`, and returns, per learner, the autograded score and the
+feedback page's text.
 """
 import ast
 import functools
@@ -115,24 +116,31 @@ def nbgrader(args, cwd, check=True):
 
 
 def grade_class(lesson, notebooks, workdir):
-    """Autograde ``{student: notebook}`` for one lesson with real nbgrader; ``{student: Graded}``."""
-    course = Path(workdir)
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    shutil.copytree(ROOT / "solutions" / lesson, course / "solutions" / lesson)
-    nbgrader(["generate_assignment", lesson, "--force"], course)
+    """Grade ``{student: notebook}`` for one lesson as the instructor does (`autograd-lab grade`,
+    then its feedback pages, hand-graded answers left as not graded yet); ``{student: Graded}``."""
+    from autograd_lab.grading import feedback, grade
+    from autograd_lab.grading.course import Course
+
+    root = Path(workdir)
+    shutil.copy(ROOT / "nbgrader_config.py", root)
+    shutil.copytree(ROOT / "solutions" / lesson, root / "solutions" / lesson)
+    course = Course(root)
+    made = course.api().generate_assignment(lesson)
+    if not made["success"]:
+        raise RuntimeError(f"releasing {lesson} failed:\n{made.get('log', '')}")
     for student, nb in notebooks.items():
-        folder = course / "submitted" / student / lesson
+        folder = course.submission(lesson, student)
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{lesson}.ipynb")
-    nbgrader(["autograde", lesson], course)
-    nbgrader(["generate_feedback", lesson], course)
-
-    from nbgrader.api import Gradebook
+    rows = {row["student"]: row for row in grade.grade(course, lesson, grade.Options())}
+    feedback.feedback(course, lesson, partial=True)
     results = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with course.gradebook() as gb:
         for student in notebooks:
+            if rows[student]["status"] not in ("graded", "needs manual grading"):
+                raise RuntimeError(f"{student} was not graded: {rows[student]}")
             sub = gb.find_submission(lesson, student)
-            page = course / "feedback" / student / lesson / f"{lesson}.html"
+            page = course.directory("feedback") / student / lesson / f"{lesson}.html"
             text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text())) if page.exists() else ""
             results[student] = Graded(sub.code_score, sub.max_code_score, text)
     return results
