@@ -9,7 +9,6 @@ kernel) and `autograd-lab feedback`, and returns, per learner, the autograded sc
 feedback page's text.
 """
 import ast
-import functools
 import html
 import os
 import re
@@ -167,45 +166,3 @@ class Wrong:
 
 
 PARITY_TAG = "torch-parity"
-_AS_TORCH = ("import sys, torch, torch.autograd\n"
-             "sys.modules['autograd_lab'] = torch\n"
-             "sys.modules['autograd_lab.autograd'] = torch.autograd\n")
-_ADDRESS = re.compile(r"0x[0-9a-f]+")
-_CELL_FILE = re.compile(r"\S*ipykernel_\d+/\d+\.py")      # a cell's code, as warnings name it
-_TRIGGERED = re.compile(r"\(Triggered internally at [^)]*\)")
-
-
-@functools.lru_cache(maxsize=None)
-def tagged_outputs(lesson, as_torch):
-    """Run the lesson's cells tagged torch-parity in a fresh kernel, with ``autograd_lab`` being
-    the engine or (``as_torch``) real PyTorch; each cell's outputs as text."""
-    from nbclient import NotebookClient
-    nb = nbformat.read(solution_path(lesson), as_version=4)
-    cells = [c for c in nb.cells if PARITY_TAG in c.metadata.get("tags", [])]
-    run = nbformat.v4.new_notebook(metadata=nb.metadata)
-    setup = (_AS_TORCH if as_torch else "") + "import autograd_lab as torch\n"
-    run.cells = [nbformat.v4.new_code_cell(setup)] + [
-        nbformat.v4.new_code_cell(c.source) for c in cells]
-    NotebookClient(run, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(solution_path(lesson).parent)}}).execute()
-    return [(cell.source, _texts(cell.outputs)) for cell in run.cells[1:]]
-
-
-def _texts(outputs):
-    texts, previous = [], None
-    for out in outputs:
-        if out.output_type == "stream":
-            # On a busy machine one print can arrive as two messages ("tensor(7.)", "\n"):
-            # consecutive pieces of one stream are one text, as the notebook shows them.
-            if previous is not None and previous.output_type == "stream" \
-                    and previous.name == out.name:
-                texts[-1] += out.text
-            else:
-                texts.append(f"{out.name}: {out.text}")
-        elif out.output_type == "error":
-            texts.append(f"{out.ename}: {out.evalue}")
-        elif "text/plain" in out.get("data", {}):
-            texts.append(out.data["text/plain"])
-        previous = out
-    text = _TRIGGERED.sub("(Triggered internally at …)", _ADDRESS.sub("0x…", "".join(texts)))
-    return _CELL_FILE.sub("<cell>", text)

@@ -25,6 +25,8 @@ leans on the course's package.
 import ast
 import functools
 import re
+import time
+from dataclasses import dataclass
 
 import nbformat
 
@@ -192,17 +194,60 @@ def texts(outputs):
     return _BUILD_DIR.sub(r"(Triggered internally at …/\1)", text)
 
 
-def execute(cells, lesson, timeout=300):
-    """Run code ``cells`` (sources) in a fresh kernel, in the lesson's folder; their outputs."""
+# seconds one cell may take: the slowest (lesson 07 trains a network) takes about 2, and a cell
+# that waits on a front end that is not there fails within it instead of hanging the run
+CELL_TIMEOUT = 20
+
+
+@dataclass
+class Run:
+    """A run of code cells in a fresh kernel, as nbclient (what nbconvert --execute, papermill
+    and nbval use) runs them, outside nbgrader: each cell's outputs, and the whole run's time."""
+    outputs: list
+    seconds: float
+
+    @property
+    def texts(self):
+        return [texts(outputs) for outputs in self.outputs]
+
+
+def execute_run(cells, lesson) -> Run:
+    """Run code ``cells`` (sources) in a fresh kernel, in the lesson's folder."""
     from nbclient import NotebookClient
     run = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3",
                                                             "display_name": "Python 3",
                                                             "language": "python"}})
     run.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    NotebookClient(run, timeout=timeout, kernel_name="python3", allow_errors=True,
+    start = time.perf_counter()
+    NotebookClient(run, timeout=CELL_TIMEOUT, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(course.solution_path(lesson).parent)}}
                    ).execute()
-    return [texts(cell.outputs) for cell in run.cells]
+    return Run([cell.outputs for cell in run.cells], time.perf_counter() - start)
+
+
+def execute(cells, lesson):
+    """Run code ``cells`` (sources) in a fresh kernel, in the lesson's folder; their outputs."""
+    return execute_run(cells, lesson).texts
+
+
+# Each lesson is run once per test session for every test that needs that run.
+@functools.lru_cache(maxsize=None)
+def solution_run(lesson) -> Run:
+    """The solution notebook, every code cell in order, under autograd_lab."""
+    return execute_run([cell.source for _, cell in code_cells(lesson)], lesson)
+
+
+@functools.lru_cache(maxsize=None)
+def twice_run(lesson) -> Run:
+    """The solution notebook with every code cell run twice in a row."""
+    return execute_run([cell.source for _, cell in code_cells(lesson) for _ in (1, 2)], lesson)
+
+
+@functools.lru_cache(maxsize=None)
+def pytorch_run(lesson) -> Run:
+    """The learner's code of every cell that has some, under real PyTorch."""
+    return execute_run([as_pytorch(learner_part(cell)) for _, cell in code_cells(lesson)
+                        if learner_part(cell)], lesson)
 
 
 @functools.lru_cache(maxsize=None)

@@ -6,8 +6,8 @@ PyTorch's numbers.
 - real nbgrader gives the solution full marks, the blank release zero, an answer that rebinds
   the names tests use zero, and each wrong answer of tests/submissions/ less than full marks,
   with feedback that names the misconception;
-- the cells tagged torch-parity print the same under autograd_lab and under PyTorch 2.13.
-(Executing every solution notebook top to bottom is nbval's job: pytest collects solutions/.)
+(What every solution notebook prints, under autograd_lab and under PyTorch 2.13, and that it
+runs top to bottom, is tests/test_learner_code.py's.)
 """
 import filecmp
 import importlib
@@ -108,15 +108,6 @@ def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, tmp_path_factory)
                 f"{wrong.name}: feedback names {got.misconceptions or 'no misconception'}"
         if wrong.says:
             assert wrong.says in got.feedback, f"{wrong.name}: feedback lacks {wrong.says!r}"
-
-
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_tagged_cells_print_what_pytorch_prints(lesson, torch):
-    ours = course.tagged_outputs(lesson, as_torch=False)
-    theirs = course.tagged_outputs(lesson, as_torch=True)
-    assert ours, f"{lesson} has no cell tagged {course.PARITY_TAG}"
-    for (source, mine), (_, real) in zip(ours, theirs):
-        assert mine == real, f"this cell prints differently under PyTorch:\n{source}"
 
 
 def _validate(nb, tmp_path):

@@ -25,12 +25,24 @@ def test_code_cells_are_marked(lesson):
 
 
 @pytest.mark.parametrize("lesson", course.LESSONS)
+def test_the_solution_runs_top_to_bottom(lesson):
+    """Every code cell of the solution runs without an error (but those tagged
+    raises-exception, which show one on purpose)."""
+    cells = [cell for _, cell in lc.code_cells(lesson)]
+    for cell, outputs in zip(cells, lc.solution_run(lesson).outputs):
+        if "raises-exception" in cell.metadata.get("tags", []):
+            continue
+        errors = [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"]
+        assert not errors, f"this cell raised:\n{cell.source}\n{errors}"
+
+
+@pytest.mark.parametrize("lesson", course.LESSONS)
 def test_learner_code_prints_the_same_under_pytorch(lesson, torch):
     cells = [cell for _, cell in lc.code_cells(lesson)]
     assert not lc.check_kinds(lc.notebook(lesson))
-    ours = lc.execute([cell.source for cell in cells], lesson)
+    ours = lc.solution_run(lesson).texts
     runs = [(i, cell) for i, cell in enumerate(cells) if lc.learner_part(cell)]
-    theirs = lc.execute([lc.as_pytorch(lc.learner_part(cell)) for _, cell in runs], lesson)
+    theirs = lc.pytorch_run(lesson).texts
     assert any(lc.kind(cell) == "learner" for _, cell in runs)
     for (i, cell), real in zip(runs, theirs):
         if lc.kind(cell) == "learner":
@@ -46,7 +58,7 @@ def test_learner_code_prints_the_same_under_pytorch(lesson, torch):
 @pytest.mark.parametrize("lesson", course.LESSONS)
 def test_every_cell_can_run_again(lesson):
     cells = [cell.source for _, cell in lc.code_cells(lesson)]
-    shown = lc.execute([source for source in cells for _ in (1, 2)], lesson)
+    shown = lc.twice_run(lesson).texts
     for source, first, again in zip(cells, shown[::2], shown[1::2]):
         assert first == again, (f"this cell shows something else when run again:\n{source}"
                                 f"\n--- first:\n{first}\n--- again:\n{again}")

@@ -3,7 +3,7 @@
 The lessons rewrite the examples in their own cells (new names, split over several cells, with
 explanations in between), so this looks for what the examples print rather than their code:
 the lines each example prints (PyTorch 2.13's text, as tests/test_seeds.py pins it) must appear,
-in order, among the outputs of one lesson's torch-parity cells.
+in order, among the outputs of one lesson's torch-parity cells, in the run of its solution.
 """
 import re
 
@@ -12,6 +12,7 @@ import pytest
 import autograd_lab
 import course
 import dual
+import learner_code
 import seed_snippets
 
 EXPECTED = sorted(name for name in seed_snippets.ALL if name != "BLITZ_FIXED")
@@ -39,8 +40,10 @@ def test_seed_example_is_in_a_lesson(name):
         wanted = wanted[-1:]
     assert wanted and error is None
     for lesson in course.LESSONS:
-        lines = [line for _, text in course.tagged_outputs(lesson, as_torch=False)
-                 for line in _lines(text)]
+        tagged = [course.PARITY_TAG in cell.metadata.get("tags", [])
+                  for _, cell in learner_code.code_cells(lesson)]
+        lines = [line for text, is_tagged in zip(learner_code.solution_run(lesson).texts, tagged)
+                 if is_tagged for line in _lines(text)]
         if _in_order(wanted, lines):
             return
     pytest.fail(f"no lesson prints the seed example {name}:\n" + "\n".join(wanted))
