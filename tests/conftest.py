@@ -10,6 +10,33 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
 
 
+# Tests that read one session's cache or fixture run in one process when the suite is spread
+# over several (pytest-xdist, --dist loadgroup): each file's tests together, and the files that
+# share a run of every lesson (tests/learner_code.py) or the learner's environment together.
+_GROUPS = {"test_learner_code": "lesson-runs", "test_headless": "lesson-runs",
+           "test_seed_coverage": "lesson-runs", "test_binder": "learner-env",
+           "test_browser": "learner-env"}
+
+
+# `./run test --fast` (-m fast): the engine against PyTorch and the checks, no lesson run,
+# no grading, no browser
+FAST = {"test_parity", "test_structure", "test_gradcheck", "test_namespace", "test_random",
+        "test_random_programs", "test_viz", "test_seeds", "test_tracebacks", "test_answers",
+        "test_right_answers", "test_lesson_times", "test_benchmarks"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fast: the engine and the checks (./run test --fast)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.path.stem
+        item.add_marker(pytest.mark.xdist_group(_GROUPS.get(module, module)))
+        if module in FAST:
+            item.add_marker(pytest.mark.fast)
+
+
 @pytest.fixture(scope="session")
 def torch():
     """Real PyTorch, the oracle. CI installs it; elsewhere its tests are skipped."""
