@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted(p.name for p in (ROOT / "solutions").iterdir()
                  if (p / f"{p.name}.ipynb").exists())
 ROUNDS = 3              # the stall came in about one run in three
-CELL_TIMEOUT = 20       # seconds; the slowest cell (lesson 07 trains a network) takes about 2
+CELL_TIMEOUT = 20       # seconds; the slowest cell (lesson 08 trains a network) takes about 2
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
