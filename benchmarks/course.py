@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How long the whole course takes to execute: every solution notebook, top to bottom, each in a
 fresh kernel, one after another (what nbval does in the test suite), with a progress line per
-lesson and the total. A report, not a test (the target is under 60 s for all eight lessons).
+lesson and the total. A report, not a test (the target is under 60 s for all the lessons).
 
     python benchmarks/course.py [LESSON ...]
 """

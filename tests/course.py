@@ -98,10 +98,20 @@ class Graded:
     score: float
     max_score: float
     feedback: str           # the feedback page as text
+    cells: dict = None      # test cell grade_id -> Cell
 
     @property
     def misconceptions(self):
         return set(MISCONCEPTION.findall(self.feedback))
+
+
+@dataclass
+class Cell:
+    """One test cell of an autograded submission: its points, and what it showed (printed
+    text and error messages, as the autograded notebook holds them)."""
+    score: float
+    max_score: float
+    shown: str
 
 
 def nbgrader(args, cwd, check=True):
@@ -141,8 +151,26 @@ def grade_class(lesson, notebooks, workdir):
             sub = gb.find_submission(lesson, student)
             page = course.directory("feedback") / student / lesson / f"{lesson}.html"
             text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text())) if page.exists() else ""
-            results[student] = Graded(sub.code_score, sub.max_code_score, text)
+            graded = nbformat.read(course.directory("autograded") / student / lesson
+                                   / f"{lesson}.ipynb", as_version=4)
+            cells = {}
+            for cell in graded.cells:
+                meta = cell.metadata.get("nbgrader", {})
+                if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                    found = gb.find_grade(meta["grade_id"], lesson, lesson, student)
+                    cells[meta["grade_id"]] = Cell(found.score, found.max_score,
+                                                   shown(cell.outputs))
+            results[student] = Graded(sub.code_score, sub.max_code_score, text, cells)
     return results
+
+
+def shown(outputs):
+    """What a cell's outputs show a learner: printed text, error names and messages."""
+    return "\n".join(o.get("text", "") if o.output_type == "stream"
+                     else f"{o.ename}: {o.evalue}" if o.output_type == "error"
+                     else "\n".join(str(v) for k, v in o.get("data", {}).items()
+                                    if k.startswith("text/"))
+                     for o in outputs)
 
 
 def edited(code, *changes):
@@ -158,11 +186,24 @@ def edited(code, *changes):
 @dataclass
 class Wrong:
     """A wrong answer learners really give: the answer cells it changes, and what the feedback
-    must then say (a misconception id, or a phrase for an answer of the wrong kind)."""
+    must then say (a misconception id, or a phrase for an answer of the wrong kind).
+    ``predicted``: a well-formed wrong prediction, which keeps its points (it was committed)
+    and is named in the feedback all the same."""
     name: str
     answers: dict
     misconception: str = None
     says: str = None
+    predicted: bool = False
+
+
+@dataclass
+class Predicted:
+    """A prediction of a lesson (its answer cell), with an answer of the wrong kind for it, as
+    a learner who has not predicted writes one, and the texts of the right answer that such a
+    learner must not be shown."""
+    cell: str
+    malformed: str
+    answer: tuple
 
 
 PARITY_TAG = "torch-parity"

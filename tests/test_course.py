@@ -6,6 +6,9 @@ PyTorch's numbers.
 - real nbgrader gives the solution full marks, the blank release zero, an answer that rebinds
   the names tests use zero, and each wrong answer of tests/submissions/ less than full marks,
   with feedback that names the misconception;
+- a prediction is graded for commitment: a well-formed wrong one keeps its points and its
+  feedback names the misconception; a blank one, or one of the wrong kind, scores zero, and the
+  feedback of a learner who has not predicted does not give the answer away.
 (What every solution notebook prints, under autograd_lab and under PyTorch 2.13, and that it
 runs top to bottom, is tests/test_learner_code.py's.)
 """
@@ -70,6 +73,10 @@ def _submissions(lesson):
     return module.WRONG
 
 
+def _predictions(lesson):
+    return importlib.import_module(f"submissions.{lesson}").PREDICTIONS
+
+
 _graded = {}
 
 
@@ -81,6 +88,9 @@ def graded(lesson, tmp_path_factory):
                      "rebinding": course.submission(lesson, course.rebinding_answers(lesson))}
         for wrong in _submissions(lesson):
             notebooks[wrong.name] = course.submission(lesson, wrong.answers)
+        for predicted in _predictions(lesson):
+            notebooks[f"malformed-{predicted.cell}"] = course.submission(
+                lesson, {predicted.cell: predicted.malformed})
         _graded[lesson] = course.grade_class(lesson, notebooks, tmp_path_factory.mktemp(lesson))
     return _graded[lesson]
 
@@ -102,7 +112,10 @@ def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, tmp_path_factory)
     results = graded(lesson, tmp_path_factory)
     for wrong in wrongs:
         got = results[wrong.name]
-        assert got.score < got.max_score, f"{wrong.name} scored full marks"
+        if wrong.predicted:     # committed: its points are kept (and the feedback names it)
+            assert got.score == got.max_score, f"{wrong.name}: a wrong prediction lost marks"
+        else:
+            assert got.score < got.max_score, f"{wrong.name} scored full marks"
         if wrong.misconception:
             assert wrong.misconception in got.misconceptions, \
                 f"{wrong.name}: feedback names {got.misconceptions or 'no misconception'}"
@@ -121,8 +134,74 @@ def _validate(nb, tmp_path):
 def test_validate_passes_the_solution_and_explains_a_wrong_answer(lesson, tmp_path):
     assert "Success! Your notebook passes all the tests." in _validate(
         course.submission(lesson), tmp_path)
-    wrong = next((w for w in _submissions(lesson) if w.misconception), None)
+    wrong = next((w for w in _submissions(lesson) if w.misconception and not w.predicted), None)
     if wrong is not None:
         said = _validate(course.submission(lesson, wrong.answers), tmp_path)
         assert "Success!" not in said
         assert f"Misconception [{wrong.misconception}]" in said
+
+
+def _prediction_cells(lesson):
+    """{answer cell: its test cell} of every prediction of a lesson, in the solution notebook."""
+    nb = nbformat.read(course.solution_path(lesson), as_version=4)
+    found = {}
+    for i, cell in enumerate(nb.cells):
+        if course.is_answer(cell) and "prediction" in cell.metadata.get("tags", []):
+            found[course.grade_id(cell)] = nb.cells[i + 1]
+    return found
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_prediction_is_judged_before_its_answer_is_shown(lesson):
+    """The test cell of a prediction comes right after it, before the cell that runs the
+    code: committed before the reveal."""
+    cells = _prediction_cells(lesson)
+    assert cells, f"{lesson} has no prediction"
+    nb = nbformat.read(course.solution_path(lesson), as_version=4)
+    for answer, test in cells.items():
+        assert test.metadata.get("nbgrader", {}).get("grade"), \
+            f"{answer}: the cell after a prediction is its test cell"
+        after = nb.cells[nb.cells.index(test) + 1:]
+        shown = next(c for c in after if c.cell_type == "code")
+        assert not course.is_answer(shown) and not shown.metadata.get("nbgrader", {}).get("grade")
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_prediction_has_a_wrong_and_a_malformed_answer(lesson):
+    cells = set(_prediction_cells(lesson))
+    assert {p.cell for p in _predictions(lesson)} == cells
+    named = {cell for w in _submissions(lesson) if w.predicted and w.misconception
+             for cell in w.answers}
+    assert named == cells, f"predictions without a wrong answer naming a misconception: " \
+                           f"{cells - named}"
+    assert all(set(w.answers) <= cells for w in _submissions(lesson) if w.predicted)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_prediction_earns_its_points_for_commitment(lesson, tmp_path_factory):
+    results = graded(lesson, tmp_path_factory)
+    tests = {answer: course.grade_id(test) for answer, test in _prediction_cells(lesson).items()}
+    # a well-formed wrong prediction: its points, and its misconception named in its cell
+    for wrong in _submissions(lesson):
+        if not wrong.predicted:
+            continue
+        (answer,) = wrong.answers
+        cell = results[wrong.name].cells[tests[answer]]
+        assert cell.score == cell.max_score > 0, f"{wrong.name}: {cell}"
+        assert "Prediction [wrong]" in cell.shown, f"{wrong.name}: {cell.shown}"
+        if wrong.misconception:
+            assert f"Misconception [{wrong.misconception}]" in cell.shown, cell.shown
+    # the solution's: right, and said so
+    for test in tests.values():
+        cell = results["solution"].cells[test]
+        assert cell.score == cell.max_score and "Prediction [right]" in cell.shown, cell
+    # none (the blank release) or one of the wrong kind: zero, and the answer not given away
+    for predicted in _predictions(lesson):
+        test = tests[predicted.cell]
+        for student in ("blank", f"malformed-{predicted.cell}"):
+            cell = results[student].cells[test]
+            assert cell.score == 0, f"{student} scored {cell.score} in {test}"
+            assert "expected:" not in cell.shown, f"{student}: {cell.shown}"
+            for text in predicted.answer:
+                assert text not in cell.shown, f"{student} was shown {text!r}: {cell.shown}"
+            assert "Prediction [" not in cell.shown

@@ -3,7 +3,7 @@
 
 Each trick is what a determined learner writes in their first answer cell (or, for the shadow
 module, hands in beside the notebook without writing any code). Each is handed in twice: with
-the same wrong answers as an honest learner (`wrong`, 5 of 9), and as the blank release (its
+the same wrong answers as an honest learner (`wrong`, 4 of 9), and as the blank release (its
 answer names bound to None, so that the test cells reach the checks). Graded by plain nbgrader
 in the learner's own kernel, every trick raises the wrong answers' score (it is a real forgery);
 graded by autograd-lab, whose verdicts are decided outside the kernel, every trick scores exactly
@@ -24,11 +24,15 @@ from autograd_lab.grading.course import Course
 LESSON = "02_scalar_backward"
 pytestmark = pytest.mark.skipif(LESSON not in lessons.LESSONS, reason="lesson 02 is missing")
 
-# right where the learner is right, wrong in three places: 5 of 9 points (autograd_derivative 2,
-# numerical_derivative 3; the two predictions and the chain rule wrong)
+# right where the learner is right, wrong in four places: 4 of 9 points (the two predictions
+# wrong, but committed: a point each; autograd_derivative 2; the chain rule and the finite
+# difference wrong). Each trick scores more in plain nbgrader: numpy's comparisons patched fail
+# autograd_derivative (its "a multiple of dg/dt" test) but pass the two exercises, 7 of 9.
 WRONG = {"predict_cube": "predicted_grad = 1.0",
          "predict_seed": "predicted_grad_10 = 3.0",
-         "chain_rule": "def dy_dx(x):\n    return 3 * (x ** 2 + 1) ** 2"}
+         "chain_rule": "def dy_dx(x):\n    return 3 * (x ** 2 + 1) ** 2",
+         "numerical_derivative": "def numerical_derivative(f, x, h):\n"
+                                 "    return (f(x + h) - f(x)) / h"}
 ANSWER_NAMES = "predicted_grad predicted_grad_10 t g dg_dt dy_dx numerical_derivative"
 
 TRICKS = {
@@ -229,7 +233,7 @@ def _autograded(course, student):
 def test_honest_learners_score_as_when_graded_alone(graded):
     course, rows, (alone, alone_rows) = graded
     scores = {s: _autograded(course, s) for s in CONTROLS}
-    assert scores == {"right": 9, "wrong": 5, "blank": 0}
+    assert scores == {"right": 9, "wrong": 4, "blank": 0}
     assert scores == {s: _autograded(alone, s) for s in CONTROLS}
     for student in CONTROLS:
         assert rows[student]["status"] in (status.GRADED, status.MANUAL), rows[student]
@@ -267,7 +271,7 @@ def test_the_tricks_forge_a_grade_decided_in_the_kernel(tmp_path):
     lessons.nbgrader(["autograde", LESSON, "--force"], course.root)
     scores = {s: _autograded(course, s) for s in ["wrong", *(f"{t}-wrong" for t in TRICKS),
                                                   "shadow-wrong"]}
-    assert scores["wrong"] == 5
+    assert scores["wrong"] == 4
     forged = {s: v for s, v in scores.items() if s != "wrong" and v > scores["wrong"]}
     assert set(forged) == set(scores) - {"wrong"}, scores
 

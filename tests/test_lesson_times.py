@@ -13,20 +13,10 @@ _spec = importlib.util.spec_from_file_location("lesson_time", ROOT / "scripts" /
 lesson_time = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lesson_time)
 
-# Lessons still over the limit, and why: their graded work alone (predictions, written answers,
-# exercises, at the method's rates) leaves too little time for the examples of the source
-# documents and the explanations the graded items need. Each needs material moved out of it,
-# which renames or moves graded items (issue 22: the lead's to decide). A lesson listed here
-# that fits is an error too, so that the list is kept true.
-OVER_LIMIT = {
-    "04_accumulation": "graded work 35 min (2 predictions, 1 written answer, 3 exercises); "
-                       "with three seed examples and the gradient-descent introduction, 47",
-    "05_retain_graph": "graded work 34 min (a six-part prediction, 1 written answer, "
-                       "3 exercises); with the seed example, what nodes save, two losses and "
-                       ".data against .detach(), 48",
-    "06_inside_backward": "graded work 50 min, 33 of them my_backward (29 lines to write); "
-                          "to be split and scaffolded (issue 22, item 3)",
-}
+# Lessons over the limit, and why: none. (Lesson 06 was split and its exercise scaffolded, 04's
+# retain_grad() moved to 01, 05's repeated try/except exercise dropped; issue 22, item 7.) A
+# lesson listed here that fits is an error too, so that the list is kept true.
+OVER_LIMIT = {}
 
 
 @pytest.fixture(scope="module")

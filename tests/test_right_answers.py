@@ -3,7 +3,7 @@
 (Wrong answers are graded through real nbgrader in test_course.py; these only need the
 checks, called directly as a test cell calls them.)"""
 import autograd_lab as torch
-from autograd_lab.checks import lesson00, lesson02, lesson03, lesson06, lesson07
+from autograd_lab.checks import lesson00, lesson02, lesson03, lesson06, lesson07, lesson08
 
 
 def _define(code, name):
@@ -12,8 +12,9 @@ def _define(code, name):
     return namespace[name]
 
 
-# lesson 06: a walk that runs every node by calling it, AccumulateGrad included (calling it
-# adds into the leaf's .grad), and finds the order with an explicit list of ready nodes
+# lesson 06: a walk of its own, not the scaffold's: it runs every node by calling it,
+# AccumulateGrad included (calling it adds into the leaf's .grad), and finds the order with a
+# queue of ready nodes
 CALLS_ACCUMULATE_GRAD = '''
 def my_backward(root, gradient):
     users, stack, seen = {}, [root.grad_fn], {root.grad_fn}
@@ -29,6 +30,7 @@ def my_backward(root, gradient):
         while ready:
             node = ready.pop(0)
             outs = node(grads.pop(node))
+            outs = outs if isinstance(outs, tuple) else (outs,)    # one input: a bare tensor
             for (nxt, _), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
@@ -52,7 +54,7 @@ class Softplus(torch.autograd.Function):
         return grad_output * (1 - torch.exp(-y))      # sigmoid(x) = 1 - e^(-softplus(x))
 '''
 
-# lesson 07: zeroing first thing in the step, as loops with optimizer.zero_grad() at the top do
+# lesson 08: zeroing first thing in the step, as loops with optimizer.zero_grad() at the top do
 ZERO_FIRST = '''
 def train_step(params, compute_loss, lr):
     for p in params:
@@ -74,8 +76,8 @@ def test_my_backward_may_call_accumulate_grad():
 
 def test_softplus_may_save_its_output():
     softplus = _define(SOFTPLUS_FROM_OUTPUT, "Softplus")
-    lesson06.softplus_basic(softplus)
-    lesson06.softplus_hidden(softplus)
+    lesson07.softplus_basic(softplus)
+    lesson07.softplus_hidden(softplus)
 
 
 
@@ -99,7 +101,7 @@ def test_numerical_derivative_may_halve_first_or_take_tensors():
                  "    return (f(x + h) - f(x - h)) / (2 * h)"]:
         nd = _define(code, "nd")
         for case in ["square", "cubic", "sine", "bump", "small-step"]:
-            lesson02.central_difference(nd, case)
+            lesson02.central_difference(nd, case=case)
 
 
 def test_chain_rule_may_be_expanded():
@@ -148,5 +150,67 @@ def test_weights_and_predictions_may_be_written_other_ways():
 
 def test_train_step_may_zero_first_and_return_the_loss_tensor():
     train_step = _define(ZERO_FIRST, "train_step")
-    lesson07.train_step_basic(train_step)
-    lesson07.train_step_hidden(train_step)
+    lesson08.train_step_basic(train_step)
+    lesson08.train_step_hidden(train_step)
+
+
+# lesson 06: the scaffold's frame with a heart of another shape: every node called,
+# AccumulateGrad included, and only the nodes with a gradient counted down
+SCAFFOLD_HEART = '''
+def count_edges(root_node):
+    edges_in = {}
+    to_visit, seen = [root_node], {root_node}
+    while to_visit:
+        node = to_visit.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            edges_in[nxt] = edges_in.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                to_visit.append(nxt)
+    return edges_in
+
+
+def my_backward(root, gradient):
+    edges_in = count_edges(root.grad_fn)
+    arrived = {root.grad_fn: gradient}
+    ready = [root.grad_fn]
+    with torch.no_grad():
+        while ready:
+            node = ready.pop()
+            grad = arrived.pop(node)
+            outs = node(grad)
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            for (nxt, _), g in zip(node.next_functions, outs):
+                if nxt is not None:
+                    arrived[nxt] = arrived[nxt] + g if nxt in arrived else g
+                    edges_in[nxt] -= 1
+                    if not edges_in[nxt]:
+                        ready.append(nxt)
+'''
+
+
+def test_the_scaffold_may_be_filled_another_way():
+    my_backward = _define(SCAFFOLD_HEART, "my_backward")
+    lesson06.my_backward_basic(my_backward)
+    lesson06.my_backward_hidden(my_backward)
+
+
+def test_a_right_prediction_written_another_way_is_right(capsys):
+    """Predictions of another form than the solution's (an int for a float, PyTorch's own
+    name of AccumulateGrad, a tensor for a number) are judged right, and said to be."""
+    from autograd_lab.checks import lesson01, lesson04, lesson05, lesson08
+    lesson01.z_prediction(True, False, "MulBackward0")
+    lesson02.cube_prediction(3)
+    lesson02.seed_prediction(torch.tensor(30.0))
+    lesson04.k_calls_prediction(torch.tensor([6, 6]), 12, torch.tensor([2.0, 2.0]),
+                                torch.tensor(16.0))
+    lesson05.raises_prediction({"F": True, "E": False, "D": True, "C": False, "B": True,
+                                "A": False})
+    lesson06.next_prediction(("MulBackward0", "torch::autograd::AccumulateGrad"), True)
+    lesson06.order_prediction(["AddBackward0", "MulBackward0", "AccumulateGrad"], 7)
+    lesson07.grad_output_prediction(5, torch.tensor(60.0))
+    lesson08.update_prediction(False, "SubBackward0")
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [printed[0]] * 9 and printed[0].startswith("Prediction [right]")

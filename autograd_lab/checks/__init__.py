@@ -1,8 +1,8 @@
 """The course's checks: what a test cell calls to judge a learner's answer.
 
-A check returns nothing when the answer is right and raises :class:`CheckFailed` when it is not,
-with a message in the lesson's words: what was checked, what was expected, what was found, and,
-for the mistakes learners really make, which misconception it is::
+A check of an exercise returns nothing when the answer is right and raises :class:`CheckFailed`
+when it is not, with a message in the lesson's words: what was checked, what was expected,
+what was found, and, for the mistakes learners really make, which misconception it is::
 
     x.grad after your backward call is not dL/dx.
       expected: tensor([0.2000, 4.0000, 0.0060])
@@ -10,6 +10,10 @@ for the mistakes learners really make, which misconception it is::
     Misconception [gradient-is-input]: `gradient` is not the input ...
 
 The ``Misconception [id]:`` line is read by the grading tools, which count learners per id.
+
+A check of a prediction fails only for an answer of the wrong kind (and then never says the
+answer); a well-formed prediction passes, and its check prints whether it is right and which
+misconception a wrong one shows (:class:`Prediction`).
 
 Checks live here, not in the notebooks, so an answer cell cannot pass a test by rebinding a name
 the test uses (``abs``, ``isinstance``, ``np``, ``torch``): a test cell imports what it calls,
@@ -36,9 +40,9 @@ import numpy as np
 from .._tensor import Tensor
 from .answers import Outcome, Remote, Unreadable, attempt, decode, describe, encode, rebuild
 
-__all__ = ["CheckFailed", "MISCONCEPTIONS", "Outcome", "VerdictPending", "attempt", "called",
-           "check", "fail", "is_function", "number_answer", "returned", "same_values", "show",
-           "tensor_answer"]
+__all__ = ["CheckFailed", "MISCONCEPTIONS", "Outcome", "Prediction", "VerdictPending", "attempt",
+           "called", "check", "fail", "is_function", "number_answer", "returned", "same_values",
+           "show", "tensor_answer"]
 
 #: In a graded run's kernel this is set (by the grader) to "grader": a check called there
 #: raises VerdictPending instead of judging (the grader judges, outside).
@@ -154,9 +158,28 @@ MISCONCEPTIONS = {
         "An intermediate result's .grad stays None unless you call .retain_grad() on it "
         "before backward."),
     "not-a-leaf": (
-        "torch.tensor(5.0, requires_grad=True) * 0.1 is not a leaf: the multiplication made it "
-        "an intermediate result (it has a grad_fn), so its .grad stays None. Create the tensor "
-        "with its final value, then set requires_grad."),
+        "A tensor that requires grad is a leaf only if you created it; one an operation made "
+        "(`... * 0.1`, `torch.randn(2, 16, requires_grad=True) * 0.5`) has a grad_fn and its "
+        ".grad stays None. Create it with its final value, then set requires_grad."),
+    "copy-in-graph": (
+        "A copy made by an operation (w * 1, w + 0, w.clone()) is recorded like any result: it "
+        "requires grad and has a grad_fn, so it is still part of the graph. w.detach() gives "
+        "the same numbers with no history."),
+    "grad-is-value": (
+        "After backward, x.grad holds the derivative of the result with respect to x, at x's "
+        "current value: how fast the result changes when x moves. It is neither the result's "
+        "value nor x's."),
+    "gradient-scales": (
+        "The argument of backward is dL/dz for the quantity L you care about: the pass starts "
+        "with it and every node multiplies by its own derivative, so every .grad is that "
+        "starting value times dz/dx. z.backward() means z.backward(torch.tensor(1.))."),
+    "elementwise-product": (
+        "`*` between two tensors multiplies element by element (w[i] * w[i]); .sum() then adds "
+        "the products. It is not the square of the sum."),
+    "one-accumulator": (
+        "Every leaf that requires grad has exactly one AccumulateGrad node, shared by every "
+        "operation that uses the leaf: the gradients of all its uses meet there and are added "
+        "into .grad."),
     "retain-graph-missing": (
         "backward frees the values the graph saved for the backward pass. A second backward "
         "through the same graph needs retain_graph=True on every call but the last."),
@@ -212,6 +235,51 @@ def fail(what, expected=None, found=None, misconception=None, hint=None, pending
     if hint is not None:
         lines.append(_wrap(f"Hint: {hint}"))
     raise (VerdictPending if pending else CheckFailed)("\n".join(lines)) from None
+
+
+class Prediction:
+    """The verdict on a prediction, told rather than raised.
+
+    A prediction earns its points for being committed before the cell that shows the answer:
+    its check fails (``fail``) only for an answer of the wrong kind, or none, and then never
+    says the answer. A well-formed prediction passes, and the check *prints* whether it is
+    right and, part by part, what is off and which misconception that shows::
+
+        Prediction [wrong]: committed (that earns its points), but not what happens.
+        - z.is_leaf: you predicted True.
+        Misconception [not-a-leaf]: A tensor that requires grad is a leaf only if ...
+        Run the next cell, see what happens, and explain it.
+
+    The ``Prediction [right|wrong]`` and ``Misconception [id]`` lines are read by the grading
+    report, which counts wrong predictions per misconception next to the exercises.
+    """
+
+    def __init__(self):
+        self.wrong = []
+
+    def off(self, what, misconception=None, hint=None):
+        """One part predicted wrong: ``what`` says which part and what the learner wrote."""
+        self.wrong.append((what, misconception, hint))
+
+    def tell(self):
+        if not self.wrong:
+            print("Prediction [right]: committed, and it is what happens. Run the next cell "
+                  "to see it.")
+            return
+        lines = ["Prediction [wrong]: committed (that earns its points), but not what happens."]
+        named = set()
+        for what, misconception, hint in self.wrong:
+            lines.append(_wrap(f"- {what}"))
+            if misconception in named:
+                lines.append(f"Misconception [{misconception}], as above.")
+            elif misconception is not None:
+                named.add(misconception)
+                lines.append(_wrap(f"Misconception [{misconception}]: "
+                                   f"{MISCONCEPTIONS[misconception]}"))
+            if hint is not None:
+                lines.append(_wrap(f"Hint: {hint}"))
+        lines.append("Run the next cell, see what happens, and explain it.")
+        print("\n".join(lines))
 
 
 def _wrap(text):

@@ -5,7 +5,7 @@ Expected values are computed with the engine from the lesson's own expressions.
 import numpy as np
 
 from .. import tensor
-from . import check, fail, number_answer, same_values, show, tensor_answer
+from . import Prediction, check, fail, number_answer, same_values, show, tensor_answer
 
 
 def _lesson_w():
@@ -30,17 +30,15 @@ def first_tensor(w):
 def total_prediction(predicted_total):
     """The lesson's (w * w).sum(): the sum of the squares."""
     __tracebackhide__ = True
-    w = _lesson_w().detach()
-    truth = (w * w).sum().item()
     found = number_answer("predicted_total", predicted_total)
-    if np.isclose(found, truth):
-        return
+    w = _lesson_w().detach()
+    verdict = Prediction()
     if np.isclose(found, w.sum().item() ** 2):
-        fail("Your prediction of (w * w).sum() is off: you squared the sum.", expected=truth,
-             found=found, hint="w * w multiplies element by element: square each number "
-             "first, then add the squares")
-    if np.isclose(found, w.sum().item()):
-        fail("Your prediction of (w * w).sum() is off: that is w.sum().", expected=truth,
-             found=found, hint="each element is multiplied by itself before the sum")
-    fail("Your prediction of (w * w).sum() is off.", expected=truth, found=found,
-         hint="square 2, -1 and 3, then add")
+        verdict.off(f"You predicted {found:g}: the square of the sum.",
+                    misconception="elementwise-product")
+    elif np.isclose(found, w.sum().item()):
+        verdict.off(f"You predicted {found:g}: that is w.sum().",
+                    hint="each element is multiplied by itself before the sum")
+    elif not np.isclose(found, (w * w).sum().item()):
+        verdict.off(f"You predicted {found:g}.", hint="square 2, -1 and 3, then add")
+    verdict.tell()

@@ -6,13 +6,18 @@ typed in: what the lesson prints and what the check expects cannot drift apart.
 import numpy as np
 
 from .. import tensor
-from . import check, fail, show, tensor_answer
+from . import Prediction, as_tensor_text, check, fail, same_values, show, tensor_answer
 
 
 def _flag(name, value):
     if not isinstance(value, bool):
         fail(f"`{name}` should be True or False.", found=show(value))
     return value
+
+
+def _grad(t):
+    """t.grad as float64 values (None stays None), read without PyTorch's non-leaf warning."""
+    return None if t._grad is None else np.asarray(t._grad, dtype=np.float64)
 
 
 def _node_name(node):
@@ -23,22 +28,25 @@ def _node_name(node):
 def z_prediction(z_requires_grad, z_is_leaf, z_grad_fn):
     """The lesson's z = x * y, with x requiring grad and y not."""
     __tracebackhide__ = True
+    _flag("z_requires_grad", z_requires_grad)
+    _flag("z_is_leaf", z_is_leaf)
+    if z_grad_fn is not None and not isinstance(z_grad_fn, str):
+        fail("`z_grad_fn` should be the node's name as a string (or None).", found=show(z_grad_fn),
+             hint="write the name you expect between quotes, as you would read it in the "
+             "printout")
     x = tensor(1.0, requires_grad=True)
     z = x * tensor(2.0)
-    if _flag("z_requires_grad", z_requires_grad) != z.requires_grad:
-        fail("Your prediction of z.requires_grad is not what happens.",
-             expected=z.requires_grad, found=z_requires_grad,
-             hint="a result requires grad as soon as ONE of its inputs does: z depends on x")
-    if _flag("z_is_leaf", z_is_leaf) != z.is_leaf:
-        fail("Your prediction of z.is_leaf is not what happens.", expected=z.is_leaf,
-             found=z_is_leaf, misconception="not-a-leaf")
-    expected = _node_name(z.grad_fn)
-    if z_grad_fn is not None and not isinstance(z_grad_fn, str):
-        fail("`z_grad_fn` should be the node's name as a string (or None).", found=show(z_grad_fn))
-    if z_grad_fn != expected:
-        fail("Your prediction of z.grad_fn is not what happens.", expected=repr(expected),
-             found=repr(z_grad_fn),
-             hint="z was made by a multiplication involving a tensor that requires grad")
+    verdict = Prediction()
+    if z_requires_grad != z.requires_grad:
+        verdict.off(f"z.requires_grad: you predicted {z_requires_grad}.",
+                    hint="a result requires grad as soon as ONE of its inputs does: z "
+                    "depends on x")
+    if z_is_leaf != z.is_leaf:
+        verdict.off(f"z.is_leaf: you predicted {z_is_leaf}.", misconception="not-a-leaf")
+    if z_grad_fn != _node_name(z.grad_fn):
+        verdict.off(f"z.grad_fn: you predicted {z_grad_fn!r}.",
+                    hint="z was made by a multiplication involving a tensor that requires grad")
+    verdict.tell()
 
 
 def _lesson_tensors():
@@ -47,38 +55,45 @@ def _lesson_tensors():
     return {"a": a, "b": b, "c": b.detach(), "d": tensor([1.0, 2.0]) * 3}
 
 
+_LINES = {"a": "a = torch.tensor(5.0, requires_grad=True)",
+          "b": "b = torch.tensor(5.0, requires_grad=True) * 0.1",
+          "c": "c = b.detach()", "d": "d = torch.tensor([1.0, 2.0]) * 3"}
+
+
 @check
 def leaf_predictions(predictions):
     __tracebackhide__ = True
-    actual = _lesson_tensors()
     if not isinstance(predictions, dict):
         fail("`predictions` should be a dictionary from name to (requires_grad, is_leaf).",
              found=show(predictions))
-    missing = sorted(set(actual) - set(predictions))
+    missing = sorted(set(_LINES) - set(predictions))
     if missing:
         fail(f"`predictions` has no entry for {', '.join(missing)}.",
-             expected=sorted(actual), found=sorted(predictions))
-    for name, t in actual.items():
+             found=f"entries for {sorted(predictions, key=str)}",
+             hint="write a pair for each of a, b, c and d")
+    for name in _LINES:
         guess = predictions[name]
         if (not isinstance(guess, tuple) or len(guess) != 2
                 or not all(isinstance(v, bool) for v in guess)):
             fail(f"predictions[{name!r}] should be a pair of booleans (requires_grad, is_leaf).",
                  found=show(guess))
-        truth = (t.requires_grad, t.is_leaf)
-        if guess == truth:
+    verdict = Prediction()
+    for name, t in _lesson_tensors().items():
+        guess = predictions[name]
+        if guess == (t.requires_grad, t.is_leaf):
             continue
+        what = f"{_LINES[name]}: you predicted {guess}."
         if name == "b":
-            fail("Your prediction for b = torch.tensor(5.0, requires_grad=True) * 0.1 is off.",
-                 expected=truth, found=guess, misconception="not-a-leaf")
-        if name == "d":
-            fail("Your prediction for d = torch.tensor([1.0, 2.0]) * 3 is off.", expected=truth,
-                 found=guess, hint="nothing in d's computation requires grad, so no graph was "
-                 "recorded: d is a plain tensor, and every tensor outside a graph is a leaf")
-        if name == "c":
-            fail("Your prediction for c = b.detach() is off.", expected=truth, found=guess,
-                 hint="detach() returns the same numbers with no history: no grad_fn, no "
-                 "requires_grad, so a leaf")
-        fail(f"Your prediction for {name} is off.", expected=truth, found=guess)
+            verdict.off(what, misconception="not-a-leaf")
+        elif name == "d":
+            verdict.off(what, hint="part 1 of the leaf rule: every tensor that does not "
+                        "require grad is a leaf")
+        elif name == "c":
+            verdict.off(what, hint="detach() returns the same numbers with no history: no "
+                        "grad_fn, no requires_grad, so a leaf")
+        else:
+            verdict.off(what, hint="you created a with requires_grad=True")
+    verdict.tell()
 
 
 @check
@@ -103,11 +118,13 @@ def frozen_copy(w_frozen, w):
     __tracebackhide__ = True
     expected = tensor([0.5, -1.5], requires_grad=True) * 2
     if w_frozen is w:
-        fail("`w_frozen` is w itself, not a copy outside the graph.", found=show(w_frozen))
+        fail("`w_frozen` is w itself (the same tensor under a second name), still in the graph.",
+             found=show(w_frozen), misconception="copy-in-graph")
     values = tensor_answer("w_frozen", w_frozen, shape=tuple(expected.shape))
     if w_frozen.requires_grad or w_frozen.grad_fn is not None:
-        fail("`w_frozen` is still part of the graph.", found=show(w_frozen),
-             hint="w.detach() gives the same numbers without the history")
+        fail("`w_frozen` is still part of the graph.",
+             found=f"{w_frozen!r}, made by {_node_name(w_frozen.grad_fn)}",
+             misconception="copy-in-graph")
     if not np.allclose(values, expected.detach()._data):
         fail("`w_frozen` should hold the same numbers as w.", expected=repr(expected.detach()),
              found=show(w_frozen))
@@ -140,3 +157,53 @@ def fixed_backward(weight, loss):
              expected=expected, found=found, misconception="forgot-zero-grad")
     if not np.isclose(found, expected):
         fail("weight.grad is not d loss / d weight.", expected=expected, found=found)
+
+
+# -- retain_grad(): the gradient of an intermediate result ---------------------------------
+@check
+def hidden_grad(x, h, loss):
+    """The lesson's x = [1, 2, 3] (leaf), h = x * 2, loss = (h ** 2).sum(), one backward."""
+    __tracebackhide__ = True
+    tensor_answer("x", x, shape=(3,))
+    tensor_answer("h", h, shape=(3,))
+    tensor_answer("loss", loss, shape=())
+    if not x.is_leaf:
+        fail("`x` is not a leaf: it was computed, so x.grad is never filled.",
+             found=f"{x!r}", misconception="not-a-leaf")
+    if not x.requires_grad:
+        fail("`x` should require grad.", found=show(x), hint="create it with requires_grad=True")
+    if h.is_leaf:
+        fail("`h` is a leaf: it is not computed from x any more, so the loss cannot reach x "
+             "through it.", found=show(h),
+             hint="keep h = x * 2 (an intermediate result) and ask it to keep its gradient")
+    if not h.retains_grad:
+        fail("h.grad is None after backward: h is an intermediate result, not a leaf.",
+             found=f"h.retains_grad = {h.retains_grad}", misconception="nonleaf-grad",
+             hint="call h.retain_grad() BEFORE loss.backward()")
+    if x.grad is not None and h._grad is None:
+        fail("h.grad is None after backward: h.retain_grad() came after the backward pass, "
+             "which had passed through h without keeping anything.",
+             found=f"h.retains_grad = {h.retains_grad}, h.grad = None",
+             misconception="nonleaf-grad", hint="call h.retain_grad() BEFORE loss.backward()")
+    if x.grad is None or h._grad is None:
+        fail("No gradient arrived: call loss.backward() (once) in your cell.",
+             found=f"x.grad = {x.grad}")
+    xs = tensor([1.0, 2.0, 3.0], requires_grad=True)
+    hs = xs * 2
+    hs.retain_grad()
+    (hs ** 2).sum().backward()
+    expected = {"h": _grad(hs), "x": _grad(xs)}
+    found = {"h": _grad(h), "x": _grad(x)}
+    if all(same_values(found[k], 2 * expected[k]) for k in found):
+        text = {k: {name: as_tensor_text(v[name]) for name in v}
+                for k, v in (("expected", expected), ("found", found))}
+        fail("h.grad and x.grad are twice what one backward gives: backward ran twice.",
+             expected=f"h.grad = {text['expected']['h']}, x.grad = {text['expected']['x']}",
+             found=f"h.grad = {text['found']['h']}, x.grad = {text['found']['x']}",
+             misconception="forgot-zero-grad")
+    for k in ("h", "x"):
+        if not same_values(found[k], expected[k]):
+            fail(f"{k}.grad is not d loss / d {k}.", expected=as_tensor_text(expected[k]),
+                 found=as_tensor_text(found[k]),
+                 hint="x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), h = x * 2, "
+                 "loss = (h ** 2).sum()")

@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from .. import float64, tensor
-from . import called, check, fail, is_function, number_answer, returned, show, tensor_answer
+from . import (Prediction, called, check, fail, is_function, number_answer, returned, show,
+               tensor_answer)
 
 
 def _grad_at(fn, x0, seed=None, dtype=None):
@@ -36,35 +37,37 @@ def _y(x):
 def cube_prediction(predicted_grad):
     """x = 1, z = x**3, z.backward(): x.grad."""
     __tracebackhide__ = True
-    truth = _grad_at(_cube, 1.0)
     found = number_answer("predicted_grad", predicted_grad)
-    if np.isclose(found, truth):
-        return
-    if np.isclose(found, _cube(tensor(1.0)).item()):
-        fail("Your prediction of x.grad is z's value, not its derivative.", expected=truth,
-             found=found, hint="x.grad holds dz/dx = 3 x**2 at x = 1")
-    fail("Your prediction of x.grad is off.", expected=truth, found=found,
-         hint="backward leaves dz/dx in x.grad; for z = x**3 that is 3 x**2")
+    verdict = Prediction()
+    if not np.isclose(found, _grad_at(_cube, 1.0)):
+        if np.isclose(found, _cube(tensor(1.0)).item()):
+            verdict.off(f"x.grad: you predicted {found:g}, the value of z (and of x).",
+                        misconception="grad-is-value")
+        else:
+            verdict.off(f"x.grad: you predicted {found:g}.",
+                        hint="backward leaves dz/dx in x.grad; for z = x**3 that is 3 x**2, "
+                        "at x = 1")
+    verdict.tell()
 
 
 @check
 def seed_prediction(predicted_grad_10):
     """x = 1, z = x**3, z.backward(torch.tensor(10.)): x.grad."""
     __tracebackhide__ = True
-    truth = _grad_at(_cube, 1.0, seed=10.0)
-    derivative = _grad_at(_cube, 1.0)
     found = number_answer("predicted_grad_10", predicted_grad_10)
-    if np.isclose(found, truth):
-        return
-    if np.isclose(found, derivative):
-        fail("Your prediction ignores the starting value 10.", expected=truth, found=found,
-             hint="the pass starts with 10 instead of 1, and every node multiplies what "
-             "arrives: x.grad = 10 * dz/dx")
-    if np.isclose(found, 10.0):
-        fail("10 is where the pass starts, not where it ends.", expected=truth, found=found,
-             hint="the power node still multiplies it by dz/dx = 3 x**2")
-    fail("Your prediction of x.grad is off.", expected=truth, found=found,
-         hint="x.grad = (the starting value) * dz/dx")
+    truth = _grad_at(_cube, 1.0, seed=10.0)
+    verdict = Prediction()
+    if not np.isclose(found, truth):
+        if np.isclose(found, _grad_at(_cube, 1.0)):
+            verdict.off(f"x.grad: you predicted {found:g}, as if the pass started with 1.",
+                        misconception="gradient-scales")
+        elif np.isclose(found, 10.0):
+            verdict.off(f"x.grad: you predicted {found:g}: 10 is where the pass starts, not "
+                        "where it ends.", misconception="gradient-scales")
+        else:
+            verdict.off(f"x.grad: you predicted {found:g}.",
+                        hint="x.grad = (the starting value) * dz/dx")
+    verdict.tell()
 
 
 def _leaf_t(t):
@@ -142,15 +145,22 @@ def chain_rule_formula(dy_dx, outcomes, *, points):
         found = number_answer(f"dy_dx({x0})", returned(f"dy_dx({x0})", outcome))
         if np.isclose(found, truth, rtol=1e-6, atol=1e-9):
             continue
-        outer = 3 * (x0 ** 2 + 1) ** 2
-        if np.isclose(found, outer):
-            fail(f"dy_dx({x0}) is only the outer derivative 3(x²+1)².", expected=_num(truth),
-                 found=_num(found), misconception="chain-rule-inner")
-        if np.isclose(found, outer + 2 * x0):
-            fail(f"dy_dx({x0}) adds the two derivatives instead of multiplying them.",
-                 expected=_num(truth), found=_num(found), misconception="chain-rule-inner")
-        fail(f"dy_dx({x0}) does not match autograd's dy/dx.", expected=_num(truth),
-             found=_num(found),
+        outer = 3 * (x0 ** 2 + 1) ** 2          # g'(u) with g(u) = u**3, u = x**2 + 1
+        said = dict(expected=_num(truth), found=_num(found))
+        slips = [(outer, f"dy_dx({x0}) is only the outer derivative 3(x²+1)².",
+                  "chain-rule-inner", None),
+                 (outer + 2 * x0, f"dy_dx({x0}) adds the two derivatives instead of "
+                  "multiplying them.", "chain-rule-inner", None),
+                 (outer * 2, f"dy_dx({x0}) multiplies the outer derivative by 2, not by the "
+                  "inside's derivative.", None, "the inside x² + 1 has derivative 2x"),
+                 (outer * x0, f"dy_dx({x0}) multiplies the outer derivative by x, not by the "
+                  "inside's derivative.", None, "the inside x² + 1 has derivative 2x")]
+        for value, what, misconception, hint in slips:
+            # at a point where two slips give the same number, neither is named
+            if np.isclose(found, value) and sum(np.isclose(value, v) for v, *_ in slips) == 1 \
+                    and not np.isclose(value, truth):
+                fail(what, **said, misconception=misconception, hint=hint)
+        fail(f"dy_dx({x0}) does not match autograd's dy/dx.", **said,
              hint="outer derivative at the inside, times the inside's derivative")
 
 

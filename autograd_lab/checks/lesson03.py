@@ -11,8 +11,8 @@ import numpy as np
 from .. import mm, mv, ones_like, stack, tensor
 from .._tensor import Tensor
 from ..autograd import functional
-from . import (as_tensor_text, attempt, calls_named, check, defining_cell, fail, returned,
-               same_values, show, tensor_answer)
+from . import (Prediction, as_tensor_text, attempt, calls_named, check, defining_cell, fail,
+               returned, same_values, show, tensor_answer)
 
 
 def _square():
@@ -47,54 +47,50 @@ def _backward(make, v):
 def x_as_gradient_prediction(predicted_grad):
     """x = [1, 2], y = x**2, y.backward(x): what lands in x.grad."""
     __tracebackhide__ = True
+    found = tensor_answer("predicted_grad", predicted_grad, floating=False)
     x, y = _square()
-    found = tensor_answer("predicted_grad", predicted_grad, shape=tuple(x.shape), floating=False)
     expected = _backward(_square, x.detach())
-    if same_values(found, expected):
-        return
-    derivative = _backward(_square, ones_like(y))
-    if same_values(found, derivative):
-        fail("You predicted dy/dx, the derivative of each y[i]. That is what backward(ones) "
-             "gives; backward(x) weights each y[i] by x[i] instead.",
-             expected=as_tensor_text(expected), found=show(predicted_grad),
-             misconception="gradient-is-input")
-    hint = ("those are the values of y itself; x.grad holds v[i] * dy[i]/dx[i] here"
-            if same_values(found, y.detach()._data) else
-            "backward(v) gives sum over i of v[i] * dy[i]/dx; here v = x and dy[i]/dx[i] = 2 x[i]")
-    fail("Your prediction of x.grad after y.backward(x) is not what happens.",
-         expected=as_tensor_text(expected), found=show(predicted_grad), hint=hint)
+    verdict = Prediction()
+    what = f"x.grad after y.backward(x): you predicted {as_tensor_text(found)}."
+    if found.shape != tuple(x.shape):
+        verdict.off(what, hint="x.grad always has x's shape: here two numbers")
+    elif same_values(found, _backward(_square, ones_like(y))):
+        verdict.off(what + " That is dy/dx, what backward(ones) gives; backward(x) weights "
+                    "each y[i] by x[i] instead.", misconception="gradient-is-input")
+    elif same_values(found, y.detach()._data):
+        verdict.off(what, hint="those are the values of y itself; x.grad holds v[i] * "
+                    "dy[i]/dx[i] here")
+    elif not same_values(found, expected):
+        verdict.off(what, hint="backward(v) gives the sum over i of v[i] * dy[i]/dx; here "
+                    "v = x and dy[i]/dx[i] = 2 x[i]")
+    verdict.tell()
 
 
 @check
 def mm_prediction(mm_grad_prediction):
     """The blog's y = x @ M, then y.backward([[3, 1]]): x.grad = 3 * row 0 + 1 * row 1 of J."""
     __tracebackhide__ = True
+    found = tensor_answer("mm_grad_prediction", mm_grad_prediction, floating=False)
     x, _ = _blog_mm()
     v = tensor([[3.0, 1.0]])
     expected = _backward(_blog_mm, v)
-    name = "mm_grad_prediction"
-    found = tensor_answer(name, mm_grad_prediction, floating=False)
-    if found.shape == (2, 2):
-        fail(f"`{name}` is a 2x2 matrix, but x.grad has x's shape [1, 2].",
-             expected=as_tensor_text(expected), found=show(mm_grad_prediction),
-             misconception="vjp-is-jacobian")
-    if found.shape != tuple(x.shape):
-        hint = ("x = [[2., 1.]] is 1x2, so x.grad is too: write [[a, b]]"
-                if found.size == 2 else None)
-        fail(f"`{name}` has the wrong shape: x.grad always has x's shape.",
-             expected=f"shape {list(x.shape)}", found=show(mm_grad_prediction), hint=hint)
-    if same_values(found, expected):
-        return
     rows = [_backward(_blog_mm, tensor([e])) for e in ([1.0, 0.0], [0.0, 1.0])]
     J = np.concatenate(rows)                    # J[j] = dy[j]/dx, the rows the blog printed
-    transposed = v._data @ J.T                  # v^T J^T: columns where rows were meant
-    if same_values(found, transposed):
-        fail("Your prediction combines the columns of the Jacobian, not its rows.",
-             expected=as_tensor_text(expected), found=show(mm_grad_prediction),
-             misconception="jacobian-transposed")
-    fail("Your prediction of x.grad after y.backward(torch.tensor([[3., 1.]])) is off.",
-         expected=as_tensor_text(expected), found=show(mm_grad_prediction),
-         hint="backward([[3, 1]]) = 3 * (what [[1, 0]] gave) + 1 * (what [[0, 1]] gave)")
+    verdict = Prediction()
+    what = f"x.grad: you predicted {as_tensor_text(found)}."
+    if found.shape == (2, 2):
+        verdict.off(what + " A 2x2 matrix, but x.grad has x's shape [1, 2].",
+                    misconception="vjp-is-jacobian")
+    elif found.shape != tuple(x.shape):
+        verdict.off(what, hint="x.grad always has x's shape: x = [[2., 1.]] is 1x2, so write "
+                    "[[a, b]]")
+    elif same_values(found, v._data @ J.T):     # v^T J^T: columns where rows were meant
+        verdict.off(what + " That combines the columns of the Jacobian, not its rows.",
+                    misconception="jacobian-transposed")
+    elif not same_values(found, expected):
+        verdict.off(what, hint="backward([[3, 1]]) = 3 * (what [[1, 0]] gave) + 1 * (what "
+                    "[[0, 1]] gave)")
+    verdict.tell()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,7 +104,7 @@ def _loss_gradients(loss_of):
     return x, y, y.grad._data, x.grad._data
 
 
-def _check_weights(name, v, loss_text, loss_of, shape_only=False):
+def _check_weights(name, v, loss_text, loss_of):
     __tracebackhide__ = True
     x, y, want, dldx = _loss_gradients(loss_of)
     found = tensor_answer(name, v)
@@ -125,7 +121,7 @@ def _check_weights(name, v, loss_text, loss_of, shape_only=False):
     if found.shape != tuple(y.shape):
         fail(f"`{name}` must have y's shape: one weight per element of y.",
              expected=f"shape {list(y.shape)}", found=show(v), misconception="gradient-shape")
-    if shape_only or same_values(found, want):
+    if same_values(found, want):
         return
     got = _backward(_pairs, tensor(found.astype(np.float32)))
     ones = same_values(found, np.ones(found.shape))
@@ -143,9 +139,9 @@ def weighted_loss_weights(v_weighted):
 
 
 @check
-def mean_loss_weights(v_mean, *, shape_only=False):
+def mean_loss_weights(v_mean):
     __tracebackhide__ = True
-    _check_weights("v_mean", v_mean, "y.mean()", lambda y: y.mean(), shape_only)
+    _check_weights("v_mean", v_mean, "y.mean()", lambda y: y.mean())
 
 
 # ---------------------------------------------------------------------------------------------

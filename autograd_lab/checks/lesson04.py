@@ -7,7 +7,8 @@ called on fresh data of the check's own, so an answer cannot be tuned to one exa
 import numpy as np
 
 from .. import no_grad, ones, tensor
-from . import as_tensor_text as _text, attempt, check, fail, number_answer, returned, same_values, show, tensor_answer
+from . import (Prediction, as_tensor_text as _text, attempt, check, fail, number_answer, returned,
+               same_values, show, tensor_answer)
 
 
 def _grad(t):
@@ -30,30 +31,37 @@ def _seed_example():
     return _grad(y), first, _grad(x)
 
 
+def _predicted_tensor(name, value):
+    """A prediction of a tensor: any Tensor (its values as float64), or a failure that does
+    not say the answer."""
+    __tracebackhide__ = True
+    return tensor_answer(name, value, floating=False)
+
+
 @check
 def seed_prediction(y_grad, x_grad_1, x_grad_2):
     __tracebackhide__ = True
-    _, first, second = _seed_example()
     if y_grad is not None:
-        tensor_answer("y_grad", y_grad)
-        fail("Your prediction says y.grad holds numbers after z.backward(...).",
-             expected="None", found=show(y_grad), misconception="nonleaf-grad")
-    found_1 = tensor_answer("x_grad_1", x_grad_1, shape=(2,), requires_grad=False)
+        _predicted_tensor("y_grad", y_grad)
+    found_1 = _predicted_tensor("x_grad_1", x_grad_1)
+    found_2 = _predicted_tensor("x_grad_2", x_grad_2)
+    _, first, second = _seed_example()
+    verdict = Prediction()
+    if y_grad is not None:
+        verdict.off(f"y.grad: you predicted {show(y_grad)}.", misconception="nonleaf-grad")
     if not same_values(found_1, first):
-        hint = None
+        hint = "z = (x**2)**3 = x**6: the chain rule multiplies both steps' derivatives"
         if same_values(found_1, [2.0, 4.0]) or same_values(found_1, [3.0, 48.0]):
             hint = ("that is the derivative of one step only; z = (x**2)**3 = x**6, so "
                     "dz/dx = 6 x**5 (the chain rule multiplies both steps)")
-        fail("Your x.grad after the FIRST z.backward(...) is not what happens.",
-             expected=_text(first), found=show(x_grad_1), hint=hint)
-    found_2 = tensor_answer("x_grad_2", x_grad_2, shape=(2,), requires_grad=False)
-    if same_values(found_2, first):
-        fail("Your x.grad after the SECOND call is the same as after the first.",
-             expected=_text(second), found=show(x_grad_2), misconception="forgot-zero-grad")
-    if not same_values(found_2, second):
-        fail("Your x.grad after the SECOND z.backward(...) is not what happens.",
-             expected=_text(second), found=show(x_grad_2),
-             hint="nothing reset x.grad between the two calls")
+        verdict.off(f"x.grad after the FIRST call: you predicted {_text(found_1)}.", hint=hint)
+    if same_values(found_2, found_1) and not same_values(found_1, [0.0, 0.0]):
+        verdict.off(f"x.grad after the SECOND call: you predicted {_text(found_2)}, the same "
+                    "as after the first.", misconception="forgot-zero-grad")
+    elif not same_values(found_2, second):
+        verdict.off(f"x.grad after the SECOND call: you predicted {_text(found_2)}.",
+                    hint="nothing reset x.grad between the two calls")
+    verdict.tell()
 
 
 # ----------------------------------------------------------------------------------------
@@ -76,87 +84,43 @@ def _k_calls_example():
 @check
 def k_calls_prediction(a_grad_3, b_grad_3, a_grad_4, b_grad_4):
     __tracebackhide__ = True
-    (a1, b1), (a3, b3), (a4, b4) = _k_calls_example()
-    found_a3 = tensor_answer("a_grad_3", a_grad_3, shape=(2,), requires_grad=False)
+    found_a3 = _predicted_tensor("a_grad_3", a_grad_3)
     found_b3 = number_answer("b_grad_3", b_grad_3)
-    if same_values(found_a3, a1) and same_values(found_b3, b1):
-        fail("After three calls you predict what ONE call leaves in .grad.",
-             expected=f"a.grad = {_text(a3)}, b.grad = {_text(b3)}",
-             found=f"a.grad = {_text(found_a3)}, b.grad = {found_b3:g}",
-             misconception="retain-graph-instead-of-zero")
-    if not same_values(found_a3, a3):
-        fail("Your a.grad after three calls is not what happens.", expected=_text(a3),
-             found=show(a_grad_3), hint="d out / d a = b, and each call adds it once more")
-    if not same_values(found_b3, b3):
-        fail("Your b.grad after three calls is not what happens.", expected=f"{float(b3):g}",
-             found=f"{found_b3:g}", hint="d out / d b = a[0] + a[1], once per call")
-    found_a4 = tensor_answer("a_grad_4", a_grad_4, shape=(2,), requires_grad=False)
+    found_a4 = _predicted_tensor("a_grad_4", a_grad_4)
     found_b4 = number_answer("b_grad_4", b_grad_4)
-    if same_values(found_a4, a3 + a1):
-        fail("a.grad after the fourth call: a.grad.zero_() ran before it.", expected=_text(a4),
-             found=show(a_grad_4), hint="zero_() set a.grad to zeros; the last call added ONE "
-             "gradient to those zeros")
-    if not same_values(found_a4, a4):
-        fail("Your a.grad after the fourth call is not what happens.", expected=_text(a4),
-             found=show(a_grad_4))
-    if same_values(found_b4, b1):
-        fail("b.grad after the fourth call: only a.grad was zeroed.", expected=f"{float(b4):g}",
-             found=f"{found_b4:g}", misconception="forgot-zero-grad",
-             hint="a.grad.zero_() touches a.grad and nothing else: b.grad kept its three "
-             "gradients and got a fourth. That is why optimizer.zero_grad() zeroes every "
-             "parameter.")
-    if not same_values(found_b4, b4):
-        fail("Your b.grad after the fourth call is not what happens.", expected=f"{float(b4):g}",
-             found=f"{found_b4:g}", hint="b.grad was not zeroed")
+    (a1, b1), (a3, b3), (a4, b4) = _k_calls_example()
+    verdict = Prediction()
+    one_call = same_values(found_a3, a1) and same_values(found_b3, b1)
+    if one_call:
+        verdict.off(f"At (1), after three calls, you predicted what ONE call leaves: a.grad = "
+                    f"{_text(found_a3)}, b.grad = {found_b3:g}.",
+                    misconception="retain-graph-instead-of-zero")
+    else:
+        if not same_values(found_a3, a3):
+            verdict.off(f"a.grad at (1): you predicted {_text(found_a3)}.",
+                        hint="d out / d a = b, and each call adds it once more")
+        if not same_values(found_b3, b3):
+            verdict.off(f"b.grad at (1): you predicted {found_b3:g}.",
+                        hint="d out / d b = a[0] + a[1], once per call")
+    if same_values(found_a4, a3 + a1) and not one_call:
+        verdict.off(f"a.grad at (2): you predicted {_text(found_a4)}, as if nothing had been "
+                    "zeroed.", hint="zero_() set a.grad to zeros; the last call added ONE "
+                    "gradient to those zeros")
+    elif not same_values(found_a4, a4):
+        verdict.off(f"a.grad at (2): you predicted {_text(found_a4)}.")
+    if same_values(found_b4, b1) and not one_call:
+        verdict.off(f"b.grad at (2): you predicted {found_b4:g}, as if b.grad had been zeroed "
+                    "too.", misconception="forgot-zero-grad",
+                    hint="a.grad.zero_() touches a.grad and nothing else: b.grad kept its "
+                    "three gradients and got a fourth. That is why optimizer.zero_grad() "
+                    "zeroes every parameter.")
+    elif not same_values(found_b4, b4):
+        verdict.off(f"b.grad at (2): you predicted {found_b4:g}.", hint="b.grad was not zeroed")
+    verdict.tell()
 
 
 # ----------------------------------------------------------------------------------------
-# 3. retain_grad(): the gradient of an intermediate result
-# ----------------------------------------------------------------------------------------
-@check
-def hidden_grad(x, h, loss):
-    """The lesson's x = [1, 2, 3] (leaf), h = x * 2, loss = (h ** 2).sum(), one backward."""
-    __tracebackhide__ = True
-    tensor_answer("x", x, shape=(3,))
-    tensor_answer("h", h, shape=(3,))
-    tensor_answer("loss", loss, shape=())
-    if not x.is_leaf:
-        fail("`x` is not a leaf: it was computed, so x.grad is never filled.",
-             found=f"{x!r}", misconception="not-a-leaf")
-    if not x.requires_grad:
-        fail("`x` should require grad.", found=show(x), hint="create it with requires_grad=True")
-    if h.is_leaf:
-        fail("`h` is a leaf: it is not computed from x any more, so the loss cannot reach x "
-             "through it.", found=show(h),
-             hint="keep h = x * 2 (an intermediate result) and ask it to keep its gradient")
-    if not h.retains_grad:
-        fail("h.grad is None after backward: h is an intermediate result, not a leaf.",
-             found=f"h.retains_grad = {h.retains_grad}", misconception="nonleaf-grad",
-             hint="call h.retain_grad() BEFORE loss.backward()")
-    if x.grad is None or h._grad is None:
-        fail("No gradient arrived: call loss.backward() (once) in your cell.",
-             found=f"x.grad = {x.grad}")
-    xs = tensor([1.0, 2.0, 3.0], requires_grad=True)
-    hs = xs * 2
-    hs.retain_grad()
-    (hs ** 2).sum().backward()
-    expected = {"h": _grad(hs), "x": _grad(xs)}
-    found = {"h": _grad(h), "x": _grad(x)}
-    if all(same_values(found[k], 2 * expected[k]) for k in found):
-        fail("h.grad and x.grad are twice what one backward gives: backward ran twice.",
-             expected=f"h.grad = {_text(expected['h'])}, x.grad = {_text(expected['x'])}",
-             found=f"h.grad = {_text(found['h'])}, x.grad = {_text(found['x'])}",
-             misconception="forgot-zero-grad")
-    for k in ("h", "x"):
-        if not same_values(found[k], expected[k]):
-            fail(f"{k}.grad is not d loss / d {k}.", expected=_text(expected[k]),
-                 found=_text(found[k]),
-                 hint="x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), h = x * 2, "
-                 "loss = (h ** 2).sum()")
-
-
-# ----------------------------------------------------------------------------------------
-# 4. the training loop that forgets to zero
+# 3. the training loop that forgets to zero
 # ----------------------------------------------------------------------------------------
 def _reference_train(x, y, steps, lr, zero_grad=True):
     """The lesson's loop: w starts at 0, loss = mean squared error of w * x against y."""
@@ -189,6 +153,15 @@ def fixed_loop(train, outcome, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20
         fail("`train` should be a function (def train(...): ...).", found=show(train))
     x = tensor(list(data))
     y = x * slope
+    if outcome.raised:
+        error, non_leaf = outcome.error, any("not a leaf Tensor" in w for w in outcome.warnings)
+        if non_leaf or isinstance(error, RuntimeError) and "does not require grad" in str(error):
+            # w = w - lr * w.grad: outside no_grad a non-leaf whose .grad stays None (lr * None
+            # then raises TypeError), inside it a plain tensor the next loss cannot reach
+            fail(f"train(x, y, steps, lr) raised {type(error).__name__}: {error}",
+                 misconception="inplace-leaf-update",
+                 hint="the update `w = w - lr * w.grad` makes a NEW tensor w: keep the loop's "
+                 "`w -= lr * w.grad` inside `with torch.no_grad():`")
     result = returned("train(x, y, steps, lr)", outcome)
     if not isinstance(result, tuple) or len(result) != 2:
         fail("train(...) should return a pair: (w, losses).", found=show(result))
@@ -224,7 +197,7 @@ def fixed_loop(train, outcome, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20
 
 
 # ----------------------------------------------------------------------------------------
-# 5. micro-batches that add up to the full batch
+# 4. micro-batches that add up to the full batch
 # ----------------------------------------------------------------------------------------
 def _mse_grad(w0, x, y):
     w = tensor(w0, requires_grad=True)

@@ -1,12 +1,12 @@
 """Checks of lesson 05, retain_graph and the freed graph.
 
-Whether a snippet raises is found out by running it here, with the engine, and the error a
-learner must catch is provoked here too: the check and the lesson cannot disagree.
+Whether a snippet raises is found out by running it here, with the engine, and the expected
+gradients come from the engine's own backward: the check and the lesson cannot disagree.
 """
 import numpy as np
 
 from .. import autograd, tensor
-from . import as_tensor_text, attempt, check, fail, same_values, show, tensor_answer
+from . import Prediction, as_tensor_text, attempt, check, fail, same_values, show, tensor_answer
 
 #: The lesson's snippets, each run on a fresh x = tensor([1., 2.], requires_grad=True).
 SNIPPETS = {
@@ -50,66 +50,22 @@ def raises_prediction(raises):
              found=show(raises))
     missing = sorted(set(SNIPPETS) - set(raises))
     if missing:
-        fail(f"`raises` has no entry for {', '.join(missing)}.", expected=sorted(SNIPPETS),
-             found=sorted(raises, key=str))
+        fail(f"`raises` has no entry for {', '.join(missing)}.",
+             found=f"entries for {sorted(raises, key=str)}",
+             hint=f"write True or False for each of {', '.join(SNIPPETS)}")
+    for name in SNIPPETS:
+        if not isinstance(raises[name], bool):
+            fail(f"raises[{name!r}] should be True or False.", found=show(raises[name]))
+    verdict = Prediction()
     for name, code in SNIPPETS.items():
-        guess = raises[name]
-        if not isinstance(guess, bool):
-            fail(f"raises[{name!r}] should be True or False.", found=show(guess))
         truth = _raises(code)
-        if guess == truth:
+        if raises[name] == truth:
             continue
-        what = f"Snippet {name} {'raises' if truth else 'runs without an error'}."
-        if truth and name in ("B", "D", "F"):
-            fail(what, expected=truth, found=guess, hint=_WHY[name],
-                 misconception="retain-graph-missing")
-        fail(what, expected=truth, found=guess, hint=_WHY[name])
-
-
-def _second_backward_error():
-    x = tensor([2.0, 2.0], requires_grad=True)
-    y = x ** 2
-    y.sum().backward()
-    try:
-        y.sum().backward()
-    except RuntimeError as error:
-        return str(error)
-
-
-@check
-def caught_error(error, x):
-    """The seed's graph, one backward, then a second one whose RuntimeError is kept in
-    ``error``; x.grad then holds one pass's gradient, 2x = [4., 4.]."""
-    __tracebackhide__ = True
-    expected = _second_backward_error()
-    one_pass = np.array([4.0, 4.0])
-    tensor_answer("x", x, shape=(2,))
-    grad = None if x.grad is None else np.asarray(x.grad._data, dtype=np.float64)
-    if error is None:
-        if grad is not None and same_values(grad, 2 * one_pass):
-            fail("Nothing was caught, and x.grad holds two passes' worth: retain_graph=True "
-                 "made the error go away and the gradients add up.",
-                 expected=f"a RuntimeError in `error`, x.grad = {as_tensor_text(one_pass)}",
-                 found=f"error = None, x.grad = {x.grad!r}",
-                 misconception="retain-graph-instead-of-zero")
-        fail("`error` is None: the second backward did not raise, or nothing was stored.",
-             hint="run the second y.backward(w) WITHOUT retain_graph, inside try/except")
-    if isinstance(error, str):
-        fail("`error` is a string; keep the exception object itself.", found=repr(error),
-             hint="except RuntimeError as e: error = e   (Python deletes `e` itself when "
-             "the except block ends, so copy it to another name)")
-    if not isinstance(error, RuntimeError):
-        fail("`error` should be the RuntimeError the second backward raised.",
-             found=f"{type(error).__name__}: {error}")
-    if str(error) != expected:
-        fail("`error` is a RuntimeError, but not the second-backward one.", expected=expected,
-             found=str(error))
-    if grad is None:
-        fail("x.grad is None: the first y.backward(w) should have filled it.")
-    if not same_values(grad, one_pass):
-        fail("x.grad should hold exactly one pass's gradient (the second pass failed).",
-             expected=as_tensor_text(one_pass), found=repr(x.grad),
-             hint="build x, z and y afresh in your cell, with x.grad starting empty")
+        what = f"Snippet {name}: you predicted it {'raises' if raises[name] else 'runs'}."
+        verdict.off(what, hint=_WHY[name],
+                    misconception="retain-graph-missing" if truth and name in ("B", "D", "F")
+                    else None)
+    verdict.tell()
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,269 +1,239 @@
-"""Checks of lesson 07, the training loop.
+"""Checks of lesson 07, a node of your own.
 
-``train_step`` is judged against the step written out here, on the same small problems built
-twice: after every step the parameters must be where gradient descent puts them, and still
-leaves that require grad. Where the zeroing happens (after the update, or first thing in the
-next step) is the learner's choice: only its effect on the parameters is checked.
+Every expected value is computed here with the engine: the prediction from the lesson's own
+expression (a cube inside 5 * cube), the custom Function against central differences of its
+own forward.
 """
 import numpy as np
 
-from .. import no_grad, tanh, tensor
+from .. import autograd, exp, float64, log, sigmoid, tensor
 from .._tensor import Tensor
-from . import attempt, check, fail, number_answer, show, same_values
-from .answers import snapshot
+from . import Prediction, attempt, check, fail, number_answer, returned, same_values, show
 
 
-def _node_name(node):
-    return None if node is None else type(node).__name__
+# -- the prediction ------------------------------------------------------------------------
+class _Cube(autograd.Function):
+    """The lesson's Cube, which also keeps the grad_output it received."""
+    seen = []
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        _Cube.seen.append(grad_output.item())
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x ** 2
 
 
-@check
-def update_prediction(w_is_leaf, w_grad_fn):
-    """The lesson's w = w - 0.1 * w.grad, outside no_grad."""
-    __tracebackhide__ = True
-    w = tensor(1.0, requires_grad=True)
-    ((w * 3) ** 2).backward()
-    w = w - 0.1 * w.grad
-    if not isinstance(w_is_leaf, bool):
-        fail("`w_is_leaf` should be True or False.", found=show(w_is_leaf))
-    if w_is_leaf != w.is_leaf:
-        fail("Your prediction of w.is_leaf after the update is off.", expected=w.is_leaf,
-             found=w_is_leaf, misconception="inplace-leaf-update")
-    if w_grad_fn is not None and not isinstance(w_grad_fn, str):
-        fail("`w_grad_fn` should be the node's name as a string (or None).",
-             found=show(w_grad_fn))
-    if w_grad_fn != _node_name(w.grad_fn):
-        fail("Your prediction of w.grad_fn after the update is off.",
-             expected=repr(_node_name(w.grad_fn)), found=repr(w_grad_fn),
-             hint="w - 0.1 * w.grad is a subtraction, recorded like any other")
-
-
-# -- train_step ----------------------------------------------------------------------------
-def _line(seed):
-    """A line to fit: parameters w, b (leaves at 0) and the closure that computes the loss."""
-    rng = np.random.default_rng(seed)
-    x = tensor(np.linspace(-1, 1, 12).astype(np.float32))
-    y = tensor((1.5 * x._data - 0.3 + 0.1 * rng.standard_normal(12)).astype(np.float32))
-    w = tensor(0.0, requires_grad=True)
-    b = tensor(0.0, requires_grad=True)
-    return [w, b], lambda: ((w * x + b - y) ** 2).mean()
-
-
-def _mlp(seed):
-    """A tiny 2-4-1 tanh network on random points: matrices, vectors, broadcasting."""
-    rng = np.random.default_rng(seed)
-    X = tensor(rng.standard_normal((10, 2)).astype(np.float32))
-    t = tensor(rng.choice([-1.0, 1.0], 10).astype(np.float32))
-    W1 = tensor((0.5 * rng.standard_normal((2, 4))).astype(np.float32), requires_grad=True)
-    b1 = tensor(np.zeros(4, np.float32), requires_grad=True)
-    W2 = tensor((0.5 * rng.standard_normal((4,))).astype(np.float32), requires_grad=True)
-    b2 = tensor(np.zeros((), np.float32), requires_grad=True)
-
-    def compute_loss():
-        score = tanh(X @ W1 + b1) @ W2 + b2
-        return ((score - t) ** 2).mean()
-    return (W1, b1, W2, b2), compute_loss
-
-
-def _reference_step(params, compute_loss, lr):
-    loss = compute_loss()
-    loss.backward()
-    with no_grad():
-        for p in params:
-            p -= lr * p.grad
-            p.grad = None
-    return loss.item()
-
-
-def _learner_step(train_step, params, compute_loss, lr):
-    """Probe side: one call of the learner's train_step: its Outcome, and the parameters as
-    they are after it (frozen: the next step changes them in place)."""
-    outcome = attempt(train_step, params, compute_loss, lr)
-    return outcome, snapshot(list(params))
-
-
-def _run_steps(train_step, cases):
-    """Probe: for each case (problem, seed, lr, steps), the parameters before the first step
-    and after each step of the learner's train_step, until a step raises."""
-    if not callable(train_step):
-        return train_step, None
-    runs = []
-    for build, seed, lr, n in cases:
-        params, compute_loss = _PROBLEMS[build](seed)
-        steps = [snapshot(list(params))]
-        for _ in range(n):
-            outcome, after = _learner_step(train_step, params, compute_loss, lr)
-            steps.append((outcome, after))
-            if outcome.raised:
-                break
-        runs.append(steps)
-    return train_step, runs
-
-
-def _step_failure(k, outcome):
-    """A failure for a step that raised, or warned that it read a non-leaf's .grad."""
-    __tracebackhide__ = True
-    non_leaf = any("not a leaf Tensor" in w for w in outcome.warnings)
-    if outcome.raised:
-        error, text = outcome.error, str(outcome.error)
-        if isinstance(error, RuntimeError):
-            if "leaf Variable that requires grad" in text:
-                fail(f"train_step raised: {text}", misconception="inplace-leaf-update")
-            if "does not require grad" in text:
-                fail(f"train_step raised: {text}", hint="only the UPDATE goes inside "
-                     "`with torch.no_grad():`; the forward (compute_loss()) must be "
-                     "recorded, or there is no graph for backward")
-            fail(f"train_step raised RuntimeError: {text}")
-        fail(f"train_step raised {type(error).__name__}: {error}",
-             misconception="inplace-leaf-update" if non_leaf else None)
-    if non_leaf:
-        fail(f"In step {k}, train_step read .grad of a tensor that is not a leaf.",
-             misconception="inplace-leaf-update")
-
-
-def _state(params):
-    return [p.detach()._data.copy() for p in params]
-
-
-def _text(state):
-    """Parameter values for a message: rounded numbers, not numpy reprs."""
-    return ", ".join(np.array2string(a, precision=4, separator=", ") for a in state)
-
-
-def _judge_steps(runs, cases):
-    """The learner's steps against the reference's, on the same problems built here."""
-    __tracebackhide__ = True
-    for steps, (build, seed, lr, n) in zip(runs, cases):
-        ref, ref_loss = _PROBLEMS[build](seed)
-        before = steps[0]
-        for k, (outcome, after) in enumerate(steps[1:], start=1):
-            _step_failure(k, outcome)
-            expected_loss = _reference_step(ref, ref_loss, lr)
-            _judge(k, after, ref, _state(before), outcome.value, expected_loss, lr)
-            before = after
-
-
-def _judge(k, mine, ref, before, got, expected_loss, lr):
-    __tracebackhide__ = True
-    for i, p in enumerate(mine):
-        if not isinstance(p, Tensor) or not p.is_leaf or not p.requires_grad:
-            fail(f"After step {k}, parameter {i} is no longer a leaf that requires grad.",
-                 found=show(p), misconception="inplace-leaf-update")
-    after = _state(mine)
-    if all(np.array_equal(a, b) for a, b in zip(after, before)):
-        if all(p.grad is None or not np.any(p.grad.detach()._data) for p in mine):
-            fail(f"Step {k} did not change the parameters, and their .grad is empty.",
-                 found=f"parameters {_text(before)}", hint="zero .grad AFTER the update has used it")
-        fail(f"Step {k} did not change the parameters.", found=f"parameters {_text(before)}",
-             hint="`p = p - lr * p.grad` only rebinds the name p to a new tensor; change the "
-             "parameter itself: `p -= lr * p.grad` inside `with torch.no_grad():`",
-             misconception="inplace-leaf-update")
-    expected = [r.detach()._data for r in ref]
-    if not all(same_values(a, e, rtol=1e-4, atol=1e-6) for a, e in zip(after, expected)):
-        moved = [a - b for a, b in zip(after, before)]
-        wanted = [e - b for e, b in zip(expected, before)]
-        if all(same_values(m, -w, rtol=1e-4, atol=1e-6) for m, w in zip(moved, wanted)):
-            fail(f"Step {k} moved the parameters uphill.", found=_text(after),
-                 expected=_text(expected), hint="gradient DEscent subtracts: p -= lr * p.grad")
-        if k > 1 and any(p.grad is not None and np.any(p.grad.detach()._data) for p in mine):
-            fail(f"After step {k}, the parameters are not where gradient descent puts them: "
-                 "this step used the gradients of the earlier steps too.",
-                 expected=_text(expected), found=_text(after), misconception="forgot-zero-grad")
-        fail(f"After step {k}, the parameters are not where one step of gradient descent "
-             "(p -= lr * p.grad) puts them.", expected=_text(expected), found=_text(after))
-    if got is None:
-        fail(f"Step {k} returned None.", hint="return the loss as a number: loss.item()")
-    loss = number_answer("the value train_step returns", got)
-    if not np.isclose(loss, expected_loss, rtol=1e-4, atol=1e-6):
-        fail(f"Step {k} returned {loss}, not the loss computed in that step.",
-             expected=expected_loss, found=loss, hint="return loss.item()")
-
-
-def _is_function(train_step, runs):
-    __tracebackhide__ = True
-    if runs is None:
-        fail("`train_step` should be a function train_step(params, compute_loss, lr).",
-             found=show(train_step))
-
-
-_PROBLEMS = {"line": _line, "mlp": _mlp}
-_BASIC = (("line", 0, 0.1, 2),)                                  # two steps on a line fit
-_MORE = (("line", 1, 0.3, 5), ("mlp", 2, 0.05, 4))   # more steps, other rates, a network
-
-
-@check(probe=lambda train_step: _run_steps(train_step, _BASIC))
-def train_step_basic(train_step, runs):
-    """Two steps on a line fit, lr 0.1."""
-    __tracebackhide__ = True
-    _is_function(train_step, runs)
-    _judge_steps(runs, _BASIC)
-
-
-@check(probe=lambda train_step: _run_steps(train_step, _MORE))
-def train_step_hidden(train_step, runs):
-    """More steps, other learning rates, and a small network whose parameters are a tuple of
-    matrices and vectors."""
-    __tracebackhide__ = True
-    _is_function(train_step, runs)
-    _judge_steps(runs, _MORE)
-
-
-# -- the broken loops ----------------------------------------------------------------------
-BUGS = {"zero_grad": "forgot-zero-grad", "no_grad": "inplace-leaf-update",
-        "requires_grad": "requires-grad-on-loss"}
-LOOPS = {"A": "no_grad", "B": "requires_grad", "C": "zero_grad"}
+def _five_cubes():
+    """x = 2, L = 5 * Cube.apply(x), L.backward(): (grad_output at the cube, x.grad)."""
+    _Cube.seen = []
+    x = tensor(2.0, requires_grad=True)
+    (5 * _Cube.apply(x)).backward()
+    return _Cube.seen[0], x.grad.item()
 
 
 @check
-def diagnosis(found):
+def grad_output_prediction(grad_output_seen, x_grad):
+    """What CubeBackward receives inside L = 5 * cube(x), and x.grad, at x = 2."""
     __tracebackhide__ = True
-    if not isinstance(found, dict):
-        fail("`diagnosis` should be a dictionary from loop (\"A\", \"B\", \"C\") to its bug.",
-             found=show(found))
-    missing = sorted(set(LOOPS) - set(found))
-    if missing:
-        fail(f"`diagnosis` has no entry for loop {', '.join(missing)}.", expected=sorted(LOOPS),
-             found=sorted(found, key=str))
-    for loop, bug in LOOPS.items():
-        if found[loop] not in BUGS:
-            fail(f"diagnosis[{loop!r}] should be one of {sorted(BUGS)}.",
-                 found=show(found[loop]))
-        if found[loop] != bug:
-            fail(f"Loop {loop} has a different bug.", expected=repr(bug),
-                 found=repr(found[loop]), misconception=BUGS[bug])
+    seen = number_answer("grad_output_seen", grad_output_seen)
+    grad = number_answer("x_grad", x_grad)
+    truth_seen, truth_grad = _five_cubes()
+    local = truth_grad / truth_seen                 # 3 x**2: the cube's own derivative
+    verdict = Prediction()
+    if not np.isclose(seen, truth_seen):
+        verdict.off(f"grad_output: you predicted {seen:g}.",
+                    misconception="backward-ignores-grad-output" if np.isclose(seen, 1.0)
+                    else None,
+                    hint=None if np.isclose(seen, 1.0) else
+                    "grad_output is dL/dz: what the multiplication by 5 sends back to z")
+    if not np.isclose(grad, truth_grad):
+        forgot = np.isclose(grad, local)
+        verdict.off(f"x.grad: you predicted {grad:g}.",
+                    misconception="backward-ignores-grad-output" if forgot else None,
+                    hint=None if forgot else "x.grad = grad_output * dz/dx, with z = x**3")
+    verdict.tell()
 
 
-# -- the network's parameters --------------------------------------------------------------
-@check
-def mlp_parameters(W1, b1, W2, b2):
+# -- the custom Function -------------------------------------------------------------------
+def _apply(Softplus, x):
+    """Probe side: Softplus.apply(x), as an Outcome."""
+    return attempt(Softplus.apply, x)
+
+
+def _backward_of(Softplus, x_values, v, dtype=None):
+    """Probe side: x.grad after Softplus.apply(x).backward(v) on a fresh x, and what the
+    two steps did (Outcomes)."""
+    x = tensor(x_values, dtype=dtype, requires_grad=True)
+    forward = _apply(Softplus, x)
+    backward = None
+    if not forward.raised and isinstance(forward.value, Tensor) \
+            and forward.value.grad_fn is not None:
+        backward = attempt(forward.value.backward, tensor(v, dtype=dtype))
+    return forward, backward, x.grad
+
+
+def _is_function_class(Softplus):
+    return isinstance(Softplus, type) and issubclass(Softplus, autograd.Function)
+
+
+_BASIC_X = [-1.0, 0.0, 2.0]
+_BASIC_V = [1.0, -2.0, 0.5]         # not ones: a backward that forgets grad_output shows
+
+
+def _softplus_basic(Softplus):
+    """Probe: forward at x = [-1., 0., 2.], and backward of the weights [1., -2., 0.5]."""
+    if not _is_function_class(Softplus):
+        return Softplus, None
+    return Softplus, (_apply(Softplus, tensor(_BASIC_X, requires_grad=True)),
+                      _backward_of(Softplus, _BASIC_X, _BASIC_V))
+
+
+def _the_class(Softplus, found):
     __tracebackhide__ = True
-    shapes = {"W1": (2, 16), "b1": (16,), "W2": (16, 1), "b2": (1,)}
-    given = {"W1": W1, "b1": b1, "W2": W2, "b2": b2}
-    for name, shape in shapes.items():
-        p = given[name]
-        if not isinstance(p, Tensor):
-            fail(f"`{name}` should be a Tensor.", found=show(p))
-        if tuple(p.shape) != shape:
-            fail(f"`{name}` has the wrong shape.", expected=f"shape {list(shape)}",
-                 found=f"shape {list(p.shape)}")
-        if str(p.dtype) != "torch.float32":
-            fail(f"`{name}` should hold float32 numbers.", found=show(p))
-        if not p.requires_grad:
-            fail(f"`{name}` does not require grad: training would never change it.",
-                 found=show(p), hint="call .requires_grad_() on it once it holds its values")
-        if not p.is_leaf:
-            fail(f"`{name}` requires grad but is not a leaf, so its .grad stays None.",
-                 found=f"made by {_node_name(p.grad_fn)}", misconception="not-a-leaf")
-    for name in ("W1", "W2"):
-        values = given[name].detach()._data
-        if np.all(values == values.flat[0]):
-            fail(f"Every entry of `{name}` is the same number.", found=show(given[name]),
-                 hint="then every hidden unit computes the same thing and receives the same "
-                 "gradient, so they stay copies of each other forever: start the weights "
-                 "from random numbers (torch.randn), scaled by 0.5")
-        if np.abs(values).max() > 3:
-            fail(f"`{name}` holds large numbers: tanh saturates and learning stalls.",
-                 found=show(given[name]), hint="scale torch.randn(...) by 0.5")
-    for name in ("b1", "b2"):
-        if np.any(given[name].detach()._data):
-            fail(f"`{name}` should start at zeros.", found=show(given[name]))
+    if found is not None:
+        return
+    if getattr(Softplus, "kind", None) != "class":
+        fail("`Softplus` should be a class (class Softplus(torch.autograd.Function): ...).",
+             found=show(Softplus))
+    fail("`Softplus` should subclass torch.autograd.Function "
+         "(with `import autograd_lab as torch`).", found=f"bases {list(Softplus._bases)}")
+
+
+def _forward(outcome, shape):
+    """The tensor Softplus.apply(x) returned, or a failure saying what went wrong."""
+    __tracebackhide__ = True
+    y = returned("Softplus.apply(x)", outcome)
+    if not isinstance(y, Tensor) or tuple(y.shape) != tuple(shape):
+        fail("Softplus.apply(x) should return one tensor shaped like x.", found=show(y))
+    return y
+
+
+def _gradient(result, shape):
+    """x.grad after backward through Softplus, or a failure saying what went wrong."""
+    __tracebackhide__ = True
+    forward, backward, grad = result
+    y = _forward(forward, shape)
+    if y.grad_fn is None:
+        fail("Softplus.apply(x) has no grad_fn: it was not recorded.", found=show(y))
+    returned("backward through Softplus", backward,
+             hint="backward(ctx, grad_output) returns one tensor: dL/dx, shaped like x")
+    return grad
+
+
+@check(probe=_softplus_basic)
+def softplus_basic(Softplus, found):
+    """Forward values at x = [-1., 0., 2.], and x.grad after y.backward([1., -2., 0.5])."""
+    __tracebackhide__ = True
+    _the_class(Softplus, found)
+    applied, backward = found
+    values = tensor(_BASIC_X)
+    y = _forward(applied, values.shape)
+    expected = log(1 + exp(values))
+    if not same_values(y.detach()._data, expected._data):
+        fail("Softplus.apply(x) should compute log(1 + exp(x)).", expected=repr(expected),
+             found=show(y.detach()))
+    v = tensor(_BASIC_V)
+    _compare_grad(_gradient(backward, values.shape), v * sigmoid(values), values, v)
+
+
+def _compare_grad(grad, expected, x, v):
+    """x.grad against the expected v^T J; the usual slips named."""
+    __tracebackhide__ = True
+    if not isinstance(grad, Tensor) or tuple(grad.shape) != tuple(x.shape):
+        fail("x.grad after backward through Softplus should be a tensor shaped like x.",
+             found=show(grad))
+    found = grad.detach()._data
+    if same_values(found, expected._data):
+        return
+    xs, vs = x._data.astype(np.float64), v._data.astype(np.float64)
+    if same_values(found, 1 / (1 + np.exp(xs))) or same_values(found, vs / (1 + np.exp(xs))):
+        fail("The gradient of log(1 + exp(x)) is off.", expected=repr(expected),
+             found=show(grad), hint="the chain rule: d/dx log(u) = u'/u, and u = 1 + exp(x) "
+             "has u' = exp(x); exp(x) / (1 + exp(x)) is sigmoid(x)")
+    if same_values(found, 1 / (1 + np.exp(-xs))):
+        fail("backward returned the derivative alone, not grad_output times it.",
+             expected=repr(expected), found=show(grad),
+             misconception="backward-ignores-grad-output")
+    fail("The gradient through Softplus does not match central differences of its forward.",
+         expected=repr(expected), found=show(grad))
+
+
+_EPS = 1e-6
+
+
+def _hidden_points():
+    """The hidden check's points x and weights v: float64, five each, three times."""
+    rng = np.random.default_rng(6)
+    return [(rng.uniform(-3, 3, size=5), rng.uniform(-2, 2, size=5)) for _ in range(3)]
+
+
+def _steps(xs):
+    """xs moved by +eps and -eps in one coordinate at a time: the points of the central
+    differences, in the order (+e_0, -e_0, +e_1, ...)."""
+    out = []
+    for i in range(len(xs)):
+        step = np.zeros(len(xs))
+        step[i] = _EPS
+        out += [xs + step, xs - step]
+    return out
+
+
+def _softplus_hidden(Softplus):
+    """Probe: at each hidden point, the forward, the backward of v, and the forward at the
+    central-difference points; then the backward of every one-hot (the Jacobian's rows, as
+    gradcheck builds them) and how many tensors forward saved."""
+    if not _is_function_class(Softplus):
+        return Softplus, None
+    found = []
+    for xs, vs in _hidden_points():
+        found.append((_apply(Softplus, tensor(xs, dtype=float64)),
+                      _backward_of(Softplus, xs, vs, float64),
+                      [_apply(Softplus, tensor(p, dtype=float64)) for p in _steps(xs)]))
+    xs = _hidden_points()[-1][0]
+    rows = [_backward_of(Softplus, xs, np.eye(len(xs))[i], float64) for i in range(len(xs))]
+    applied = _apply(Softplus, tensor(xs, dtype=float64, requires_grad=True))
+    saved = None
+    if not applied.raised and isinstance(applied.value, Tensor) and applied.value.grad_fn:
+        saved = attempt(lambda: len(applied.value.grad_fn.saved_tensors))
+    return Softplus, (found, rows, saved)
+
+
+@check(probe=_softplus_hidden)
+def softplus_hidden(Softplus, found):
+    """A gradient check in float64: forward against log(1 + exp(x)), backward(v) against
+    central differences of the learner's own forward, for random x and v; the whole Jacobian
+    as gradcheck checks it; then what forward saved."""
+    __tracebackhide__ = True
+    _the_class(Softplus, found)
+    points, rows, saved = found
+    for (xs, vs), (applied, backward, stepped) in zip(_hidden_points(), points):
+        y = _forward(applied, xs.shape)
+        if not same_values(y._data, np.log1p(np.exp(xs))):
+            fail("Softplus.apply(x) should compute log(1 + exp(x)).",
+                 expected=repr(log(1 + exp(tensor(xs, dtype=float64)))), found=show(y))
+        x, v = tensor(xs, dtype=float64), tensor(vs, dtype=float64)
+        grad = _gradient(backward, xs.shape)
+        # v^T J by central differences of the learner's own forward, one input at a time
+        # (softplus acts elementwise, but the check does not assume it)
+        values = [_forward(o, xs.shape).detach()._data for o in stepped]
+        numeric = np.array([vs @ (values[2 * i] - values[2 * i + 1]) / (2 * _EPS)
+                            for i in range(len(xs))])
+        _compare_grad(grad, tensor(numeric, dtype=float64), x, v)
+    # the Jacobian both ways, with gradcheck's tolerances (row i: backward of e_i)
+    xs = _hidden_points()[-1][0]
+    analytic = np.array([_gradient(r, xs.shape).detach()._data for r in rows])
+    values = [_forward(o, xs.shape).detach()._data for o in points[-1][2]]
+    numeric = np.array([(values[2 * j] - values[2 * j + 1]) / (2 * _EPS)
+                        for j in range(len(xs))]).T
+    if not np.allclose(analytic, numeric, rtol=1e-3, atol=1e-5):
+        fail("Softplus does not pass torch.autograd.gradcheck: its backward and central "
+             "differences of its forward disagree.", found=f"x = {tensor(xs, dtype=float64)!r}")
+    if saved is None or saved.raised or not saved.value:
+        fail("forward saved nothing with ctx.save_for_backward.",
+             hint="ctx.save_for_backward(x) keeps x for backward and lets autograd check it "
+             "was not changed in place since; read it back with ctx.saved_tensors")

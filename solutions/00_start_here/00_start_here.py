@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 00 · Start here
 #
-# **Time:** about 25 minutes: 14 reading and running the code, 2 predicting and explaining, 5 on exercises. **You will be able to:**
+# **Time:** about 25 minutes: 15 reading and running the code, 2 predicting and explaining, 5 on exercises. **You will be able to:**
 #
 # - open a lesson, run its cells, and tell the three kinds of cells apart (reading, answers, tests);
 # - work in the course's rhythm: *read, predict, run, explain*;
@@ -30,7 +30,7 @@
 # ## 1. Opening and running a lesson
 #
 # The lessons live in the folder `notebooks/`, one folder each: `notebooks/00_start_here/`,
-# `notebooks/01_tensors_that_remember/`, and so on up to `07`. In the repository,
+# `notebooks/01_tensors_that_remember/`, and so on up to `08`. In the repository,
 # `./run lab` starts JupyterLab (it installs what is missing the first time); open a lesson
 # from the file browser on the left by double-clicking its `.ipynb` file.
 #
@@ -83,14 +83,19 @@ check.first_tensor([2.0, -1.0, 3.0])
 # Every lesson is built from small steps of the same shape:
 #
 # 1. **Read** a few lines of explanation and code.
-# 2. **Predict** what the next cell will print, and write your prediction in an answer cell.
-#    Your prediction is graded, so commit to it *before* you run anything below it.
+# 2. **Predict** what the next cell will print, write your prediction in an answer cell, and
+#    run its test cell *before* you run anything below it.
 # 3. **Run** the cell and compare.
 # 4. **Explain**, in two or three sentences, what surprised you.
 #
 # Predicting first is the point of the course, not a formality. A wrong prediction that you then
 # explain teaches you more than a right result you only watched appear; and autograd is full of
-# results that look wrong until you see why they are right.
+# results that look wrong until you see why they are right. So a prediction earns its points for
+# being committed, right or wrong: its test cell fails only when there is no prediction of the
+# kind asked for (a number where a number is asked, say), and then it does not give the answer
+# away. Otherwise it passes and tells you whether you were right and, if not, which
+# misconception your prediction shows. The points for being right are in the exercises and the
+# written explanations.
 
 # %% [markdown]
 # ## 3. What `autograd_lab` is
@@ -258,7 +263,8 @@ print(total)
 # - Run cells top to bottom; when in doubt, **Restart Kernel and Run All Cells**.
 # - Answer cells: replace `# YOUR CODE HERE` and `raise NotImplementedError()` with your answer.
 #   Test cells: run them; silence is a pass; a failure's last lines tell you what to fix.
-# - Predict before you run: predictions are graded, and they are how you learn here.
+# - Predict before you run: a prediction earns its points for being committed, right or
+#   wrong, and its test cell then tells you which misconception a wrong one shows.
 # - **Validate** before you hand in; hidden tests and a person's reading of your written answers
 #   come on top.
 # - `import autograd_lab as torch`: what you write is PyTorch code, and prints what PyTorch prints.

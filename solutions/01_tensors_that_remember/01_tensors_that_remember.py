@@ -16,18 +16,18 @@
 # %% [markdown]
 # # Lesson 01 · Tensors that remember
 #
-# **Time:** about 40 minutes: 13 reading and running the code, 13 predicting and explaining, 11 on exercises. **You will be able to:**
+# **Time:** about 45 minutes: 15 reading and running the code, 13 predicting and explaining, 17 on exercises. **You will be able to:**
 #
 # - say, for any tensor, what `requires_grad`, `grad_fn`, `is_leaf`, `.data` and `.grad` hold;
-# - tell a leaf from a result by PyTorch's rule, and take a tensor out of the graph with
-#   `detach()`;
+# - tell a leaf from a result by PyTorch's rule, keep a result's gradient with
+#   `retain_grad()`, and take a tensor out of the graph with `detach()`;
 # - predict which results join the graph and which stay plain numbers;
 # - explain why the graph already exists *before* you ask for a gradient;
 # - fix the error "element 0 of tensors does not require grad" the right way.
 #
 # Each section follows the same rhythm: **read** a few lines, **predict** what the next cell will
-# print (your prediction is graded, so commit to it before you run anything below it), **run**,
-# then **explain** what surprised you in two or three sentences.
+# print (a prediction earns its points for being committed before you run anything below it,
+# right or wrong), **run**, then **explain** what surprised you in two or three sentences.
 #
 # The code says `import autograd_lab as torch`: `autograd_lab` is this course's small engine,
 # and it speaks PyTorch's language. Every line of code you write here runs unchanged with the
@@ -108,18 +108,23 @@ for t, name in zip([x, y, z], "xyz"):
 # - Reading `z.grad` printed a **warning** (in red; it is not an error). `z` is not a leaf, and
 #   PyTorch fills `.grad` only on leaves that require grad, so it warns you that this `None` will
 #   stay `None`. PyTorch has warned about it since 2020 (the link in the warning is the change
-#   that added it). Lesson 04 comes back to it.
+#   that added it). Section 3 shows how to keep a result's gradient.
 #
 # ### Explain
 # Why does `y` have no `grad_fn`, while `z` has one? And why is `x` a leaf but `z` is not?
 # Answer in two or three sentences.
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_grad_fn", "locked": false, "points": 1, "schema_version": 3, "solution": true}
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_grad_fn", "locked": false, "points": 2, "schema_version": 3, "solution": true}
 # A `grad_fn` records the operation that produced a tensor from tensors that require grad. `y`
 # was created directly (and does not require grad), so no operation made it and nothing needs
 # to be sent back through it. `z = x * y` came out of a multiplication involving `x`, so it
 # carries the `MulBackward0` node. `x` requires grad and we created it, so it is a leaf, where
 # the graph ends; `z` requires grad but was produced by an operation, so it is not.
+#
+# *Rubric (2 points): 1 for saying that a `grad_fn` is the record of the operation that made a
+# tensor from one that requires grad, which `y` (created by us, not requiring grad) lacks and
+# `z` (a product with `x`) has; 1 for the leaf rule applied: `x` requires grad and was created
+# by us, `z` requires grad but an operation made it.*
 
 # %% [markdown]
 # ## 2. The graph is built as you compute
@@ -153,7 +158,51 @@ z.backward()
 print(x.grad)
 
 # %% [markdown]
-# ## 3. Leaves, and tensors that only look like leaves
+# ## 3. A result's gradient: `retain_grad()`
+#
+# The gradient passed *through* `z` on its way to `x`, but `z.grad` is still `None`: backward
+# keeps gradients on leaves only, as keeping every intermediate one would cost memory. To keep
+# one, call `t.retain_grad()` on it **before** the backward pass. Here $z = 5y$ and
+# $y = x^2$ at $x = 3$:
+
+# %% tags=["torch-parity"]
+x = torch.tensor(3.0, requires_grad=True)
+y = x ** 2
+z = y * 5
+y.retain_grad()
+z.backward()
+print(y.grad)    # dz/dy = 5
+print(x.grad)    # dz/dx = 5 * 2x = 30
+
+# %% [markdown]
+# ### Exercise: keep a hidden gradient
+# Build
+#
+# ```python
+# x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+# h = x * 2
+# loss = (h ** 2).sum()
+# ```
+#
+# so that **one** `loss.backward()` leaves $\partial\,\text{loss}/\partial h$ in `h.grad` and
+# $\partial\,\text{loss}/\partial x$ in `x.grad`. Keep the names `x`, `h` and `loss`.
+
+# %% nbgrader={"grade": false, "grade_id": "hidden_grad", "locked": false, "schema_version": 3, "solution": true}
+### BEGIN SOLUTION
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+h = x * 2
+h.retain_grad()
+loss = (h ** 2).sum()
+loss.backward()
+### END SOLUTION
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_grad_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+from autograd_lab.checks import lesson01 as check
+
+check.hidden_grad(x, h, loss)
+
+# %% [markdown]
+# ## 4. Leaves, and tensors that only look like leaves
 #
 # A leaf that requires grad is what a model calls a *parameter*: the thing whose `.grad` you
 # want. Everything computed from parameters is an intermediate result, with a `grad_fn` and no
@@ -194,7 +243,7 @@ predictions = {
 }
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "predict_leaves_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "predict_leaves_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson01 as check
 
 check.leaf_predictions(predictions)
@@ -237,12 +286,10 @@ w_frozen = w.detach()
 from autograd_lab.checks import lesson01 as check
 
 check.learning_rate_leaf(lr)
-### BEGIN HIDDEN TESTS
 check.frozen_copy(w_frozen, w)
-### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 4. "element 0 of tensors does not require grad"
+# ## 5. "element 0 of tensors does not require grad"
 #
 # This is the error every PyTorch user meets. Here the weight was created without
 # `requires_grad=True`, so nothing was recorded and there is no graph to walk back through.
@@ -280,7 +327,8 @@ check.fixed_backward(weight, loss)
 # - The leaf rule: a tensor that does not require grad is always a leaf; one that requires
 #   grad is a leaf only if you created it, never if an operation made it.
 # - `.grad` is filled on **leaves that require grad** only; on anything else it stays `None`
-#   (and PyTorch warns when you read it on a non-leaf).
+#   (and PyTorch warns when you read it on a non-leaf), unless you call `.retain_grad()` on it
+#   before backward.
 # - `t * 0.1` after `requires_grad=True` is not a leaf; `t.detach()` is the same numbers outside
 #   the graph, a leaf.
 # - "element 0 of tensors does not require grad" means the graph never started: make the

@@ -125,11 +125,15 @@ print(x.grad)
 # Why is the answer 30? Say in your own words what the `1.` of the default `torch.tensor(1.)`
 # stands for, and what starting with 10 means instead. Two or three sentences.
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_seed", "locked": false, "points": 1, "schema_version": 3, "solution": true}
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_seed", "locked": false, "points": 2, "schema_version": 3, "solution": true}
 # The argument of `backward()` is the derivative of the quantity we finally care about with
 # respect to `z`. With no argument that quantity is `z` itself, and $dz/dz = 1$. Starting with 10
 # means we care about $L = 10z$: the chain rule multiplies 10 by $dz/dx = 3x^2 = 3$, so `x.grad`
 # is $dL/dx = 30$.
+#
+# *Rubric (2 points): 1 for the default `1.` as $dz/dz$, the derivative of the quantity we care
+# about (here `z` itself) with respect to `z`; 1 for starting with 10 as caring about
+# $L = 10z$, every gradient scaled by 10: $10 \cdot 3x^2 = 30$.*
 
 # %% [markdown]
 # ### Two things `backward()` does not do
@@ -221,9 +225,9 @@ def dy_dx(x):
 # %% nbgrader={"grade": true, "grade_id": "chain_rule_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson02 as check
 
-check.chain_rule_formula(dy_dx, points=[1.0])
+check.chain_rule_formula(dy_dx, points=[1.5])
 ### BEGIN HIDDEN TESTS
-check.chain_rule_formula(dy_dx, points=[-2.0, 0.0, 1.5, 3.0])
+check.chain_rule_formula(dy_dx, points=[-2.0, 0.0, 0.5, 3.0])
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -312,7 +316,7 @@ plt.show()
 # - A central difference $\frac{f(x+h) - f(x-h)}{2h}$ checks any derivative without autograd.
 #   Its error shrinks like $h^2$ until rounding takes over: in float64, $h$ around $10^{-5}$
 #   is best. (PyTorch's `torch.autograd.gradcheck` does the same check for whole functions;
-#   lesson 06 uses it.)
+#   lesson 07 uses it.)
 #
 # **Next:** [Lesson 03 · Vector outputs and weighted backward](../03_vector_backward/03_vector_backward.ipynb),
 # where `y` holds many numbers and the starting value becomes a whole tensor.

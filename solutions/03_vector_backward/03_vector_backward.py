@@ -159,6 +159,11 @@ x.grad
 # weights each $dy_i/dx_i = 2x_i$ by $x_i$, giving $2x_i^2 = [2, 8]$ instead of $2x = [2, 4]$.
 # It is the gradient of $L = \sum_i c_i\, y_i$ with constant weights $c = [1, 2]$ (the values of
 # `x`, held fixed), i.e. `(y * x.detach()).sum()`, not of `y` itself.
+#
+# *Rubric (1 point): for both halves: the argument of `backward` is a weight per element of `y`
+# ($\partial L/\partial y$), so `backward(x)` returns $x_i \cdot 2x_i$, not $2x_i$; and the loss
+# it is the gradient of, $L = \sum_i c_i y_i$ with $c$ = the values of `x` held fixed. Half a
+# point for one of them.*
 
 # %% [markdown]
 # ## 4. Your turn: choose `v` for a loss further down
@@ -192,10 +197,7 @@ v_mean = torch.ones(3) / 3
 from autograd_lab.checks import lesson03 as check
 
 check.weighted_loss_weights(v_weighted)
-check.mean_loss_weights(v_mean, shape_only=True)
-### BEGIN HIDDEN TESTS
 check.mean_loss_weights(v_mean)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # The usual "fix" of "grad can be implicitly created only for scalar outputs",

@@ -16,10 +16,9 @@
 # %% [markdown]
 # # Lesson 04 · Gradients add up
 #
-# **Time:** about 50 minutes: 12 reading and running the code, 13 predicting and explaining, 22 on exercises. **You will be able to:**
+# **Time:** about 45 minutes: 11 reading and running the code, 13 predicting and explaining, 16 on exercises. **You will be able to:**
 #
 # - predict what `.grad` holds after several backward calls, and reset it at the right moment;
-# - get the gradient of an intermediate result with `retain_grad()`;
 # - write a gradient-descent loop, and fix one that forgets to zero;
 # - add up micro-batches' gradients into the full batch's.
 
@@ -61,7 +60,7 @@ x_grad_1 = torch.tensor([6.0, 192.0])
 x_grad_2 = torch.tensor([12.0, 384.0])
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "predict_seed_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "predict_seed_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson04 as check
 
 check.seed_prediction(y_grad, x_grad_1, x_grad_2)
@@ -86,7 +85,7 @@ print(x.grad)
 # %% [markdown]
 # `x.grad` doubled: $6x^5 = (6, 192)$, and the second call *added* it again. Backward never
 # overwrites a leaf's `.grad`; it adds into it. `y.grad` is `None`: `y` is not a leaf, so the
-# gradient flowed *through* it without being kept.
+# gradient flowed *through* it without being kept (lesson 01's `retain_grad()` would keep it).
 #
 # ## 2. Where the adding happens
 #
@@ -153,7 +152,7 @@ a_grad_4 = torch.tensor([2.0, 2.0])
 b_grad_4 = 16.0
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "predict_k_calls_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "predict_k_calls_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson04 as check
 
 check.k_calls_prediction(a_grad_3, b_grad_3, a_grad_4, b_grad_4)
@@ -177,49 +176,7 @@ print("(2)", a.grad, b.grad)
 # %% [markdown]
 # Zeroing `a.grad` left `b.grad` counting: 4 per call, four calls.
 #
-# ## 4. Gradients of intermediate results: `retain_grad()`
-#
-# Keeping every intermediate gradient would cost memory; to keep one, call `t.retain_grad()`
-# **before** the backward pass.
-
-# %% tags=["torch-parity"]
-x = torch.tensor([1.0, 2.0], requires_grad=True)
-y = x**2
-z = y**3
-y.retain_grad()
-z.backward(torch.ones(2))
-print(y.grad)    # dz/dy = 3 y**2 at y = (1, 4)
-print(x.grad)
-
-# %% [markdown]
-# ### Exercise: keep a hidden gradient
-# Build
-#
-# ```python
-# x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-# h = x * 2
-# loss = (h ** 2).sum()
-# ```
-#
-# so that **one** `loss.backward()` leaves $\partial\,\text{loss}/\partial h$ in `h.grad` and
-# $\partial\,\text{loss}/\partial x$ in `x.grad`. Keep the names `x`, `h` and `loss`.
-
-# %% nbgrader={"grade": false, "grade_id": "hidden_grad", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-h = x * 2
-h.retain_grad()
-loss = (h ** 2).sum()
-loss.backward()
-### END SOLUTION
-
-# %% nbgrader={"grade": true, "grade_id": "hidden_grad_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson04 as check
-
-check.hidden_grad(x, h, loss)
-
-# %% [markdown]
-# ## 5. Accumulation as a bug: a loop that forgets to zero
+# ## 4. Accumulation as a bug: a loop that forgets to zero
 #
 # **Gradient descent** repeats one step: compute the loss's gradient and move each parameter a
 # little *against* it, $w \leftarrow w - \text{lr}\cdot\partial L/\partial w$ (lr, the learning
@@ -231,7 +188,7 @@ check.hidden_grad(x, h, loss)
 #     w -= lr * w.grad
 # ```
 #
-# (`-=` keeps `w` the same leaf; `no_grad()` keeps the change out of the graph: lesson 07.) This
+# (`-=` keeps `w` the same leaf; `no_grad()` keeps the change out of the graph: lesson 08.) This
 # loop has a bug no error catches: it never resets `w.grad`.
 
 # %% tags=["torch-parity"]
@@ -303,16 +260,22 @@ print(f"w without zeroing: {w_buggy.item():.4f}   w zeroed: {w_fixed.item():.4f}
 # `w.grad` holds at step $t$, explain why $w$ overshoots the best value 2 and keeps swinging.
 # (Two or three sentences.)
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_swing", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_swing", "locked": false, "points": 3, "schema_version": 3, "solution": true}
 # At step $t$, `w.grad` holds the **sum** of all gradients since step 0, not the gradient at
 # the current `w`. All the early gradients pointed towards larger `w`, so when `w` reaches 2
 # the sum still pushes it up, past the minimum; only after enough gradients of the opposite
 # sign have been added does the sum change sign, and then it overshoots the other way. The
 # update behaves like a ball on a spring with no friction: it never loses its "memory" of
 # old gradients, so it never settles. Zeroing makes each update use only the current slope.
+#
+# *Rubric (3 points): 1 for saying that `w.grad` at step $t$ holds the sum of every gradient
+# since the start, not the slope at the current `w`; 1 for explaining the overshoot: at
+# $w = 2$ the sum is still dominated by the early gradients that pushed `w` up; 1 for the
+# swing: the sum changes sign only after enough opposite gradients have been added, so `w`
+# overshoots back and forth (a frictionless spring, momentum that never decays).*
 
 # %% [markdown]
-# ## 6. Accumulation as a feature: micro-batches
+# ## 5. Accumulation as a feature: micro-batches
 #
 # A batch too big for memory is split into **micro-batches**: forward and backward on each,
 # gradients adding up in `.grad`, one update at the end. The gradient of a sum is the sum of
@@ -337,12 +300,12 @@ def accumulate_grad(w, x, y, batch_size):
         loss.backward()
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "microbatches_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "microbatches_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson04 as check
 
-check.microbatches(accumulate_grad)
-### BEGIN HIDDEN TESTS
 check.microbatches(accumulate_grad, stale=7.0)
+### BEGIN HIDDEN TESTS
+check.microbatches(accumulate_grad)
 check.microbatches(accumulate_grad, w0=-1.0, data=(0.5, 1.5, -2.0, 3.0, 1.0, 0.0), bias=-2.0,
                    batch_size=3, stale=-4.0)
 check.microbatches(accumulate_grad, batch_size=1)
@@ -365,14 +328,14 @@ for size in (8, 4, 2, 1):
     print(f"micro-batches of {size}: {w.grad.item():.4f}")
 
 # %% [markdown]
-# The same number every time (up to float32 rounding): the adding that wrecked section 5's
+# The same number every time (up to float32 rounding): the adding that wrecked section 4's
 # loop is what we want here. Only *when* you zero differs.
 #
 # ## What to remember
 #
 # - Every backward call **adds** into each leaf's `.grad`; `retain_graph=True` does not reset it.
 # - Reset with `t.grad.zero_()` or `t.grad = None`, once per update, for **every** parameter.
-# - Intermediate results have no `.grad`; `t.retain_grad()` before backward keeps one.
+# - Intermediate results have no `.grad` (lesson 01's `t.retain_grad()` keeps one).
 # - Gradient descent: `with torch.no_grad(): w -= lr * w.grad`, then zero. Forgetting to zero
 #   raises no error and learns badly; micro-batches add up on purpose, each loss scaled.
 #

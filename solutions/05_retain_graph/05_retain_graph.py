@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 05 · retain_graph and the freed graph
 #
-# **Time:** about 50 minutes: 14 reading and running the code, 11 predicting and explaining, 23 on exercises. **You will be able to:**
+# **Time:** about 40 minutes: 14 reading and running the code, 11 predicting and explaining, 14 on exercises. **You will be able to:**
 #
 # - say what backward frees, and predict which graphs can go backward twice;
 # - use `retain_graph=True` only where needed, and get two losses' gradients from one graph;
@@ -138,7 +138,7 @@ sq.grad_fn._saved_self
 raises = {"A": False, "B": True, "C": False, "D": True, "E": False, "F": True}
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "predict_raises_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "predict_raises_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson05 as check
 
 check.raises_prediction(raises)
@@ -168,46 +168,24 @@ for name, code in snippets.items():
 # every earlier pass said `retain_graph=True`.** A new forward pass (E) makes a new graph: what
 # a training loop does every step, so it never needs `retain_graph`.
 #
-# ### Exercise: catch the error
-# The autograd notebook caught the error and printed a sentence of its own. Keep the error
-# instead: rebuild the two-leaf example (`x = [2., 2.]`, `z = [4., 4.]`, `y = x**2 + z**3`,
-# weights `w` of ones), call `y.backward(w)` once, then a second time inside
-# `try`/`except RuntimeError`, and store the exception object in `error`. Print it.
-# (Careful: Python deletes the name after `as` when the `except` block ends.)
-
-# %% nbgrader={"grade": false, "grade_id": "catch_error", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-x = torch.tensor([2.0, 2.0], requires_grad=True)
-z = torch.tensor([4.0, 4.0], requires_grad=True)
-y = x**2 + z**3
-w = torch.ones(2)
-y.backward(w)
-error = None
-try:
-    y.backward(w)
-except RuntimeError as e:
-    error = e
-print(error)
-### END SOLUTION
-
-# %% nbgrader={"grade": true, "grade_id": "catch_error_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson05 as check
-
-check.caught_error(error, x)
-
-# %% [markdown]
 # ### Explain
 # Why can `(x + 1).sum()` go backward twice while `(x * 2).sum()` cannot, although neither
 # derivative depends on `x`? Say what backward frees and why it frees it. (Two or three
 # sentences.)
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_freed", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_freed", "locked": false, "points": 3, "schema_version": 3, "solution": true}
 # Backward frees each node's *saved tensors*, the forward-pass values its derivative formula
 # needs, as soon as it has used them, to give that memory back (a network saves every
 # layer's activations). `MulBackward0` in `x * 2` saved the other factor, the tensor `2`, so
 # after the first pass that saved value is gone and a second pass has nothing to multiply
 # by. `AddBackward0` saved no tensor at all (the derivative of a sum is always 1), so there
 # is nothing to free and a second pass simply runs again and adds to `x.grad`.
+#
+# *Rubric (3 points): 1 for what backward frees: the saved tensors, values of the forward
+# pass a node's derivative needs; 1 for why: to give their memory back as soon as they are
+# used; 1 for the contrast: `MulBackward0` saved a tensor (the 2) even though the derivative
+# does not depend on `x`, while `AddBackward0` saved none, so only the multiplication's second
+# pass finds something missing.*
 
 # %% [markdown]
 # ## 3. Two losses, one shared graph
@@ -267,10 +245,10 @@ def separate_gradients(x, loss_a, loss_b):
     return g_a, g_b
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "two_losses_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "two_losses_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson05 as check
 
-check.separate_gradients(separate_gradients)
+check.separate_gradients(separate_gradients, stale=1.0)
 ### BEGIN HIDDEN TESTS
 check.separate_gradients(separate_gradients, values=(0.5, -1.0, 2.0), stale=5.0)
 check.separate_gradients(separate_gradients, values=(0.3, -0.7), kind="exp")

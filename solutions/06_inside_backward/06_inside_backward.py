@@ -16,14 +16,14 @@
 # %% [markdown]
 # # Lesson 06 · Inside backward
 #
-# **Time:** about 75 minutes: 22 reading and running the code, 10 predicting and explaining, 40 on exercises. **You will be able to:**
+# **Time:** about 40 minutes: 20 reading and running the code, 10 predicting and explaining, 9 on exercises. **You will be able to:**
 #
 # - call a graph node yourself and say what goes in and what comes out;
 # - follow `next_functions` from a result down to its leaves, and find each leaf's
 #   `AccumulateGrad`;
 # - say in which order backward runs the nodes, and why a node waits until every gradient
 #   meant for it has arrived;
-# - write the backward pass yourself, and a new operation with `torch.autograd.Function`.
+# - write the backward pass yourself.
 #
 # Until now `backward()` was one call that filled `.grad`. This lesson opens it: you will walk
 # a graph by hand, node by node, and then write the loop that does it for any graph.
@@ -48,11 +48,37 @@ print(y.grad_fn(torch.ones(2)))
 # The multiplication had two inputs, `x` and the number `2`, so the node returns two things:
 # `tensor([2., 2.])` for `x` (each $y_i = 2x_i$, so a 1 arriving at $y_i$ becomes a 2 at $x_i$),
 # and `None` for the `2`, which needs no gradient. Calling `MulBackward0` does not touch
-# `x.grad`: it only computes. Where each result goes next is written in `next_functions`, one entry per
-# input, in the same order:
+# `x.grad`: it only computes. Where each result goes next is written in `next_functions`, one
+# entry per input, in the same order:
 
 # %% tags=["torch-parity"]
 print(y.grad_fn.next_functions)
+
+# %% [markdown]
+# A node whose operation has **one** input returns its one gradient as it is, a bare tensor,
+# not a tuple of one. A sum has one input:
+
+# %% tags=["torch-parity"]
+s = x.sum()
+print(s.grad_fn(torch.tensor(1.0)))
+print(s.grad_fn.next_functions)
+
+# %% [markdown]
+# That is PyTorch's own convention (a node computes a list of gradients, and calling it from
+# Python unwraps a list of one), and code that runs on real PyTorch must live with it. So code
+# that walks *any* node, pairing what it returns with `next_functions`, first turns a bare
+# tensor into a tuple of one:
+#
+# ```python
+# outs = node(grad)
+# if not isinstance(outs, tuple):     # one input: a bare tensor
+#     outs = (outs,)
+# for (nxt, _), g in zip(node.next_functions, outs):
+#     ...
+# ```
+#
+# Without it, `zip` would pair the node's one input with the *first element* of the tensor
+# instead of the whole gradient (and a one-number tensor cannot be walked through at all).
 
 # %% [markdown]
 # ## 2. The blog's matrix product, walked by hand
@@ -181,7 +207,7 @@ order = ["AddBackward0", "MulBackward0", "AccumulateGrad"]
 x_grad = 7.0
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "predict_order_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "predict_order_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson06 as check
 
 check.order_prediction(order, x_grad)
@@ -214,8 +240,9 @@ print(x.grad)
 
 # %% [markdown]
 # Here is a walk that does *not* wait. It goes depth first: each node passes its gradient on
-# at once and marks itself done. (It runs under `torch.no_grad()`, so that what the nodes
-# compute is not recorded as a graph of its own.) Try it on `a + a`:
+# at once and marks itself done (section 1's recipe pairs what a node returns with its
+# `next_functions`). It runs under `torch.no_grad()`, so that what the nodes compute is not
+# recorded as a graph of its own. Try it on `a + a`:
 
 # %% tags=["torch-parity"]
 def depth_first(node, grad, done):
@@ -248,39 +275,30 @@ print("backward:   ", x.grad)
 # The depth-first walk found 2 where `backward()` finds 4. Which gradient did it lose, and
 # why does the order backward uses never lose it? Two or three sentences.
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_depth_first", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_depth_first", "locked": false, "points": 3, "schema_version": 3, "solution": true}
 # `AddBackward0` sends a 1 to `MulBackward0` along each of its two edges. The depth-first walk
 # ran `MulBackward0` as soon as the first 1 arrived, passed 2 on to `x`, and marked the node
 # done, so the second 1 was dropped. Backward runs `MulBackward0` only after `AddBackward0`,
 # its only sender, has delivered both parts: it sums them to 2 first and sends 4 to `x`.
+#
+# *Rubric (3 points): 1 for the lost gradient: the second 1 that `AddBackward0` sends to
+# `MulBackward0` along its second edge; 1 for why the walk lost it: `MulBackward0` ran (and was
+# marked done) as soon as the first part arrived; 1 for why backward does not: a node runs only
+# once every edge into it has delivered (topological order), so its parts are summed first.*
 
 # %% [markdown]
 # ## 5. Exercise: your own backward
 #
-# Write `my_backward(root, gradient)`, which does what `root.backward(gradient)` does, by
-# calling the nodes yourself. `root` is a result (it has a `grad_fn`), `gradient` has its shape.
-#
-# 1. **Find the nodes and count the edges into each.** Start from `root.grad_fn` and follow
-#    `next_functions`, with a list of nodes still to visit (a loop, not recursion: graphs
-#    can be thousands of nodes deep). Skip `None` entries: an input that needs no gradient.
-#    Count every edge, so a node reached twice from one node (`a + a`) has a count of 2.
-# 2. **Run the nodes in topological order.** Keep the gradient that has arrived so far at each
-#    node (a dictionary from node to tensor; nodes can be dictionary keys). Start with
-#    `root.grad_fn` holding `gradient`. When you run a node, call it with its gradient, add
-#    each result into the gradient waiting at the matching `next_functions` entry, and
-#    take one off that entry's count; a node whose count reaches 0 has all its gradient and
-#    is ready to run.
-# 3. **At an `AccumulateGrad`** (it has a `.variable`), add the gradient into
-#    `node.variable.grad`: set it if `.grad` is `None`, add to it otherwise.
-#
-# Do the walk inside `with torch.no_grad():`, as the depth-first walk above did.
+# Now the walk that waits. It needs to know, for every node, how many edges lead into it:
+# a node is ready once that many gradients have arrived. `count_edges` finds every node
+# reachable from a root node and counts the edges into each, with a list of nodes still to
+# visit (a loop, not recursion: graphs can be thousands of nodes deep). It skips `None`
+# entries, inputs that need no gradient, and counts every edge, so that `a + a` counts 2.
 
-# %% nbgrader={"grade": false, "grade_id": "my_backward", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-def my_backward(root, gradient):
-    # 1. every node, and how many edges lead into it
+# %% tags=["torch-parity"]
+def count_edges(root_node):
     edges_in = {}
-    to_visit, seen = [root.grad_fn], {root.grad_fn}
+    to_visit, seen = [root_node], {root_node}
     while to_visit:
         node = to_visit.pop()
         for nxt, _ in node.next_functions:
@@ -290,30 +308,56 @@ def my_backward(root, gradient):
             if nxt not in seen:
                 seen.add(nxt)
                 to_visit.append(nxt)
-    # 2. run a node once all its edges have delivered
-    arrived = {root.grad_fn: gradient}
-    ready = [root.grad_fn]
+    return edges_in
+
+
+x = torch.tensor(3.0, requires_grad=True)
+z = x * x + x
+print({type(node).__name__: n for node, n in count_edges(z.grad_fn).items()})
+
+# %% [markdown]
+# `my_backward(root, gradient)` below does what `root.backward(gradient)` does, by calling the
+# nodes itself. Its frame is written: the counts, a dictionary `arrived` of the gradient each
+# node has received so far (nodes can be dictionary keys), the list `ready` of nodes whose
+# every edge has delivered, starting with `root.grad_fn` holding `gradient`, and the loop that
+# takes a ready node and its gradient. **Write the heart of the loop**, what happens to
+# `node` and `grad`:
+#
+# - **an `AccumulateGrad`** (it has a `.variable`): add `grad` into `node.variable.grad` (set
+#   it if `.grad` is `None`, add to it otherwise), and go on with the next ready node;
+# - **any other node**: call it with `grad` (section 1's recipe); for each entry of its
+#   `next_functions` that is not `None`, add what it returned into `arrived` for that node, and
+#   take one off that node's count. A node whose count reaches 0 has all its gradient: put it in
+#   `ready`.
+#
+# The visible test tries `x * x + x`, the `a + a` of section 4 and a chain 3,000 operations
+# deep.
+
+# %% nbgrader={"grade": false, "grade_id": "my_backward", "locked": false, "schema_version": 3, "solution": true}
+def my_backward(root, gradient):
+    edges_in = count_edges(root.grad_fn)    # how many edges lead into each node
+    arrived = {root.grad_fn: gradient}      # the gradient each node has received so far
+    ready = [root.grad_fn]                  # nodes whose every edge has delivered
     with torch.no_grad():
         while ready:
             node = ready.pop()
-            grad = arrived.pop(node, None)
-            if hasattr(node, "variable"):       # 3. AccumulateGrad: into the leaf's .grad
-                if grad is not None:
-                    leaf = node.variable
-                    leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+            grad = arrived.pop(node)
+            ### BEGIN SOLUTION
+            if hasattr(node, "variable"):       # an AccumulateGrad: into the leaf's .grad
+                leaf = node.variable
+                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
                 continue
-            outs = node(grad) if grad is not None else [None] * len(node.next_functions)
-            if not isinstance(outs, (tuple, list)):     # one input: a bare tensor
+            outs = node(grad)
+            if not isinstance(outs, tuple):     # one input: a bare tensor
                 outs = (outs,)
             for (nxt, _), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
-                if g is not None:
-                    arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
+                arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
                 edges_in[nxt] -= 1
                 if edges_in[nxt] == 0:
                     ready.append(nxt)
-### END SOLUTION
+            ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "my_backward_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson06 as check
@@ -325,8 +369,8 @@ check.my_backward_hidden(my_backward)
 
 # %% [markdown]
 # The hidden tests compare your function with `.backward()` on random graphs, some with
-# results used several times, one a few thousand operations deep. Try it on the blog's matrix
-# product: with `v = [[1, 1]]` it should give `[[3., 7.]]`.
+# results used several times, one of them deeper still. Try it on the blog's matrix product:
+# with `v = [[1, 1]]` it should give `[[3., 7.]]`.
 
 # %%
 x = torch.tensor([[2.0, 1.0]], requires_grad=True)
@@ -335,135 +379,18 @@ my_backward(y, torch.tensor([[1.0, 1.0]]))
 print(x.grad)
 
 # %% [markdown]
-# ## 6. A node of your own: `torch.autograd.Function`
-#
-# Every operation you have used comes in two halves: the forward computes the result, and the
-# node it records knows the backward, the vector-Jacobian product. `torch.autograd.Function`
-# lets you write both halves for an operation of your own. `forward(ctx, ...)` computes the
-# result and keeps what backward will need with `ctx.save_for_backward`; `backward(ctx,
-# grad_output)` receives $\partial L/\partial\,\text{output}$ and returns
-# $\partial L/\partial\,\text{input}$. Both are static methods, and you use the operation
-# through `.apply`. Here is $x^3$, on the autograd notebook's `x ** 3` example (lesson 02):
-
-# %% tags=["torch-parity"]
-class Cube(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 3 * x ** 2     # the chain rule: dL/dx = dL/dz * dz/dx
-
-
-x = torch.tensor(1.0, requires_grad=True)
-z = Cube.apply(x)
-print(z)
-z.backward()
-print(x.grad)
-
-# %% [markdown]
-# The node is named after the class, `CubeBackward`, and `backward()` calls your method when it
-# reaches it. `grad_output` is 1 here because `z` is the root; deeper in a graph it is whatever
-# the nodes above sent down, which is why backward multiplies by it.
-#
-# Is a hand-written backward right? `torch.autograd.gradcheck(fn, inputs)` asks lesson 02's
-# central differences: it nudges each input element by $\epsilon = 10^{-6}$ both ways, measures
-# how the output moves, $\big(f(x + \epsilon) - f(x - \epsilon)\big) / 2\epsilon$, and compares
-# that *numerical* Jacobian with the *analytical* one your backward gives (one backward call
-# per output element, with one-hot weights, as in lesson 03). It returns `True` or raises an
-# error that prints both, each with **a row per input element and a column per output
-# element** (lesson 03's $J$ turned on its side). It wants float64 inputs: in float32 the
-# difference of two nearby values loses too many digits.
-
-# %% tags=["torch-parity"]
-x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
-print(torch.autograd.gradcheck(Cube.apply, (x,)))
-
-# %% [markdown]
-# Here is the same cube with a backward that forgets `grad_output`. With `grad_output` equal to
-# 1, as in `z.backward()` above, nobody would notice. `gradcheck` does:
-
-# %% tags=["raises-exception", "torch-parity"]
-class CubeForgetful(Cube):
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return 3 * x ** 2
-
-
-torch.autograd.gradcheck(CubeForgetful.apply, (x,))
-
-# %% [markdown]
-# Every **column** of the analytical Jacobian is the same, $3x^2 = [0.75, 3, 12]$: whichever
-# output element the one-hot `grad_output` picked, this backward returned all of $3x^2$. The
-# numerical Jacobian is diagonal, as it must be for an operation that acts element by element.
-#
-# ### Exercise: softplus
-# Write `Softplus`, a `torch.autograd.Function` for
-# $\operatorname{softplus}(x) = \log(1 + e^x)$, a smooth cousin of ReLU. Save what backward
-# needs with `ctx.save_for_backward`, and return $\partial L/\partial x$ from `backward`.
-# (Work out $\frac{d}{dx}\log(1 + e^x)$ first; `torch.exp`, `torch.log` and `torch.sigmoid`
-# are there if you need them.)
-
-# %% nbgrader={"grade": false, "grade_id": "softplus", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-class Softplus(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return torch.log(1 + torch.exp(x))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        # d/dx log(1 + e^x) = e^x / (1 + e^x) = sigmoid(x)
-        return grad_output * torch.sigmoid(x)
-### END SOLUTION
-
-# %% nbgrader={"grade": true, "grade_id": "softplus_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson06 as check
-
-check.softplus_basic(Softplus)
-### BEGIN HIDDEN TESTS
-check.softplus_hidden(Softplus)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# The hidden test is a gradient check with random `grad_output`s. Run `gradcheck` on yours,
-# and compare with central differences done by hand; your node appears in the drawing under
-# its own name.
-
-# %%
-x = torch.tensor([-2.0, 0.5, 3.0], dtype=torch.float64, requires_grad=True)
-print("gradcheck:", torch.autograd.gradcheck(Softplus.apply, (x,)))
-y = Softplus.apply(x)
-y.sum().backward()
-eps = 1e-6
-with torch.no_grad():
-    numeric = (Softplus.apply(x + eps) - Softplus.apply(x - eps)) / (2 * eps)
-print("backward:           ", x.grad)
-print("central differences:", numeric)
-
-# %% tags=["course-helper"]
-viz.draw(y, names={x: "x", y: "y"})
-
-# %% [markdown]
 # ## What to remember
 #
 # - A node is a function: called with $\partial L/\partial\,\text{output}$, it returns one
-#   gradient per input of its operation (`None` for an input that needs none).
+#   gradient per input of its operation (`None` for an input that needs none): a tuple when
+#   the operation has several inputs, a bare tensor when it has one, as in PyTorch.
 #   `next_functions` says, in the same order, which node each of them goes to.
 # - Every path ends at an `AccumulateGrad`, one per leaf, shared by all its uses; its
 #   `.variable` is the leaf, and running it adds into the leaf's `.grad`.
 # - Where a result is used twice the graph fans out, and the gradients coming back are summed.
-#   Backward runs the nodes in topological order, so a node runs once, with its whole gradient.
-#   A walk that passes gradients on too early loses some.
-# - A new operation is a `torch.autograd.Function`: `forward` saves what it needs with
-#   `ctx.save_for_backward`, `backward` returns `grad_output` times the local derivative.
-#   `torch.autograd.gradcheck` (central differences, in float64) tells you whether it is right.
+#   Backward runs the nodes in topological order: it counts the edges into each node and runs
+#   a node once they have all delivered, so a node runs once, with its whole gradient. A walk
+#   that passes gradients on too early loses some, or runs a node once per path.
 #
-# **Next:** [Lesson 07 · Training a small model](../07_training_loop/07_training_loop.ipynb),
-# where all of this runs inside the loop a PyTorch user writes every day.
+# **Next:** [Lesson 07 · A node of your own](../07_custom_function/07_custom_function.ipynb),
+# where you write the backward of a new operation.

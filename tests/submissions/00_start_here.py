@@ -1,5 +1,5 @@
 """Wrong answers learners give in lesson 00, start here."""
-from course import Wrong
+from course import Predicted, Wrong
 
 WRONG = [
     Wrong("a-list", {"make_w": "w = [2.0, -1.0, 3.0]"}, says="`w` should be a Tensor."),
@@ -19,6 +19,12 @@ WRONG = [
           says="a real PyTorch object"),
     Wrong("a-row-not-a-vector", {"make_w": "w = torch.tensor([[2.0, -1.0, 3.0]], requires_grad=True)"},
           says="`w` has the wrong shape."),
+    # (2 - 1 + 3) ** 2: the product read as the square of the sum
     Wrong("squared-the-sum", {"predict_total": "predicted_total = 16.0"},
-          says="you squared the sum"),
+          misconception="elementwise-product", predicted=True),
+]
+
+PREDICTIONS = [
+    # the sum of squares written as an expression, in quotes
+    Predicted("predict_total", "predicted_total = '4 + 1 + 9'", ("14",)),
 ]

@@ -1,5 +1,8 @@
 """Wrong answers learners give in lesson 01, tensors that remember."""
-from course import Wrong
+from course import Predicted, Wrong
+
+_HIDDEN = ("x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+           "h = x * 2\n")
 
 WRONG = [
     Wrong("scaled-leaf", {"make_leaves": "lr = torch.tensor(5.0, requires_grad=True) * 0.1\n"
@@ -7,7 +10,7 @@ WRONG = [
           misconception="not-a-leaf"),
     Wrong("b-is-a-leaf", {"predict_leaves": 'predictions = {"a": (True, True), "b": (True, True),'
                                             ' "c": (False, True), "d": (False, True)}'},
-          misconception="not-a-leaf"),
+          misconception="not-a-leaf", predicted=True),
     Wrong("loss-requires-grad", {"fix_no_grad": "weight = torch.tensor(2.0)\n"
                                                 "loss = (weight * 3 - 1) ** 2\n"
                                                 "loss.requires_grad = True\n"
@@ -15,10 +18,17 @@ WRONG = [
           misconception="requires-grad-on-loss"),
     Wrong("z-is-a-leaf", {"predict_z": 'z_requires_grad = True\nz_is_leaf = True\n'
                                        'z_grad_fn = None'},
-          misconception="not-a-leaf"),
+          misconception="not-a-leaf", predicted=True),
+    # "results are never leaves": d predicted a non-leaf (a hint, no misconception of its own)
+    Wrong("d-not-a-leaf", {"predict_leaves": 'predictions = {"a": (True, True), "b": (True, False),'
+                                             ' "c": (False, True), "d": (False, False)}'},
+          says="part 1 of the leaf rule", predicted=True),
     Wrong("frozen-still-attached", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
                                                    "w_frozen = w * 1"},
-          says="`w_frozen` is still part of the graph."),
+          misconception="copy-in-graph"),
+    Wrong("frozen-is-w", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
+                                         "w_frozen = w"},
+          misconception="copy-in-graph"),
     Wrong("grad-fn-as-object", {"predict_z": "z_requires_grad = True\nz_is_leaf = False\n"
                                              "z_grad_fn = z.grad_fn"},
           says="`z_grad_fn` should be the node's name as a string"),
@@ -27,4 +37,33 @@ WRONG = [
                                             "loss.backward(retain_graph=True)\n"
                                             "loss.backward()"},
           misconception="forgot-zero-grad"),
+    # reads h.grad without retain_grad()
+    Wrong("no-retain-grad", {"hidden_grad": _HIDDEN + "loss = (h ** 2).sum()\nloss.backward()"},
+          misconception="nonleaf-grad"),
+    # retain_grad() after the backward pass: too late
+    Wrong("retain-grad-too-late", {"hidden_grad": _HIDDEN + "loss = (h ** 2).sum()\n"
+                                                            "loss.backward()\nh.retain_grad()"},
+          misconception="nonleaf-grad"),
+    # x made from scaled numbers: no longer a leaf
+    Wrong("x-not-a-leaf", {"hidden_grad": "x = torch.tensor([10.0, 20.0, 30.0], requires_grad=True)"
+                                          " / 10\n"
+                                          "h = x * 2\n"
+                                          "h.retain_grad()\n"
+                                          "loss = (h ** 2).sum()\n"
+                                          "loss.backward()"},
+          misconception="not-a-leaf"),
+    # backward run a second time "to be sure", with retain_graph so that it does not raise
+    Wrong("hidden-backward-twice", {"hidden_grad": _HIDDEN + "h.retain_grad()\n"
+                                                             "loss = (h ** 2).sum()\n"
+                                                             "loss.backward(retain_graph=True)\n"
+                                                             "loss.backward()"},
+          misconception="forgot-zero-grad"),
+]
+
+PREDICTIONS = [
+    Predicted("predict_z", 'z_requires_grad = True\nz_is_leaf = "no"\nz_grad_fn = None',
+              ("MulBackward0",)),
+    # one entry left out
+    Predicted("predict_leaves", 'predictions = {"a": (True, True), "b": (True, False), '
+                                '"c": (False, True)}', ("(False, True)", "(True, False)")),
 ]

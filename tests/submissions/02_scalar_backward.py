@@ -1,5 +1,5 @@
 """Wrong answers learners give in lesson 02, scalar backward."""
-from course import Wrong
+from course import Predicted, Wrong
 
 WRONG = [
     # first with a misconception: the Validate test expects the visible test to name it
@@ -36,11 +36,24 @@ WRONG = [
     Wrong("outer-derivative-only", {"chain_rule": "def dy_dx(x):\n"
                                                   "    return 3 * (x ** 2 + 1) ** 2"},
           misconception="chain-rule-inner"),
+    # the inside's derivative 2x written as 2, or as x
+    Wrong("inner-derivative-2", {"chain_rule": "def dy_dx(x):\n"
+                                               "    return 3 * (x ** 2 + 1) ** 2 * 2"},
+          says="multiplies the outer derivative by 2"),
+    Wrong("inner-derivative-x", {"chain_rule": "def dy_dx(x):\n"
+                                               "    return 3 * (x ** 2 + 1) ** 2 * x"},
+          says="multiplies the outer derivative by x"),
     Wrong("seed-ignored", {"predict_seed": "predicted_grad_10 = 3.0"},
-          says="Your prediction ignores the starting value 10."),
+          misconception="gradient-scales", predicted=True),
     Wrong("cube-value", {"predict_cube": "predicted_grad = 1.0"},
-          says="Your prediction of x.grad is z's value, not its derivative."),
+          misconception="grad-is-value", predicted=True),
     Wrong("returns-a-list", {"numerical_derivative": "def numerical_derivative(f, x, h):\n"
                                                      "    return [f(x + h), f(x - h)]"},
           says="should be a number."),
+]
+
+PREDICTIONS = [
+    # the derivative as a formula, in quotes
+    Predicted("predict_cube", "predicted_grad = '3 * x ** 2'", ("3.0", "tensor(3.)")),
+    Predicted("predict_seed", "predicted_grad_10 = '10 times x.grad'", ("30",)),
 ]

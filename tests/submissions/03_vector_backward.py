@@ -1,5 +1,5 @@
 """Wrong answers learners give in lesson 03, vector outputs and weighted backward."""
-from course import Wrong
+from course import Predicted, Wrong
 
 # jacobian_by_rows, as learners write it: the solution's loop with one thing changed
 _LOOP = '''def jacobian_by_rows(f, x):
@@ -22,7 +22,7 @@ def _jacobian(reset="        x.grad = None\n", row="x.grad", after="", result="t
 WRONG = [
     Wrong("predicts-the-derivative",
           {"predict_x_as_gradient": "predicted_grad = torch.tensor([2.0, 4.0])"},
-          misconception="gradient-is-input"),
+          misconception="gradient-is-input", predicted=True),
     Wrong("v-is-x", {"choose_weights": "v_weighted = x\nv_mean = torch.ones(3) / 3"},
           misconception="gradient-is-input"),
     Wrong("v-shaped-like-x", {"choose_weights": "v_weighted = torch.tensor([3.0, 0.0, 1.0, 0.0])\n"
@@ -45,10 +45,16 @@ WRONG = [
           says="is the same vector"),
     Wrong("rows-as-a-list", _jacobian(result="rows"), says="not one Tensor"),
     Wrong("mm-columns", {"predict_mm": "mm_grad_prediction = torch.tensor([[6.0, 10.0]])"},
-          misconception="jacobian-transposed"),
+          misconception="jacobian-transposed", predicted=True),
     Wrong("mm-as-matrix",
           {"predict_mm": "mm_grad_prediction = torch.tensor([[3.0, 9.0], [2.0, 4.0]])"},
-          misconception="vjp-is-jacobian"),
+          misconception="vjp-is-jacobian", predicted=True),
     Wrong("prediction-as-list", {"predict_x_as_gradient": "predicted_grad = [2.0, 8.0]"},
           says="should be a Tensor"),
+]
+
+PREDICTIONS = [
+    Predicted("predict_x_as_gradient", "predicted_grad = [2.0, 4.0]",
+              ("tensor([2., 8.])", "[2., 8.]")),
+    Predicted("predict_mm", "mm_grad_prediction = [[1.0, 3.0]]", ("[[ 5., 13.]]", "13")),
 ]

@@ -1,5 +1,5 @@
 """Wrong answers learners give in lesson 04, gradients add up."""
-from course import Wrong
+from course import Predicted, Wrong
 
 _LOOP = """def train(x, y, steps=20, lr=0.02):
     w = torch.tensor(0.0, requires_grad=True)
@@ -26,12 +26,12 @@ WRONG = [
     Wrong("grad-overwritten", {"predict_seed": "y_grad = None\n"
                                                "x_grad_1 = torch.tensor([6.0, 192.0])\n"
                                                "x_grad_2 = torch.tensor([6.0, 192.0])"},
-          misconception="forgot-zero-grad"),
+          misconception="forgot-zero-grad", predicted=True),
     # the gradient is expected to be stored on the intermediate y too
     Wrong("y-has-grad", {"predict_seed": "y_grad = torch.tensor([3.0, 48.0])\n"
                                          "x_grad_1 = torch.tensor([6.0, 192.0])\n"
                                          "x_grad_2 = torch.tensor([12.0, 384.0])"},
-          misconception="nonleaf-grad"),
+          misconception="nonleaf-grad", predicted=True),
     # only the last step's derivative (2x), as a list rather than a tensor
     Wrong("list-not-tensor", {"predict_seed": "y_grad = None\nx_grad_1 = [6.0, 192.0]\n"
                                               "x_grad_2 = [12.0, 384.0]"},
@@ -41,38 +41,26 @@ WRONG = [
                                                      "b_grad_3 = 4.0\n"
                                                      "a_grad_4 = torch.tensor([2.0, 2.0])\n"
                                                      "b_grad_4 = 4.0"},
-          misconception="retain-graph-instead-of-zero"),
+          misconception="retain-graph-instead-of-zero", predicted=True),
     # a.grad.zero_() taken to reset every gradient
     Wrong("zero-resets-all", {"predict_k_calls": "a_grad_3 = torch.tensor([6.0, 6.0])\n"
                                                  "b_grad_3 = 12.0\n"
                                                  "a_grad_4 = torch.tensor([2.0, 2.0])\n"
                                                  "b_grad_4 = 4.0"},
-          misconception="forgot-zero-grad"),
-    # reads h.grad without retain_grad()
-    Wrong("no-retain-grad", {"hidden_grad": "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
-                                            "h = x * 2\n"
-                                            "loss = (h ** 2).sum()\n"
-                                            "loss.backward()"},
-          misconception="nonleaf-grad"),
-    # x made from scaled numbers: no longer a leaf
-    Wrong("x-not-a-leaf", {"hidden_grad": "x = torch.tensor([10.0, 20.0, 30.0], requires_grad=True)"
-                                          " / 10\n"
-                                          "h = x * 2\n"
-                                          "h.retain_grad()\n"
-                                          "loss = (h ** 2).sum()\n"
-                                          "loss.backward()"},
-          misconception="not-a-leaf"),
-    # backward run a second time "to be sure", with retain_graph so that it does not raise
-    Wrong("backward-twice", {"hidden_grad": "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
-                                            "h = x * 2\n"
-                                            "h.retain_grad()\n"
-                                            "loss = (h ** 2).sum()\n"
-                                            "loss.backward(retain_graph=True)\n"
-                                            "loss.backward()"},
-          misconception="forgot-zero-grad"),
+          misconception="forgot-zero-grad", predicted=True),
     # the loop handed in unchanged
     Wrong("loop-never-zeroes", {"fix_loop": _LOOP.format(before="", after="")},
           misconception="forgot-zero-grad"),
+    # the update written as a new tensor, outside no_grad: w stops being a leaf, and the next
+    # step's w.grad is None (lr * None raises TypeError)
+    Wrong("loop-rebinds-w", {"fix_loop": _LOOP.format(before="", after="").replace(
+        "        with torch.no_grad():\n            w -= lr * w.grad\n",
+        "        w = w - lr * w.grad\n")},
+          misconception="inplace-leaf-update"),
+    # the same inside no_grad: w becomes a plain tensor, and the next loss has no graph
+    Wrong("loop-rebinds-w-no-grad", {"fix_loop": _LOOP.format(before="", after="").replace(
+        "            w -= lr * w.grad\n", "            w = w - lr * w.grad\n")},
+          misconception="inplace-leaf-update"),
     # zeroed between backward and the update: the update sees zeros
     Wrong("loop-zeroes-too-early", {"fix_loop": _LOOP.format(before="        w.grad.zero_()\n",
                                                              after="")},
@@ -95,4 +83,14 @@ WRONG = [
                                                  "    w.grad = None\n"
                                                  "    ((w * x - y) ** 2).mean().backward()"},
           says="backward reached w 1 times"),
+]
+
+PREDICTIONS = [
+    # a number where a tensor of two is asked for
+    Predicted("predict_seed", "y_grad = None\nx_grad_1 = 6.0\nx_grad_2 = 12.0",
+              ("192", "384")),
+    # (1) left unanswered
+    Predicted("predict_k_calls", "a_grad_3 = None\nb_grad_3 = None\n"
+                                 "a_grad_4 = torch.tensor([2.0, 2.0])\nb_grad_4 = 16.0",
+              ("tensor([6., 6.])", "12")),
 ]

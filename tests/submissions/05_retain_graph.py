@@ -1,5 +1,5 @@
 """Wrong answers learners give in lesson 05, retain_graph and the freed graph."""
-from course import Wrong
+from course import Predicted, Wrong
 
 
 def _raises(**changes):
@@ -7,36 +7,23 @@ def _raises(**changes):
     return {"predict_raises": f"raises = {answer!r}"}
 
 
-_SEED_GRAPH = ("x = torch.tensor([2.0, 2.0], requires_grad=True)\n"
-               "z = torch.tensor([4.0, 4.0], requires_grad=True)\n"
-               "y = x**2 + z**3\n"
-               "w = torch.ones(2)\n")
-
 _TWO = "def separate_gradients(x, loss_a, loss_b):\n{body}    return g_a, g_b\n"
 
 _INPLACE = "x = torch.tensor([1.0, 2.0], requires_grad=True)\nh = x * 2\n{rest}"
 
 WRONG = [
     # "x * 2 does not depend on x, so nothing is saved"
-    Wrong("times-two-is-free", _raises(B=False), misconception="retain-graph-missing"),
+    Wrong("times-two-is-free", _raises(B=False), misconception="retain-graph-missing",
+          predicted=True),
     # "every second backward fails"
-    Wrong("add-also-raises", _raises(A=True), says="Snippet A runs without an error."),
+    Wrong("add-also-raises", _raises(A=True), says="Snippet A: you predicted it raises.",
+          predicted=True),
     # retain_graph=True taken to protect every later call
-    Wrong("retain-once-is-forever", _raises(D=False), misconception="retain-graph-missing"),
+    Wrong("retain-once-is-forever", _raises(D=False), misconception="retain-graph-missing",
+          predicted=True),
     # autograd.grad taken to leave the graph alone
-    Wrong("grad-does-not-free", _raises(F=False), misconception="retain-graph-missing"),
-    # the seed's printed sentence kept instead of the error
-    Wrong("error-as-string", {"catch_error": _SEED_GRAPH + "y.backward(w)\n"
-                              "error = 'Trying backward a second time when buffers are empty'"},
-          says="`error` is a string"),
-    # the error made to go away with retain_graph: nothing to catch, gradients doubled
-    Wrong("retain-to-silence", {"catch_error": _SEED_GRAPH + "y.backward(w, retain_graph=True)\n"
-                                "error = None\n"
-                                "try:\n"
-                                "    y.backward(w)\n"
-                                "except RuntimeError as e:\n"
-                                "    error = e"},
-          misconception="retain-graph-instead-of-zero"),
+    Wrong("grad-does-not-free", _raises(F=False), misconception="retain-graph-missing",
+          predicted=True),
     # two backward passes, the first one freeing the shared part
     Wrong("two-losses-no-retain", {"two_losses": _TWO.format(body=(
         "    x.grad = None\n"
@@ -90,4 +77,9 @@ WRONG = [
         "y = (h * h).sum()\n"
         "y.backward()"))},
           says="the shift happened"),
+]
+
+PREDICTIONS = [
+    # only the snippets the learner was sure of
+    Predicted("predict_raises", 'raises = {"A": False, "B": True}', ("'D': True", "'F': True")),
 ]

@@ -1,5 +1,5 @@
 """Wrong answers learners give in lesson 06, inside backward."""
-from course import Wrong, edited, solution_answers
+from course import Predicted, Wrong, edited, solution_answers
 
 SOLUTION = solution_answers("06_inside_backward")
 
@@ -105,12 +105,19 @@ OVERWRITES_GRAD = edited(KAHN, ("leaf.grad = grad if leaf.grad is None else leaf
                                 "leaf.grad = grad"))
 RECORDED = edited(KAHN, ("    with torch.no_grad():\n        while ready:",
                          "    if True:\n        while ready:"))
-NO_NONE_CHECK = edited(KAHN, ("            if nxt is None:\n                continue\n"
-                              "            edges_in", "            edges_in"))
+NO_NONE_CHECK = edited(KAHN, ("                if nxt is None:\n                    continue\n"
+                              "                arrived", "                arrived"))
+# section 1's recipe left out: a node of one input returns a bare tensor, and zip pairs
+# next_functions with its elements
+NO_TUPLE = edited(KAHN, ("            if not isinstance(outs, tuple):     # one input: a bare "
+                         "tensor\n                outs = (outs,)\n", ""))
+# ready as soon as one gradient has arrived: the count is never consulted
+READY_AT_ONCE = edited(KAHN, ("                edges_in[nxt] -= 1\n"
+                              "                if edges_in[nxt] == 0:\n"
+                              "                    ready.append(nxt)",
+                              "                if nxt not in ready:\n"
+                              "                    ready.append(nxt)"))
 CALLS_BACKWARD = "def my_backward(root, gradient):\n    root.backward(gradient)\n"
-
-SOFTPLUS = SOLUTION["softplus"]
-RETURN = "return grad_output * torch.sigmoid(x)"
 
 WRONG = [
     Wrong("depth-first-walk", {"my_backward": DEPTH_FIRST}, misconception="recursive-backward"),
@@ -124,27 +131,29 @@ WRONG = [
     Wrong("walk-recorded", {"my_backward": RECORDED}, says="carries a grad_fn"),
     Wrong("none-edges-followed", {"my_backward": NO_NONE_CHECK}, says="(None, 0)"),
     Wrong("calls-backward", {"my_backward": CALLS_BACKWARD}, says="called the engine"),
-    Wrong("softplus-derivative-alone",
-          {"softplus": edited(SOFTPLUS, (RETURN, "return torch.sigmoid(x)"))},
-          misconception="backward-ignores-grad-output"),
-    Wrong("softplus-no-inner-derivative",
-          {"softplus": edited(SOFTPLUS, (RETURN, "return grad_output / (1 + torch.exp(x))"))},
-          says="The gradient of log(1 + exp(x)) is off."),
-    Wrong("softplus-ctx-attribute",
-          {"softplus": edited(SOFTPLUS, ("ctx.save_for_backward(x)", "ctx.x = x"),
-                              ("(x,) = ctx.saved_tensors", "x = ctx.x"))},
-          says="saved nothing with ctx.save_for_backward"),
+    Wrong("one-input-not-wrapped", {"my_backward": NO_TUPLE},
+          says="returns a bare tensor, not a tuple"),
+    Wrong("ready-at-once", {"my_backward": READY_AT_ONCE}, misconception="recursive-backward"),
     Wrong("accumulate-per-edge",
           {"predict_order": 'order = ["AddBackward0", "AccumulateGrad", "MulBackward0", '
                             '"AccumulateGrad"]\nx_grad = 7.0'},
-          misconception="recursive-backward"),
+          misconception="recursive-backward", predicted=True),
     Wrong("one-path-only", {"predict_order": 'order = ["AddBackward0", "MulBackward0", '
                                              '"AccumulateGrad"]\nx_grad = 6.0'},
-          misconception="recursive-backward"),
+          misconception="recursive-backward", predicted=True),
     Wrong("next-reversed", {"predict_next": 'add_next = ["AccumulateGrad", "MulBackward0"]\n'
                                             'same_accumulator = True'},
-          says="the order of the inputs"),
+          says="the order of the inputs", predicted=True),
     Wrong("accumulator-per-use", {"predict_next": 'add_next = ["MulBackward0", '
                                                   '"AccumulateGrad"]\nsame_accumulator = False'},
-          says="exactly one AccumulateGrad"),
+          misconception="one-accumulator", predicted=True),
+]
+
+PREDICTIONS = [
+    # the names in one string
+    Predicted("predict_next", 'add_next = "a multiplication and a leaf"\nsame_accumulator = True',
+              ("MulBackward0", "AccumulateGrad")),
+    # the derivative as a formula, in quotes
+    Predicted("predict_order", 'order = ["AddBackward0"]\nx_grad = "2x + 1"',
+              ("7.0", "'AddBackward0', 'MulBackward0'")),
 ]

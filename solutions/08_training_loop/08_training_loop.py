@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # Lesson 07 · Training a small model
+# # Lesson 08 · Training a small model
 #
 # **Time:** about 45 minutes: 14 reading and running the code, 11 predicting and explaining, 20 on exercises. **You will be able to:**
 #
@@ -97,7 +97,7 @@ w_grad_fn = "SubBackward0"
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "predict_update_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson07 as check
+from autograd_lab.checks import lesson08 as check
 
 check.update_prediction(w_is_leaf, w_grad_fn)
 
@@ -143,7 +143,7 @@ def train_step(params, compute_loss, lr):
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "train_step_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson07 as check
+from autograd_lab.checks import lesson08 as check
 
 check.train_step_basic(train_step)
 ### BEGIN HIDDEN TESTS
@@ -200,8 +200,8 @@ check.train_step_hidden(train_step)
 diagnosis = {"A": "no_grad", "B": "requires_grad", "C": "zero_grad"}
 ### END SOLUTION
 
-# %% nbgrader={"grade": true, "grade_id": "diagnosis_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson07 as check
+# %% nbgrader={"grade": true, "grade_id": "diagnosis_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+from autograd_lab.checks import lesson08 as check
 
 check.diagnosis(diagnosis)
 
@@ -253,12 +253,17 @@ for step in range(40):
 # `loss.requires_grad = True` not make the model learn, and what is the real fix? Two or three
 # sentences.
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_requires_grad", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# %% [markdown] nbgrader={"grade": true, "grade_id": "explain_requires_grad", "locked": false, "points": 3, "schema_version": 3, "solution": true}
 # `w` and `b` did not require grad, so the forward pass recorded nothing and `loss` has no
 # `grad_fn`: it is not connected to the parameters. Setting `loss.requires_grad = True` only
 # turns the loss into a leaf of its own, so backward starts and stops there, and `w.grad`,
 # `b.grad` stay `None`. The fix is upstream: create the parameters with `requires_grad=True`,
 # so that the loss computed from them carries the graph back to them.
+#
+# *Rubric (3 points): 1 for the cause: `w` and `b` do not require grad, so nothing was
+# recorded and `loss` has no `grad_fn`; 1 for what the flag does: it makes `loss` a leaf of its
+# own, so backward reaches no parameter and their `.grad` stays `None`; 1 for the fix: the
+# parameters must be created with `requires_grad=True` (outside `no_grad`).*
 
 # %% [markdown]
 # ## 5. A small neural network
@@ -293,7 +298,7 @@ b2 = torch.zeros(1, requires_grad=True)
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "mlp_parameters_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson07 as check
+from autograd_lab.checks import lesson08 as check
 
 check.mlp_parameters(W1, b1, W2, b2)
 

@@ -1,8 +1,8 @@
-"""Wrong answers learners give in lesson 07, the training loop: the solution's step and
+"""Wrong answers learners give in lesson 08, the training loop: the solution's step and
 parameters with one slip each, and misread broken loops."""
-from course import Wrong, edited, solution_answers
+from course import Predicted, Wrong, edited, solution_answers
 
-SOLUTION = solution_answers("07_training_loop")
+SOLUTION = solution_answers("08_training_loop")
 STEP = SOLUTION["train_step"]
 PARAMETERS = SOLUTION["mlp_parameters"]
 UPDATE = ("    with torch.no_grad():\n        for p in params:\n            p -= lr * p.grad\n"
@@ -30,14 +30,15 @@ WRONG = [
     Wrong("gradient-ascent", {"train_step": edited(STEP, ("p -= lr", "p += lr"))}, says="uphill"),
     Wrong("no-return", {"train_step": edited(STEP, ("    return loss.item()", ""))},
           says="returned None"),
-    Wrong("a-and-c-swapped",
-          {"diagnosis": 'diagnosis = {"A": "zero_grad", "B": "requires_grad", "C": "no_grad"}'},
-          misconception="inplace-leaf-update"),
+    # loop A's non-leaf w read as gradients piling up, like loop C's
+    Wrong("a-as-zero-grad",
+          {"diagnosis": 'diagnosis = {"A": "zero_grad", "B": "requires_grad", "C": "zero_grad"}'},
+          misconception="inplace-leaf-update", predicted=True),
     Wrong("b-as-no-grad",
           {"diagnosis": 'diagnosis = {"A": "no_grad", "B": "no_grad", "C": "zero_grad"}'},
-          misconception="requires-grad-on-loss"),
+          misconception="requires-grad-on-loss", predicted=True),
     Wrong("update-keeps-leaf", {"predict_update": "w_is_leaf = True\nw_grad_fn = None"},
-          misconception="inplace-leaf-update"),
+          misconception="inplace-leaf-update", predicted=True),
     Wrong("scaled-after-requires-grad", {"mlp_parameters": edited(
         PARAMETERS, (W1, "torch.randn(2, 16, requires_grad=True) * 0.5"))},
         misconception="not-a-leaf"),
@@ -47,4 +48,10 @@ WRONG = [
     Wrong("weights-without-grad", {"mlp_parameters": edited(
         PARAMETERS, ("(torch.randn(16, 1) * 0.5).requires_grad_()", "torch.randn(16, 1) * 0.5"))},
         says="does not require grad"),
+]
+
+PREDICTIONS = [
+    Predicted("predict_update", 'w_is_leaf = "yes"\nw_grad_fn = None', ("SubBackward0",)),
+    Predicted("diagnosis", 'diagnosis = {"A": "the update", "B": "the loss", "C": "the grads"}',
+              ("'A': 'no_grad'", "'C': 'zero_grad'")),
 ]

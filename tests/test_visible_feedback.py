@@ -1,0 +1,143 @@
+"""Feedback for a learner on their own: every misconception a lesson's text warns about is named
+by a *visible* test (what Validate and running the notebook show; hidden tests only ever run
+in grading).
+
+Per lesson, each misconception the lesson's text names, with a realistic wrong answer for it
+(one of tests/submissions/, by name). The released notebook, answered with the solution but for
+that wrong answer, runs top to bottom with its visible tests only, as Validate runs it, and the
+test cell of the wrong answer shows that misconception's message: in its error, for an
+exercise (Validate lists it); in what it printed, for a prediction, which passes (it was
+committed) and says which misconception it shows.
+"""
+import importlib
+
+import nbformat
+import pytest
+
+import course
+
+#: lesson -> {misconception the lesson's text names (and every one its wrong answers in
+#: tests/submissions/ show): the wrong answer that shows it}
+NAMED = {
+    "00_start_here": {
+        "elementwise-product": "squared-the-sum",          # `*` is element by element
+        "not-a-leaf": "scaled-after-requires-grad",         # (lesson 01's; the exercise's check)
+    },
+    "01_tensors_that_remember": {
+        "not-a-leaf": "scaled-leaf",                        # b = ... * 0.1, the leaf rule
+        "nonleaf-grad": "no-retain-grad",                   # the warning on z.grad; retain_grad
+        "copy-in-graph": "frozen-still-attached",           # numbers without their history
+        "requires-grad-on-loss": "loss-requires-grad",      # "only silences the error"
+        "forgot-zero-grad": "backward-twice",
+    },
+    "02_scalar_backward": {
+        "forgot-zero-grad": "cell-run-twice",               # "It does not reset .grad"
+        "nonleaf-grad": "grad-of-the-result",               # "It does not fill .grad on results"
+        "not-a-leaf": "scaled-leaf",                        # t: a leaf holding 2.0
+        "chain-rule-inner": "outer-derivative-only",        # the chain rule, node by node
+        "forward-difference": "forward-difference",         # the one-sided difference
+        "finite-difference-step": "divides-by-h",           # a step h to each side
+        "gradient-scales": "seed-ignored",                  # the starting value of the pass
+        "grad-is-value": "cube-value",
+    },
+    "03_vector_backward": {
+        "gradient-is-input": "v-is-x",                      # y.backward(x)
+        "gradient-shape": "v-shaped-like-x",                # weights shaped like x are refused
+        "implicit-scalar-only": "mean-as-ones",             # ones_like(y): n times too large
+        "vjp-is-jacobian": "one-backward-with-ones",        # backward never builds J
+        "jacobian-transposed": "columns-not-rows",          # e_i gives row i
+        "forgot-zero-grad": "never-zeroes",                 # reset .grad between such calls
+    },
+    "04_accumulation": {
+        "forgot-zero-grad": "loop-never-zeroes",            # the loop that forgets to zero
+        "inplace-leaf-update": "loop-rebinds-w",            # `-=` keeps w the same leaf
+        "microbatch-unscaled": "micro-unscaled",            # the sum of their means times 1/k
+        "zeroed-too-often": "micro-zero-each-batch",        # one update at the end
+        "retain-graph-instead-of-zero": "retain-graph-resets",  # retain_graph does not reset
+        "nonleaf-grad": "y-has-grad",                       # y.grad is None
+    },
+    "05_retain_graph": {
+        "retain-graph-missing": "two-losses-no-retain",     # the first pass frees the shared part
+        "retain-graph-instead-of-zero": "two-losses-no-reset",  # the passes add up
+        "saved-tensor-modified": "inplace-kept",            # modified by an inplace operation
+        "forgot-zero-grad": "two-losses-stale-grad",        # x may arrive with an old .grad
+    },
+    "06_inside_backward": {
+        "recursive-backward": "every-path-separately",      # a path-by-path recursive walk
+        "one-accumulator": "accumulator-per-use",           # one AccumulateGrad per leaf
+    },
+    "07_custom_function": {
+        "backward-ignores-grad-output": "softplus-derivative-alone",   # CubeForgetful
+    },
+    "08_training_loop": {
+        "inplace-leaf-update": "rebinds-parameter",         # w = w - lr * w.grad
+        "forgot-zero-grad": "never-zeroed",
+        "not-a-leaf": "scaled-after-requires-grad",         # mind when requires_grad is set
+        "requires-grad-on-loss": "b-as-no-grad",            # loop B
+    },
+}
+
+#: more wrong answers the text warns about, with the misconception each must show as well
+ALSO = {
+    "01_tensors_that_remember": [("nonleaf-grad", "retain-grad-too-late"),
+                                 ("copy-in-graph", "frozen-is-w")],
+    "04_accumulation": [("inplace-leaf-update", "loop-rebinds-w-no-grad"),
+                        ("forgot-zero-grad", "micro-stale-grad")],
+    "06_inside_backward": [("recursive-backward", "depth-first-walk"),
+                           ("recursive-backward", "recursive-walk"),
+                           ("recursive-backward", "ready-at-once")],
+    "08_training_loop": [("inplace-leaf-update", "in-place-outside-no-grad")],
+}
+
+
+def _wrongs(lesson):
+    return {w.name: w for w in importlib.import_module(f"submissions.{lesson}").WRONG}
+
+
+def _cases():
+    for lesson, named in NAMED.items():
+        for misconception, name in [*named.items(), *ALSO.get(lesson, [])]:
+            yield pytest.param(lesson, misconception, name, id=f"{lesson}-{name}")
+
+
+def test_every_lesson_is_listed_with_the_misconceptions_its_wrong_answers_show():
+    assert sorted(NAMED) == course.LESSONS
+    for lesson, named in NAMED.items():
+        shown = {w.misconception for w in _wrongs(lesson).values() if w.misconception}
+        assert shown <= set(named), f"{lesson}: not listed here: {shown - set(named)}"
+
+
+def _test_cell_outputs(lesson, answers):
+    """The released notebook answered (the solution's answers but ``answers``), run top to
+    bottom with its visible tests: {answer cell: what its test cell showed (error or printed
+    text), and whether it raised}."""
+    from nbclient import NotebookClient
+    nb = course.submission(lesson, answers)
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(course.release_path(lesson).parent)}}
+                   ).execute()
+    found, last_answer = {}, None
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if course.is_answer(cell):
+            last_answer = course.grade_id(cell)
+        elif cell.cell_type == "code" and meta.get("grade") and last_answer:
+            raised = any(o.output_type == "error" for o in cell.outputs)
+            found[last_answer] = (course.shown(cell.outputs), raised)
+    return found
+
+
+@pytest.mark.parametrize("lesson, misconception, name", list(_cases()))
+def test_a_misconception_the_text_names_is_named_by_a_visible_test(lesson, misconception, name):
+    wrong = _wrongs(lesson)[name]
+    assert wrong.misconception == misconception, f"{name} is listed for {wrong.misconception}"
+    released = nbformat.read(course.release_path(lesson), as_version=4)
+    assert "BEGIN HIDDEN TESTS" not in "".join(c.source for c in released.cells)
+    outputs = _test_cell_outputs(lesson, wrong.answers)
+    (cell,) = wrong.answers
+    shown, raised = outputs[cell]
+    assert f"Misconception [{misconception}]" in shown, f"{name}: the visible test showed\n{shown}"
+    if wrong.predicted:
+        assert not raised and "Prediction [wrong]" in shown
+    else:
+        assert raised, f"{name} passed the visible test"
