@@ -133,7 +133,12 @@ class MulBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (None if b is None else g * _f.number(b, g)), (None if a is None else g * a)
+        if type(g) is Tensor:           # recorded: the user's number as a wrapped tensor
+            b = _f.number(b, g)
+        return (None if b is None else g * _number(b, g)), (None if a is None else g * a)
+
+
+_NUMBER_SAVED = {}
 
 
 class MulBackward1(Node):
@@ -152,7 +157,14 @@ def mul(a, b):
     if node:
         # each factor is needed only for the *other* input's gradient (PyTorch saves likewise)
         if type(b) is float or type(b) is int:
-            node._saved = (None, b)         # x * 2: keep the 2, nothing of x; no version to check
+            # x * 2: keep the 2, nothing of x; no version to check. (One tuple per number:
+            # a long chain of x * 2 keeps one, not one per node.)
+            saved = _NUMBER_SAVED.get(b) if b and b == b else None     # (not 0.0: -0.0)
+            if saved is None or type(saved[1]) is not type(b):
+                if len(_NUMBER_SAVED) > 255:
+                    _NUMBER_SAVED.clear()
+                saved = _NUMBER_SAVED[b] = (None, b)
+            node._saved = saved
         else:
             ga, gb = node._next
             node.save_for_backward(a if gb else None, b if ga else None)
@@ -169,7 +181,8 @@ class DivBackward0(Node):
     def backward(self, g):
         a, b = self._saved
         # PyTorch's order for other's gradient, -g * ((a / b) / b): a / a gives exactly 0
-        return g / _f.number(b, g), (None if a is None else -g * (a / b / b))
+        gb = _f.number(b, g) if type(g) is Tensor else _number(b, g)
+        return g / gb, (None if a is None else -g * (a / b / b))
 
 
 class DivBackward1(Node):
@@ -351,8 +364,9 @@ def _one_minus_square(y):
     else two. Near y = +-1 the two differ: this is where the result cancels."""
     if not _FUSED or y.dtype.kind != "f":
         return 1 - y * y
-    if y.dtype.itemsize < 8:
-        return (1 - np.square(y, dtype=np.float64)).astype(y.dtype)
+    if y.dtype.itemsize < 8:            # (exact in float64: 24 + 24 bits of product)
+        wide = y.astype(np.float64)
+        return (1.0 - wide * wide).astype(y.dtype)
     p = y * y                           # Dekker's product: p + err is exactly y*y
     c = 134217729.0 * y
     hi = c - (c - y)

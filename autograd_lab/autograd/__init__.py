@@ -1,8 +1,7 @@
 """``autograd_lab.autograd``: ``backward``, ``grad``, ``Function``, ``Variable``, as in PyTorch."""
-from . import functional, graph
+from . import graph
 from .engine import run_backward
 from .function import Function
-from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_detect_anomaly,
                         set_grad_enabled)
 
@@ -172,3 +171,18 @@ def _returned(g, dtype, made):
                 t = _view(None, a, base)[0]
         made[id(g)] = t
     return t
+
+
+def __getattr__(name):
+    # imported on first use: a first cell needs neither
+    if name in ("gradcheck", "gradgradcheck", "functional"):
+        import importlib
+        module = importlib.import_module(".gradcheck" if name != "functional" else ".functional",
+                                         __name__)
+        value = globals()[name] = getattr(module, name) if name != "functional" else module
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"gradcheck", "gradgradcheck", "functional"})

@@ -22,7 +22,6 @@ reference cycles and a graph is freed by reference counting as soon as nothing h
 import itertools
 import os
 import re
-import traceback
 import weakref
 
 import numpy as _np
@@ -301,6 +300,7 @@ _forward_stacks = weakref.WeakKeyDictionary()     # anomaly mode: node -> where 
 def remember_forward(node):
     """Anomaly mode: keep the user's stack of the forward call that made ``node`` (the frames
     outside autograd_lab, as PyTorch shows only Python frames)."""
+    import traceback        # (anomaly mode only: not an import every program pays)
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]
     _forward_stacks[node] = "".join(traceback.format_list(frames))
 
