@@ -315,13 +315,19 @@ def get_default_dtype():
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                      sci_mode=None):
+    """PyTorch's print options: a profile first ("default", "short" or "full"; another name
+    changes nothing, as in PyTorch), then each option given; ``sci_mode`` True or False forces
+    scientific notation on or off, None (also when not given) lets each tensor decide."""
     from . import _tensor_str as s
-    if profile == "default":
-        s.PRECISION, s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = 4, 1000, 3, 80
+    presets = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+               "full": (4, _np.inf, 3, 80)}
+    if profile in presets:
+        s.PRECISION, s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = presets[profile]
     for name, value in (("PRECISION", precision), ("THRESHOLD", threshold),
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(s, name, value)
+    s.SCI_MODE = sci_mode
 
 
 _check_arguments()

@@ -3877,3 +3877,18 @@ for sa, sb in [((0, 2, 3), (0, 3, 2)), ((2, 0, 3), (2, 3, 2)), ((2, 2, 0), (2, 0
         print(y, a.grad.dtype, b.grad.dtype, (a @ b).dtype)
 """,
 })
+_add("print_options", {
+    # set_printoptions: sci_mode forces scientific notation on or off (None: each tensor
+    # decides), the profiles "default", "short" and "full" (another name changes nothing)
+    "sci_mode_and_profiles": """
+t = torch.tensor([1.5, 2.25, 1000.0])
+big = torch.arange(1200.)
+for kwargs in [dict(sci_mode=True), dict(sci_mode=False), dict(), dict(profile="short"),
+               dict(profile="full", linewidth=60), dict(profile="short", precision=3),
+               dict(profile="nonsense"), dict(precision=1, sci_mode=True), dict(profile="default")]:
+    torch.set_printoptions(**kwargs)
+    print(kwargs, t, torch.tensor([1e-5, 1.]), torch.tensor(12345.678), torch.tensor([3., 4.]))
+    print(len(repr(big)))
+torch.set_printoptions(profile="default")
+""",
+})

@@ -14,7 +14,6 @@ Where a view lies in its base (``_positions``) is worked out from numpy's memory
 when a backward needs it.
 """
 import math
-import weakref
 
 import numpy as np
 
@@ -23,9 +22,8 @@ from .._tensor import Tensor, _wrap, no_grad_view_error
 from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
-from .indexing import _scatter, setitem_target
-from .record import (_data, _edge, _f, _operand, _record, _record1, derivative,
-                     other_type_error)
+from .indexing import _scatter, index_put, setitem_target
+from .record import _data, _edge, _f, _operand, _record, _record1, other_type_error
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
@@ -352,33 +350,8 @@ def _copied(before, src):
     return result
 
 
-class IndexPutBackward0(Node):
-    """out = self with ``values`` put at ``indices`` (``x[indices] = values``): the places
-    written over get no gradient, values gets theirs"""
-    __slots__ = ("indices", "values_shape")
-    op_name = "index_put"
-    inputs = ("self", "values")
-
-    @staticmethod
-    def forward(a, values, indices, values_shape):
-        out = np.array(a)
-        out[indices] = values
-        return out
-
-    def backward(self, g):
-        indices, shape = self.indices, self.values_shape
-        zeros = np.zeros(shape, _data(g).dtype)
-        gv = g[indices] if type(g) is Tensor else np.asarray(g[indices])
-        # (values broadcast over the places: the engine sums its gradient back)
-        return (index_put(g, zeros, indices=indices, values_shape=shape) if self._next[0]
-                else None, gv if self._next[1] else None)
-
-
-index_put = derivative(IndexPutBackward0)
-
-
 def _put(before, index, value):
-    return index_put(before, value, indices=index, values_shape=np.shape(_data(value)))
+    return index_put(before, value, indices=index, accumulate=False)
 
 
 def setitem(x, key, value):

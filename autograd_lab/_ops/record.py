@@ -9,7 +9,8 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import _sequence, new_node, remember_forward, short_name
+from ..autograd.graph import (_data, _sequence, _slot_names, new_node, remember_forward,
+                              short_name)
 from ..autograd.grad_mode import _State
 
 _ndarray = np.ndarray
@@ -85,10 +86,6 @@ def _view(cls, out, x):
     if len(views) >= 64 and not len(views) & (len(views) - 1):     # 64, 128, ...: prune
         views[:] = [ref for ref in views if ref() is not None]
     return result, node
-
-
-def _data(x):
-    return x._data if type(x) is Tensor else x
 
 
 def _operand(x):
@@ -374,7 +371,7 @@ def derivative(cls):
     keywords that are its slots (``_saved_threshold``). Without a Tensor argument it returns
     the array ``cls.forward`` gives."""
     fn = cls.forward
-    slots = set(cls.__slots__)
+    slots = _slot_names(cls)
 
     def op(*args, **kwargs):
         for a in args:
