@@ -3892,3 +3892,29 @@ for kwargs in [dict(sci_mode=True), dict(sci_mode=False), dict(), dict(profile="
 torch.set_printoptions(profile="default")
 """,
 })
+_add("create_graph_order", {
+    # a recorded backward makes its nodes in PyTorch's order (a formula's inputs in the
+    # alphabetical order of their names: other before self), and leaves made ready by one node
+    # take its edges' order: the leaves' hooks of a later pass run as PyTorch runs them
+    "leaf_hooks_in_a_second_order_pass": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([0.5, -1.], requires_grad=True)
+x.register_hook(lambda g: print("x hook", g))
+w.register_hook(lambda g: print("w hook", g))
+y = (x * w).tanh() + x ** 2
+y.register_hook(lambda g: print("y hook", g))
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+h = torch.autograd.grad(g.sum(), [x, w], create_graph=True)
+print(h)
+(g * w).sum().backward()
+print(x.grad, w.grad)
+""",
+    "creation_order_of_two_input_formulas": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([0.5, -1.], requires_grad=True)
+for y in (x * w, x / w, x ** w, torch.maximum(x, w), x @ w, torch.where(x > 1, x, w)):
+    gx, gw = torch.autograd.grad(y, [x, w], torch.ones_like(y, requires_grad=True), create_graph=True)
+    print(gx.grad_fn.name(), gw.grad_fn.name(), gx.grad_fn._sequence_nr() > gw.grad_fn._sequence_nr()
+          if hasattr(gx.grad_fn, "_sequence_nr") else None)
+""",
+})

@@ -135,7 +135,8 @@ class MulBackward0(Node):
         a, b = self._saved
         if type(g) is Tensor:           # recorded: the user's number as a wrapped tensor
             b = _f.number(b, g)
-        return (None if b is None else g * _number(b, g)), (None if a is None else g * a)
+        g_other = None if a is None else g * a          # (other's first: see _ops/__init__)
+        return (None if b is None else g * _number(b, g)), g_other
 
 
 _NUMBER_SAVED = {}
@@ -181,8 +182,9 @@ class DivBackward0(Node):
     def backward(self, g):
         a, b = self._saved
         # PyTorch's order for other's gradient, -g * ((a / b) / b): a / a gives exactly 0
+        g_other = None if a is None else -g * (a / b / b)  # (other's first: _ops/__init__)
         gb = _f.number(b, g) if type(g) is Tensor else _number(b, g)
-        return g / gb, (None if a is None else -g * (a / b / b))
+        return g / gb if self._next[0] else None, g_other
 
 
 class DivBackward1(Node):
@@ -553,9 +555,9 @@ class PowBackward1(Node):
         # gives the exponent none (not y * log(0))
         a, e, y = self._saved
         ad, ed = _data(a), _data(e)
-        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
         ge = g * _f.where((ad == 0) & (ed >= 0), 0.0, y * _f.call("log", a)) \
-            if self._next[1] else None
+            if self._next[1] else None                  # (the exponent's first: _ops/__init__)
+        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
         return ga, ge
 
 
@@ -632,8 +634,8 @@ class MaximumBackward0(Node):
         # compares false) passes g to both. Selected, not multiplied: inf * 0 is nan.
         # compared in the result's dtype, as computed: a float64 0-d with float32 is float32
         a, b = (np.asarray(_data(v), _data(g).dtype) for v in self._saved)
-        return (_f.masked_fill(_f.where(a == b, g / 2, g), a < b, 0),
-                _f.masked_fill(_f.where(a == b, g / 2, g), a > b, 0))
+        g_other = _f.masked_fill(_f.where(a == b, g / 2, g), a > b, 0)    # (first: _ops/__init__)
+        return _f.masked_fill(_f.where(a == b, g / 2, g), a < b, 0), g_other
 
 
 def maximum(a, b):
@@ -732,7 +734,8 @@ class WhereBackward0(Node):
 
     def backward(self, g):
         (c,) = self._saved
-        return _f.where(c, g, 0.0), _f.where(c, 0.0, g)
+        g_other = _f.where(c, 0.0, g)                   # (other's first: _ops/__init__)
+        return _f.where(c, g, 0.0), g_other
 
 
 def where(condition, x, y):

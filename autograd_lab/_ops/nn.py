@@ -49,14 +49,15 @@ class ClampBackward0(Node):
         # PyTorch's clamp_backward_min_max: where min > max, max wins and min has no gradient
         a, lo, hi = self._saved
         ad, lod, hid = _data(a), _data(lo), _data(hi)
-        if lo is not None and hi is not None:
-            glo = _f.where((ad < lod) & (lod < hid), g, 0.0)
-            ghi = _f.where((ad > hid) | (hid < lod), g, 0.0)
-        else:
-            glo = None if lo is None else _f.where(ad < lod, g, 0.0)
-            ghi = None if hi is None else _f.where(ad > hid, g, 0.0)
-        return (_f.where(_inside(ad, lod, hid), g, 0.0), glo if self._next[1] else None,
-                ghi if self._next[2] else None)
+        # (in the order of the names: max, min, self; see _ops/__init__)
+        ghi = glo = None
+        if hi is not None and self._next[2]:
+            ghi = _f.where((ad > hid) | (hid < lod), g, 0.0) if lo is not None else \
+                _f.where(ad > hid, g, 0.0)
+        if lo is not None and self._next[1]:
+            glo = _f.where((ad < lod) & (lod < hid), g, 0.0) if hi is not None else \
+                _f.where(ad < lod, g, 0.0)
+        return _f.where(_inside(ad, lod, hid), g, 0.0), glo, ghi
 
 
 def _inside(a, lo, hi):
@@ -244,7 +245,7 @@ class AddmmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (g,
+        return (g,          # (mat1's, mat2's, self's: in the order of the names, _ops/__init__)
                 mm_mat1_backward(g, b, self.mat1_sym_sizes, self.mat1_sym_strides)
                 if self._next[1] else None,
                 mm_mat2_backward(g, a, self.mat2_sym_sizes, self.mat2_sym_strides)

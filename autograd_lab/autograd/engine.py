@@ -37,7 +37,8 @@ def toposort(roots):
     gradient is added into ``.grad`` (and its hooks run) the moment the last node feeding it
     has run, before any older node runs (which may yet raise, leaving that ``.grad`` set). So
     it has no creation order of its own: each sort gives it a ``_seq`` half a step below its
-    last feeder's, the smallest ``_seq`` among the nodes that send it gradients."""
+    last feeder's, the smallest ``_seq`` among the nodes that send it gradients (and a leaf
+    whose edge from that node comes first, first)."""
     found = list(roots)
     keep, accumulator = found.append, AccumulateGrad        # (local: hot loop)
     # Each node is found once. Its mark is its _pending slot, None until the pass reaches it
@@ -48,7 +49,9 @@ def toposort(roots):
             if nxt is None:
                 continue
             if type(nxt) is accumulator:
-                after = node._seq - 0.5
+                # (a node's first edge first: PyTorch's ready queue hands out the leaves one
+                # node makes ready in the order of its edges)
+                after = node._seq - 0.5 - node._next.index(nxt) * 1e-6
                 if nxt._pending is None:
                     nxt._pending = _FOUND
                     keep(nxt)

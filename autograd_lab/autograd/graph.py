@@ -88,6 +88,10 @@ class Node:
     def name(self):
         return type(self).__name__
 
+    def _sequence_nr(self):
+        """When the node was made, as an ordinal (PyTorch's sequence number)."""
+        return self._seq
+
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
@@ -454,6 +458,9 @@ class AccumulateGrad(Node):
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
+
+    def _sequence_nr(self):
+        return 2 ** 64 - 1          # PyTorch's: the highest, so that it runs first when ready
 
     def backward(self, grad):
         self.variable._accumulate(grad)
