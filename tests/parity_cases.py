@@ -3918,3 +3918,29 @@ for y in (x * w, x / w, x ** w, torch.maximum(x, w), x @ w, torch.where(x > 1, x
           if hasattr(gx.grad_fn, "_sequence_nr") else None)
 """,
 })
+_add("copy_slices_recorded", {
+    # CopySlices in a recorded backward (create_graph, or its node called by hand) takes
+    # PyTorch's own steps: the gradient copied into a tensor laid out as the base, the view's
+    # part of it (AsStridedBackward0) cloned for the in-place op's formula, its result copied
+    # back into that part -- a CopySlices whose inputs' gradients come out of the formula
+    "node_called_by_hand": """
+a1 = torch.tensor([[-0.8, -0.3, 0.1], [0.7, 0.9, -0.4]], requires_grad=True)
+t2 = a1.sum(-1, keepdim=True)
+t4 = t2[0]
+t4.div_(torch.tensor(0.7, requires_grad=True))
+out = t2.grad_fn(torch.ones_like(t2))
+print(out, [f.name() if f else None for f, _ in out[0].grad_fn.next_functions])
+""",
+    "create_graph_through_an_in_place_view": """
+a1 = torch.tensor([[-0.8, -0.3, 0.1], [0.7, 0.9, -0.4]], requires_grad=True)
+w = torch.tensor([1.5, -2.0], requires_grad=True)
+b = a1 * 1
+v = b[:, 1]
+v.mul_(w)
+g, = torch.autograd.grad(b.sum(), a1, create_graph=True)
+print(g, g.grad_fn.name(), [f.name() if f else None for f, _ in g.grad_fn.next_functions])
+node = g.grad_fn.next_functions[0][0]
+print([f.name() if f else None for f, _ in node.next_functions])
+print(torch.autograd.grad(g.sum(), w))
+""",
+})

@@ -23,7 +23,8 @@ from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
 from .indexing import _scatter, index_put, setitem_target
-from .record import _data, _edge, _f, _operand, _record, _record1, other_type_error
+from .shape import clone
+from .record import _data, _edge, _f, _operand, _record, _record1, _view, other_type_error
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
@@ -178,10 +179,14 @@ class _Where:
     """Where a view's elements lie in its base: their flat positions (C order), worked out
     from the two arrays' memory layout the first time a backward asks."""
 
-    __slots__ = ("view", "base", "_positions")
+    __slots__ = ("view", "base", "_positions", "geometry")
 
     def __init__(self, view, base):
         self.view, self.base, self._positions = view._data, base._storage(), None
+        v, b = self.view, self.base
+        # the view as PyTorch's as_strided would make it again, over memory laid out as the
+        # base's: shape, strides and offset, in bytes (a recorded CopySlices reads it)
+        self.geometry = (v.shape, v.strides, _start(v) - _start(b), b.shape, b.strides)
 
     @property
     def positions(self):
@@ -191,6 +196,10 @@ class _Where:
             self._positions = order[np.searchsorted(b[order], _addresses(self.view))]
             self.view = self.base = None
         return self._positions
+
+
+def _start(a):
+    return np.asarray(a).__array_interface__["data"][0]
 
 
 def _addresses(a):
@@ -231,6 +240,8 @@ class CopySlices(Node):
             # the view was expanded (fill_ and zero_ may write one): PyTorch writes the
             # gradient back through the same view, and refuses to
             raise RuntimeError(OVERLAP_INPLACE)
+        if type(g) is Tensor:
+            return self._recorded(g)
         flat = g.reshape(-1)
         fn = self.fn
         grads = fn._checked_backward(flat[(positions,)], as_tensors=type(g) is Tensor)
@@ -240,6 +251,27 @@ class CopySlices(Node):
         if grads[0] is not None:
             base = base + _into_base(grads[0], positions, shape)
         return (base,) + tuple(grads[1:])
+
+    def _recorded(self, g):
+        """The same, recorded (create_graph, or the node called by hand), in PyTorch's own
+        steps: g copied into a fresh tensor laid out as the base (CopyBackwards), the view's
+        part of it (AsStridedBackward0) cloned and handed to fn, and fn's gradient for it
+        copied back into that part (CopySlices)."""
+        shape, strides, offset, base_shape, base_strides = self.where.geometry
+        itemsize = g._data.dtype.itemsize
+        span = max([offset + sum((n - 1) * st for n, st in zip(shape, strides)),
+                    sum((n - 1) * st for n, st in zip(base_shape, base_strides))]) + itemsize
+        memory = np.empty(span // itemsize, g._data.dtype)
+        result = _wrap(np.lib.stride_tricks.as_strided(memory, base_shape, base_strides))
+        setitem(result, Ellipsis, g)
+        part, node = _view(AsStridedBackward0, np.lib.stride_tricks.as_strided(
+            memory[offset // itemsize:], shape, strides), result)
+        if node:                        # (g needs no gradient: nothing recorded yet)
+            node.where, node.self_sym_sizes = _Where(part, result), base_shape
+        grads = self.fn._checked_backward(clone(part), as_tensors=True)
+        if grads[0] is not None:
+            setitem(part, Ellipsis, grads[0])
+        return (result,) + tuple(grads[1:])
 
 
 # -- the in-place operations ------------------------------------------------------------
