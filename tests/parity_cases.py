@@ -3944,3 +3944,17 @@ print([f.name() if f else None for f, _ in node.next_functions])
 print(torch.autograd.grad(g.sum(), w))
 """,
 })
+_add("transpose_node_called_by_hand", {
+    # TransposeBackward0 keeps its dimensions as given and wraps a negative one against the
+    # gradient it is handed, as PyTorch's grad.transpose(dim0, dim1) does
+    "a_gradient_of_fewer_dimensions": """
+x = torch.ones(2, 3, 4, requires_grad=True)
+for y in (x.mT, x.transpose(-1, 0), x.transpose(1, -3), torch.ones(5, 3) @ x):
+    node = y.grad_fn
+    for g in (torch.arange(30.).reshape(5, 6), torch.arange(24.).reshape(2, 3, 4), torch.arange(4.).reshape(1, 1, 1, 4)):
+        try:
+            print(node.name(), node(g).shape)
+        except (RuntimeError, IndexError) as e:
+            print(node.name(), type(e).__name__, e)
+""",
+})
