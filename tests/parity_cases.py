@@ -3958,3 +3958,46 @@ for y in (x.mT, x.transpose(-1, 0), x.transpose(1, -3), torch.ones(5, 3) @ x):
             print(node.name(), type(e).__name__, e)
 """,
 })
+_add("as_strided_recorded", {
+    # a view remade after its base changed in place (AsStridedBackward0), its backward
+    # recorded: PyTorch's as_strided_backward squeezes the view's size-1 dimensions and sums
+    # its expanded ones, copies the gradient into zeros laid out as the base (CopySlices) and
+    # reads the base back as a strided view (AsStridedBackward0)
+    "views_of_a_changed_base": """
+def walk(t):
+    seen, order, lines = {}, [t.grad_fn], []
+    for n in order:
+        kids = []
+        for f, k in n.next_functions:
+            if f is not None and f not in seen:
+                seen[f] = len(seen) + 1
+                order.append(f)
+            kids.append(f"{f.name()}#{seen[f]}" if f is not None else "None")
+        lines.append(f"{n.name()} <- {', '.join(kids)}")
+    return "; ".join(lines)
+
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+s = torch.tensor(2., requires_grad=True)
+views = {"slice": lambda b: b[:, 1:], "t": lambda b: b.t(), "row": lambda b: b[0],
+         "element": lambda b: b[1, 2], "unsqueezed": lambda b: b[:, None, 1:],
+         "expanded": lambda b: b[0].expand(2, 3), "permuted": lambda b: b.reshape(2, 3, 1).permute(2, 0, 1),
+         "view_of_view": lambda b: b[1:][:, ::2], "column": lambda b: b[:, 0]}
+for name, view in views.items():
+    b = x * 1
+    v = view(b)
+    b.mul_(s)
+    h, = torch.autograd.grad((v.sin() * v).sum(), b, create_graph=True)
+    print(name, h, walk(h))
+    print(torch.autograd.grad(h.sum(), [x, s]))
+""",
+    "node_called_by_hand": """
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+b = x * 1
+v = b[:, 1:].t()
+b.add_(1)
+print(v.grad_fn.name())
+out = v.grad_fn(torch.ones(2, 2, requires_grad=True))
+print(out, out.grad_fn.name(), [f.name() if f else None for f, _ in out.grad_fn.next_functions])
+print(v.grad_fn(torch.ones(2, 2)))
+""",
+})

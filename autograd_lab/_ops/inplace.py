@@ -185,8 +185,11 @@ class _Where:
         self.view, self.base, self._positions = view._data, base._storage(), None
         v, b = self.view, self.base
         # the view as PyTorch's as_strided would make it again, over memory laid out as the
-        # base's: shape, strides and offset, in bytes (a recorded CopySlices reads it)
-        self.geometry = (v.shape, v.strides, _start(v) - _start(b), b.shape, b.strides)
+        # base's: its shape, strides and offset, then the base's shape and strides, counted
+        # in elements (what a recorded backward rebuilds, in PyTorch's steps)
+        n = v.itemsize
+        self.geometry = (v.shape, tuple(st // n for st in v.strides),
+                         (_start(v) - _start(b)) // n, b.shape, tuple(st // n for st in b.strides))
 
     @property
     def positions(self):
@@ -200,6 +203,65 @@ class _Where:
 
 def _start(a):
     return np.asarray(a).__array_interface__["data"][0]
+
+
+def _strided(memory, shape, strides, offset=0):
+    """A view of the 1-d array ``memory`` (PyTorch's as_strided), strides in elements."""
+    n = memory.itemsize
+    return np.lib.stride_tricks.as_strided(memory[offset:], shape, [st * n for st in strides])
+
+
+def _extent(shape, strides, offset=0):
+    """How many elements of memory a strided view needs (PyTorch's _min_storage_size)."""
+    if 0 in shape:
+        return offset
+    return offset + 1 + sum((n - 1) * st for n, st in zip(shape, strides))
+
+
+def _maybe_overlapping(shape, strides):
+    """PyTorch's test whether a strided view may reach an element twice: its dimensions by
+    stride, each stride beyond everything the smaller ones reach (it says maybe, never no,
+    where it cannot tell)."""
+    reach = 0
+    for st, n in sorted(zip(strides, shape)):
+        if st <= reach:
+            return True
+        reach += st * (n - 1)
+    return False
+
+
+def _as_strided_backward(g, geometry):
+    """A remade view's gradient, recorded (create_graph, or the node called by hand), in the
+    steps of PyTorch's as_strided_backward: g reduced to the view's distinct elements (each
+    size-1 dimension squeezed, each expanded one summed, from the last), copied into zeros laid
+    out as memory holding the base and the view (CopySlices), and the base read back from it
+    (AsStridedBackward0). None where either may reach an element twice: PyTorch adds such
+    elements up with index_add_, which the engine does not have (the caller scatters)."""
+    shape, strides, offset, base_shape, base_strides = geometry
+    if 0 in shape or 0 in base_shape:
+        return _wrap(np.zeros(base_shape, g._data.dtype))
+    out_shape, out_strides = [], []
+    for i in reversed(range(len(shape))):
+        if shape[i] == 1:
+            g = g.squeeze(i)
+        elif strides[i] == 0:
+            g = g.sum(i)
+        else:
+            out_shape.insert(0, shape[i])
+            out_strides.insert(0, strides[i])
+    inp_shape = [n for n in base_shape if n != 1]
+    inp_strides = [st for n, st in zip(base_shape, base_strides) if n != 1]
+    if _maybe_overlapping(out_shape, out_strides) or _maybe_overlapping(inp_shape, inp_strides):
+        return None
+    memory = np.zeros(max(_extent(base_shape, base_strides),
+                          _extent(out_shape, out_strides, offset)), g._data.dtype)
+    storage = _wrap(memory)
+    part, _ = _view(AsStridedBackward0, _strided(memory, out_shape, out_strides, offset), storage)
+    setitem(part, Ellipsis, g)
+    result, node = _view(AsStridedBackward0, _strided(memory, base_shape, base_strides), storage)
+    if node:
+        node.where, node.self_sym_sizes = _Where(result, storage), memory.shape
+    return result
 
 
 def _addresses(a):
@@ -221,6 +283,10 @@ class AsStridedBackward0(Node):
     __slots__ = ("where", "self_sym_sizes")
 
     def backward(self, g):
+        if type(g) is Tensor:
+            result = _as_strided_backward(g, self.where.geometry)
+            if result is not None:
+                return (result,)
         return (_into_base(g, self.where.positions, self.self_sym_sizes),)
 
 
@@ -258,14 +324,11 @@ class CopySlices(Node):
         part of it (AsStridedBackward0) cloned and handed to fn, and fn's gradient for it
         copied back into that part (CopySlices)."""
         shape, strides, offset, base_shape, base_strides = self.where.geometry
-        itemsize = g._data.dtype.itemsize
-        span = max([offset + sum((n - 1) * st for n, st in zip(shape, strides)),
-                    sum((n - 1) * st for n, st in zip(base_shape, base_strides))]) + itemsize
-        memory = np.empty(span // itemsize, g._data.dtype)
-        result = _wrap(np.lib.stride_tricks.as_strided(memory, base_shape, base_strides))
+        memory = np.empty(max(_extent(base_shape, base_strides), _extent(shape, strides, offset)),
+                          g._data.dtype)
+        result = _wrap(_strided(memory, base_shape, base_strides))
         setitem(result, Ellipsis, g)
-        part, node = _view(AsStridedBackward0, np.lib.stride_tricks.as_strided(
-            memory[offset // itemsize:], shape, strides), result)
+        part, node = _view(AsStridedBackward0, _strided(memory, shape, strides, offset), result)
         if node:                        # (g needs no gradient: nothing recorded yet)
             node.where, node.self_sym_sizes = _Where(part, result), base_shape
         grads = self.fn._checked_backward(clone(part), as_tensors=True)
