@@ -4001,3 +4001,35 @@ print(out, out.grad_fn.name(), [f.name() if f else None for f, _ in out.grad_fn.
 print(v.grad_fn(torch.ones(2, 2)))
 """,
 })
+_add("autograd_arguments", {
+    # grad's and backward's inputs read as PyTorch reads them (one tensor, a dict's values,
+    # never empty), grad's arguments in PyTorch's order with its checks and warnings
+    "inputs_and_options": """
+import collections
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+u = torch.tensor([5.], requires_grad=True)
+def attempt(f):
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+y = (x * w).sum()
+attempt(lambda: torch.autograd.grad(y, [], retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, (), retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, {}, retain_graph=True))
+attempt(lambda: torch.autograd.grad(torch.ones(2), []))
+attempt(lambda: torch.autograd.grad(torch.ones(2), [torch.ones(2)]))
+attempt(lambda: torch.autograd.grad(y, {"x": x, "w": w}, retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, collections.OrderedDict(x=x), retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, [x, u], retain_graph=True, materialize_grads=True, allow_unused=False))
+attempt(lambda: [(g, g.requires_grad) for g in torch.autograd.grad(y, [x, u], retain_graph=True, materialize_grads=True, create_graph=True)])
+attempt(lambda: torch.autograd.grad(y, [x], None, True, False, False))
+attempt(lambda: torch.autograd.grad(y, [x, u], None, True, False, True, True))
+attempt(lambda: y.backward(inputs=[], retain_graph=True))
+attempt(lambda: torch.autograd.backward(y, inputs=(), retain_graph=True))
+attempt(lambda: (torch.autograd.backward(y, inputs={"a": x}, retain_graph=True), x.grad, w.grad))
+attempt(lambda: (torch.autograd.backward(y, grad_variables=torch.tensor(2.), retain_graph=True), x.grad))
+attempt(lambda: torch.autograd.backward(y, torch.tensor(1.), grad_variables=torch.tensor(2.)))
+""",
+})
