@@ -4033,3 +4033,25 @@ attempt(lambda: (torch.autograd.backward(y, grad_variables=torch.tensor(2.), ret
 attempt(lambda: torch.autograd.backward(y, torch.tensor(1.), grad_variables=torch.tensor(2.)))
 """,
 })
+_add("node_calls_more", {
+    # a list input's elements (cat, stack) get their gradients together, and none at all
+    # where no element has an edge (views made under no_grad); a select's or slice's node
+    # handed a gradient that broadcasts to another shape fails as copy_ does
+    "list_inputs_without_edges": """
+a1 = torch.tensor([[0.1], [0.2], [-0.3]], requires_grad=True)
+with torch.no_grad():
+    t2 = a1[1, :]
+print(torch.stack([t2, t2], -2).grad_fn(torch.tensor([[-0.4], [-1.1]])))
+print(torch.cat([t2, t2]).grad_fn(torch.tensor([-0.4, -1.1])))
+print(torch.stack([t2, a1[0]]).grad_fn(torch.tensor([[-0.4], [-1.1]])))
+""",
+    "slice_and_select_with_a_gradient_of_another_shape": """
+a = torch.tensor([[1.1]], requires_grad=True)
+for node, g in [(a[:-1].grad_fn, torch.tensor([])), (a[:1].grad_fn, torch.tensor([])),
+                (a[0].grad_fn, torch.tensor([1., 2.])), (a[:, 0].grad_fn, torch.ones(3, 2))]:
+    try:
+        print(node(g))
+    except RuntimeError as e:
+        print(e)
+""",
+})

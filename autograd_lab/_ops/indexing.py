@@ -68,7 +68,12 @@ def _put_into_zeros(g, sizes, key):
     try:
         out[key] = g
     except ValueError:
-        raise broadcast_error(out[key].shape, g.shape) from None
+        part = out[key].shape
+        # shapes that broadcast, but to another shape than the part's (TensorIterator's
+        # output check), or that do not
+        raise broadcast_error(part, g.shape) or RuntimeError(
+            f"output with shape {list(part)} doesn't match the broadcast shape "
+            f"{list(np.broadcast_shapes(part, g.shape))}") from None
     return out
 
 

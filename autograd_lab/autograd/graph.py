@@ -245,7 +245,9 @@ class Node:
         else:
             grads = [g._data if type(g) is _Tensor else g for g in grads]
         out = self._checked_backward(*grads, as_tensors=_State.enabled)
-        listed = type(self).tensor_list
+        # a list input (cat's, stack's) is one input to PyTorch's formula: its elements'
+        # gradients are computed together, if any of them has an edge
+        listed = type(self).tensor_list and any(nxt is not None for nxt in self._next)
         out = tuple(None if g is None or nxt is None and not listed else
                     g if type(g) is _Tensor else _Tensor._make(_np.asarray(g))
                     for nxt, g in zip(self._next, out))
