@@ -4055,3 +4055,21 @@ for node, g in [(a[:-1].grad_fn, torch.tensor([])), (a[:1].grad_fn, torch.tensor
         print(e)
 """,
 })
+_add("setitem_zero_dim_value", {
+    # x[i] = v with a 0-d tensor v: PyTorch's copy_to copies into a part of v's own shape (a
+    # 0-d part: CopyBackwards, which casts v's gradient to v's dtype) and fills any other part
+    "copied_or_filled": """
+t = torch.tensor([0.3, 0.5], dtype=torch.float64, requires_grad=True) * 1
+v = torch.tensor(1.0, requires_grad=True)
+t[-1] = v
+print(t.grad_fn(torch.tensor([-0.4, 2.], dtype=torch.float64)))
+t[:1] = torch.tensor(3.0, requires_grad=True)
+print(t.grad_fn(torch.tensor([-0.4, 2.], dtype=torch.float64)))
+t.sum().backward()
+print(v.grad, v.grad.dtype)
+m = torch.zeros(2, 2)
+m[0, 1] = torch.tensor(7, dtype=torch.int64)
+m[1] = torch.tensor(True)
+print(m)
+""",
+})

@@ -464,6 +464,8 @@ def setitem(x, key, value):
     if type(value) is not Tensor:
         return inplace_fill(target, _wrap(np.asarray(value, x._data.dtype)), FillBackward3,
                             fill=False)
-    if value._data.ndim == 0:
+    if value._data.ndim == 0 and target._data.ndim:
+        # PyTorch's copy_to: a 0-d value fills a part of another shape, and is copied into one
+        # of its own shape (whose CopyBackwards casts the value's gradient to its dtype)
         return inplace_fill(target, value, FillBackward3, fill=False)
     return _apply(target, lambda before: _copied(before, value), value)
