@@ -14,7 +14,7 @@ import builtins
 
 import numpy as _np
 
-from . import _device, _ops, accelerator, autograd, backends, cuda, nn
+from . import _device, _ops, autograd
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (Size, bool, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
@@ -25,7 +25,6 @@ from ._ops import (abs, add, all, any, argmax, argmin, bmm, cat, clamp, clone, c
                    unsqueeze, where)
 from ._ops import clamp as clip
 from ._ops import dot
-from .serialization import load, save
 from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
 from ._tensor import Tensor, _wrap, tensor
 from .autograd.grad_mode import (enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled,
@@ -316,22 +315,41 @@ def get_default_dtype():
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                      sci_mode=None):
+    """PyTorch's print options: a profile first ("default", "short" or "full"; another name
+    changes nothing, as in PyTorch), then each option given; ``sci_mode`` True or False forces
+    scientific notation on or off, None (also when not given) lets each tensor decide."""
     from . import _tensor_str as s
-    if profile == "default":
-        s.PRECISION, s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = 4, 1000, 3, 80
+    presets = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+               "full": (4, _np.inf, 3, 80)}
+    if profile in presets:
+        s.PRECISION, s.THRESHOLD, s.EDGEITEMS, s.LINEWIDTH = presets[profile]
     for name, value in (("PRECISION", precision), ("THRESHOLD", threshold),
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(s, name, value)
+    s.SCI_MODE = sci_mode
 
 
 _check_arguments()
 
 
+# What a first cell does not need is imported on first use: drawing (``viz``, which needs
+# graphviz), ``nn.functional``, ``save``/``load``, the device modules. ``import autograd_lab``
+# stays about as quick as ``import numpy``, and ``from autograd_lab import nn`` works as ever.
+_LAZY = {"viz": (".viz", None), "nn": (".nn", None), "cuda": (".cuda", None),
+         "accelerator": (".accelerator", None), "backends": (".backends", None),
+         "save": (".serialization", "save"), "load": (".serialization", "load")}
+
+
 def __getattr__(name):
-    # ``autograd_lab.viz`` is imported on first use: it needs graphviz, and importing the
-    # engine should stay fast for everyone who does not draw.
-    if name == "viz":
-        import importlib
-        return importlib.import_module(".viz", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module, __name__)
+    value = globals()[name] = value if attr is None else getattr(value, attr)
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

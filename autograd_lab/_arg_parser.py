@@ -377,6 +377,7 @@ def checked(fn, key, method):
         except (TypeError, AttributeError, ValueError):
             parser.check(given, kwargs)
             raise
-    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    call.__name__ = call.__qualname__ = key.split(".")[1]
+    call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call

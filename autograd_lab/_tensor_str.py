@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+SCI_MODE = None         # set_printoptions(sci_mode=...): True or False forces it
 
 
 class _Formatter:
@@ -30,7 +31,8 @@ class _Formatter:
         mag = np.abs(nz)
         lo, hi = mag.min(), mag.max()
         self.int_mode = bool(np.all(nz == np.ceil(nz)))
-        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if SCI_MODE is None \
+            else SCI_MODE
         if self.sci_mode:
             strs = [f"{x:.{PRECISION}e}" for x in nz.tolist()]
         elif self.int_mode:

@@ -182,15 +182,15 @@ class Workload:
 WORKLOADS = {
     2: Workload("tiny ops", "2,000 ops, 500 x (y*0.5, y+x, y.tanh(), y**2) on a (4,) float32 "
                 "leaf, then sum().backward()", tiny_data, tiny_fwd, tiny_np_fwd, tiny_np_bwd,
-                "µs/op", 1e6 / 2000, 0.5),
+                "µs/op", 1e6 / 2000, 0.35),
     3: Workload("MLP step", f"784-256-10 float32, batch {B}, tanh, MSE, backward, SGD under "
                 "no_grad, grad=None", mlp_data, mlp_fwd, mlp_np_fwd, mlp_np_bwd,
                 "ms", 1e3, 0.85, LR),
     4: Workload("deep chain", f"y = y * {CHAIN_C} x {CHAIN_N:,} on a 0-dim leaf, y.backward()",
-                scalar_leaf(1.0), chain_fwd, with_leaf(chain_fwd), chain_np_bwd, "ms", 1e3, 0.5),
+                scalar_leaf(1.0), chain_fwd, with_leaf(chain_fwd), chain_np_bwd, "ms", 1e3, 0.2),
     5: Workload("fan-in", f"{len(FAN_CS):,} terms x*c_i of one 0-dim leaf summed as a pairwise "
                 "tree, backward", scalar_leaf(0.5), fan_fwd, with_leaf(fan_fwd), fan_np_bwd,
-                "ms", 1e3, 0.5),
+                "ms", 1e3, 0.2),
 }
 
 
@@ -410,7 +410,7 @@ def memory(args):
                 growth[e].append(json.loads(p.stdout.splitlines()[-1])["growth_mb"])
     return report("4 deep chain memory", "peak RSS minus RSS after setup (VmHWM) for one step, "
                   f"fresh process per engine, {args.mem_rounds} round(s)", "MB",
-                  {e: v for e, v in growth.items() if e not in errors}, "torch", 0.5, errors)
+                  {e: v for e, v in growth.items() if e not in errors}, "torch", 0.2, errors)
 
 
 # ------------------------------------------------------------------------------------ reporting

@@ -3877,3 +3877,199 @@ for sa, sb in [((0, 2, 3), (0, 3, 2)), ((2, 0, 3), (2, 3, 2)), ((2, 2, 0), (2, 0
         print(y, a.grad.dtype, b.grad.dtype, (a @ b).dtype)
 """,
 })
+_add("print_options", {
+    # set_printoptions: sci_mode forces scientific notation on or off (None: each tensor
+    # decides), the profiles "default", "short" and "full" (another name changes nothing)
+    "sci_mode_and_profiles": """
+t = torch.tensor([1.5, 2.25, 1000.0])
+big = torch.arange(1200.)
+for kwargs in [dict(sci_mode=True), dict(sci_mode=False), dict(), dict(profile="short"),
+               dict(profile="full", linewidth=60), dict(profile="short", precision=3),
+               dict(profile="nonsense"), dict(precision=1, sci_mode=True), dict(profile="default")]:
+    torch.set_printoptions(**kwargs)
+    print(kwargs, t, torch.tensor([1e-5, 1.]), torch.tensor(12345.678), torch.tensor([3., 4.]))
+    print(len(repr(big)))
+torch.set_printoptions(profile="default")
+""",
+})
+_add("create_graph_order", {
+    # a recorded backward makes its nodes in PyTorch's order (a formula's inputs in the
+    # alphabetical order of their names: other before self), and leaves made ready by one node
+    # take its edges' order: the leaves' hooks of a later pass run as PyTorch runs them
+    "leaf_hooks_in_a_second_order_pass": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([0.5, -1.], requires_grad=True)
+x.register_hook(lambda g: print("x hook", g))
+w.register_hook(lambda g: print("w hook", g))
+y = (x * w).tanh() + x ** 2
+y.register_hook(lambda g: print("y hook", g))
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+h = torch.autograd.grad(g.sum(), [x, w], create_graph=True)
+print(h)
+(g * w).sum().backward()
+print(x.grad, w.grad)
+""",
+    "creation_order_of_two_input_formulas": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([0.5, -1.], requires_grad=True)
+for y in (x * w, x / w, x ** w, torch.maximum(x, w), x @ w, torch.where(x > 1, x, w)):
+    gx, gw = torch.autograd.grad(y, [x, w], torch.ones_like(y, requires_grad=True), create_graph=True)
+    print(gx.grad_fn.name(), gw.grad_fn.name(), gx.grad_fn._sequence_nr() > gw.grad_fn._sequence_nr()
+          if hasattr(gx.grad_fn, "_sequence_nr") else None)
+""",
+})
+_add("copy_slices_recorded", {
+    # CopySlices in a recorded backward (create_graph, or its node called by hand) takes
+    # PyTorch's own steps: the gradient copied into a tensor laid out as the base, the view's
+    # part of it (AsStridedBackward0) cloned for the in-place op's formula, its result copied
+    # back into that part -- a CopySlices whose inputs' gradients come out of the formula
+    "node_called_by_hand": """
+a1 = torch.tensor([[-0.8, -0.3, 0.1], [0.7, 0.9, -0.4]], requires_grad=True)
+t2 = a1.sum(-1, keepdim=True)
+t4 = t2[0]
+t4.div_(torch.tensor(0.7, requires_grad=True))
+out = t2.grad_fn(torch.ones_like(t2))
+print(out, [f.name() if f else None for f, _ in out[0].grad_fn.next_functions])
+""",
+    "create_graph_through_an_in_place_view": """
+a1 = torch.tensor([[-0.8, -0.3, 0.1], [0.7, 0.9, -0.4]], requires_grad=True)
+w = torch.tensor([1.5, -2.0], requires_grad=True)
+b = a1 * 1
+v = b[:, 1]
+v.mul_(w)
+g, = torch.autograd.grad(b.sum(), a1, create_graph=True)
+print(g, g.grad_fn.name(), [f.name() if f else None for f, _ in g.grad_fn.next_functions])
+node = g.grad_fn.next_functions[0][0]
+print([f.name() if f else None for f, _ in node.next_functions])
+print(torch.autograd.grad(g.sum(), w))
+""",
+})
+_add("transpose_node_called_by_hand", {
+    # TransposeBackward0 keeps its dimensions as given and wraps a negative one against the
+    # gradient it is handed, as PyTorch's grad.transpose(dim0, dim1) does
+    "a_gradient_of_fewer_dimensions": """
+x = torch.ones(2, 3, 4, requires_grad=True)
+for y in (x.mT, x.transpose(-1, 0), x.transpose(1, -3), torch.ones(5, 3) @ x):
+    node = y.grad_fn
+    for g in (torch.arange(30.).reshape(5, 6), torch.arange(24.).reshape(2, 3, 4), torch.arange(4.).reshape(1, 1, 1, 4)):
+        try:
+            print(node.name(), node(g).shape)
+        except (RuntimeError, IndexError) as e:
+            print(node.name(), type(e).__name__, e)
+""",
+})
+_add("as_strided_recorded", {
+    # a view remade after its base changed in place (AsStridedBackward0), its backward
+    # recorded: PyTorch's as_strided_backward squeezes the view's size-1 dimensions and sums
+    # its expanded ones, copies the gradient into zeros laid out as the base (CopySlices) and
+    # reads the base back as a strided view (AsStridedBackward0)
+    "views_of_a_changed_base": """
+def walk(t):
+    seen, order, lines = {}, [t.grad_fn], []
+    for n in order:
+        kids = []
+        for f, k in n.next_functions:
+            if f is not None and f not in seen:
+                seen[f] = len(seen) + 1
+                order.append(f)
+            kids.append(f"{f.name()}#{seen[f]}" if f is not None else "None")
+        lines.append(f"{n.name()} <- {', '.join(kids)}")
+    return "; ".join(lines)
+
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+s = torch.tensor(2., requires_grad=True)
+views = {"slice": lambda b: b[:, 1:], "t": lambda b: b.t(), "row": lambda b: b[0],
+         "element": lambda b: b[1, 2], "unsqueezed": lambda b: b[:, None, 1:],
+         "expanded": lambda b: b[0].expand(2, 3), "permuted": lambda b: b.reshape(2, 3, 1).permute(2, 0, 1),
+         "view_of_view": lambda b: b[1:][:, ::2], "column": lambda b: b[:, 0]}
+for name, view in views.items():
+    b = x * 1
+    v = view(b)
+    b.mul_(s)
+    h, = torch.autograd.grad((v.sin() * v).sum(), b, create_graph=True)
+    print(name, h, walk(h))
+    print(torch.autograd.grad(h.sum(), [x, s]))
+""",
+    "node_called_by_hand": """
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+b = x * 1
+v = b[:, 1:].t()
+b.add_(1)
+print(v.grad_fn.name())
+out = v.grad_fn(torch.ones(2, 2, requires_grad=True))
+print(out, out.grad_fn.name(), [f.name() if f else None for f, _ in out.grad_fn.next_functions])
+print(v.grad_fn(torch.ones(2, 2)))
+""",
+})
+_add("autograd_arguments", {
+    # grad's and backward's inputs read as PyTorch reads them (one tensor, a dict's values,
+    # never empty), grad's arguments in PyTorch's order with its checks and warnings
+    "inputs_and_options": """
+import collections
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+u = torch.tensor([5.], requires_grad=True)
+def attempt(f):
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+y = (x * w).sum()
+attempt(lambda: torch.autograd.grad(y, [], retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, (), retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, {}, retain_graph=True))
+attempt(lambda: torch.autograd.grad(torch.ones(2), []))
+attempt(lambda: torch.autograd.grad(torch.ones(2), [torch.ones(2)]))
+attempt(lambda: torch.autograd.grad(y, {"x": x, "w": w}, retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, collections.OrderedDict(x=x), retain_graph=True))
+attempt(lambda: torch.autograd.grad(y, [x, u], retain_graph=True, materialize_grads=True, allow_unused=False))
+attempt(lambda: [(g, g.requires_grad) for g in torch.autograd.grad(y, [x, u], retain_graph=True, materialize_grads=True, create_graph=True)])
+attempt(lambda: torch.autograd.grad(y, [x], None, True, False, False))
+attempt(lambda: torch.autograd.grad(y, [x, u], None, True, False, True, True))
+attempt(lambda: y.backward(inputs=[], retain_graph=True))
+attempt(lambda: torch.autograd.backward(y, inputs=(), retain_graph=True))
+attempt(lambda: (torch.autograd.backward(y, inputs={"a": x}, retain_graph=True), x.grad, w.grad))
+attempt(lambda: (torch.autograd.backward(y, grad_variables=torch.tensor(2.), retain_graph=True), x.grad))
+attempt(lambda: torch.autograd.backward(y, torch.tensor(1.), grad_variables=torch.tensor(2.)))
+""",
+})
+_add("node_calls_more", {
+    # a list input's elements (cat, stack) get their gradients together, and none at all
+    # where no element has an edge (views made under no_grad); a select's or slice's node
+    # handed a gradient that broadcasts to another shape fails as copy_ does
+    "list_inputs_without_edges": """
+a1 = torch.tensor([[0.1], [0.2], [-0.3]], requires_grad=True)
+with torch.no_grad():
+    t2 = a1[1, :]
+print(torch.stack([t2, t2], -2).grad_fn(torch.tensor([[-0.4], [-1.1]])))
+print(torch.cat([t2, t2]).grad_fn(torch.tensor([-0.4, -1.1])))
+print(torch.stack([t2, a1[0]]).grad_fn(torch.tensor([[-0.4], [-1.1]])))
+""",
+    "slice_and_select_with_a_gradient_of_another_shape": """
+a = torch.tensor([[1.1]], requires_grad=True)
+for node, g in [(a[:-1].grad_fn, torch.tensor([])), (a[:1].grad_fn, torch.tensor([])),
+                (a[0].grad_fn, torch.tensor([1., 2.])), (a[:, 0].grad_fn, torch.ones(3, 2))]:
+    try:
+        print(node(g))
+    except RuntimeError as e:
+        print(e)
+""",
+})
+_add("setitem_zero_dim_value", {
+    # x[i] = v with a 0-d tensor v: PyTorch's copy_to copies into a part of v's own shape (a
+    # 0-d part: CopyBackwards, which casts v's gradient to v's dtype) and fills any other part
+    "copied_or_filled": """
+t = torch.tensor([0.3, 0.5], dtype=torch.float64, requires_grad=True) * 1
+v = torch.tensor(1.0, requires_grad=True)
+t[-1] = v
+print(t.grad_fn(torch.tensor([-0.4, 2.], dtype=torch.float64)))
+t[:1] = torch.tensor(3.0, requires_grad=True)
+print(t.grad_fn(torch.tensor([-0.4, 2.], dtype=torch.float64)))
+t.sum().backward()
+print(v.grad, v.grad.dtype)
+m = torch.zeros(2, 2)
+m[0, 1] = torch.tensor(7, dtype=torch.int64)
+m[1] = torch.tensor(True)
+print(m)
+""",
+})

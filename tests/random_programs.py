@@ -310,6 +310,8 @@ class Proposer:
         elif kind == "list":
             key = f"[{i}, {rng.randint(-n, n - 1)}, {i}]"
         elif kind == "mask":
+            if self._near_zero(x):      # (x > 0 jumps at 0 as sign does: POLES)
+                return None
             key = f"{name} > 0"
         else:
             if x.dim() < 2:
@@ -329,6 +331,8 @@ class Proposer:
             return f"{self.new()} = torch.cat([{name}, {others}], {self.dim(x)})"
         if kind == "stack":
             return f"{self.new()} = torch.stack([{name}, {others}], {self.dim(x, extra=1)})"
+        if self._near_zero(x):          # (x > 0 jumps at 0 as sign does: POLES)
+            return None
         other = self._partner(x, lambda s: _broadcasts(tuple(x.shape), s))
         return other and f"{self.new()} = torch.where({name} > 0, {name}, {other})"
 
@@ -651,7 +655,9 @@ NOT_YET = {
 
 
 # functions with a pole, a branch point or a jump at 0 (see Proposer._near_zero): sign jumps
-# where a sum that is 0 in PyTorch is 1e-8 here (its order of summing is the CPU's: README)
+# where a sum that is 0 in PyTorch is 1e-8 here (its order of summing is the CPU's: README),
+# and so do the comparisons of a mask and of where (x > 0), which Proposer.index and
+# Proposer.join leave out there
 POLES = ("log", "sqrt", "reciprocal", "sign")
 
 

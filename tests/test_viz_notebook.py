@@ -1,5 +1,6 @@
 """viz in a real Jupyter kernel: what a learner's notebook receives when a cell ends with a
 drawing or a trace. (tests/test_viz.py checks the drawings themselves.)"""
+import os
 import xml.etree.ElementTree as ET
 
 import nbformat
@@ -17,11 +18,17 @@ CELLS = [
 ]
 
 
+def run(env=None):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
+    NotebookClient(nb, timeout=60, kernel_name="python3").execute(env=env)
+    return [cell.outputs for cell in nb.cells]
+
+
 @pytest.fixture(scope="module")
 def outputs():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    NotebookClient(nb, timeout=60, kernel_name="python3").execute()
-    return [cell.outputs for cell in nb.cells]
+    """The notebook's outputs in a kernel started as Jupyter Server starts one for a notebook
+    session (JupyterLab, Notebook): JPY_SESSION_NAME in its environment, not in ours."""
+    return run(dict(os.environ, JPY_SESSION_NAME="lesson.ipynb"))
 
 
 def test_a_drawing_shows_inline_as_svg(outputs):
@@ -36,6 +43,13 @@ def test_a_drawing_shows_inline_as_svg(outputs):
 def test_a_trace_shows_a_slider_through_its_frames(outputs):
     kinds = [kind for out in outputs[3] for kind in out.get("data", {})]
     assert "application/vnd.jupyter.widget-view+json" in kinds
+
+
+def test_run_headless_a_trace_shows_its_table():
+    """nbclient's own kernel (nbconvert, papermill, nbval): no front end, no widget."""
+    env = {k: v for k, v in os.environ.items() if k != "JPY_SESSION_NAME"}
+    kinds = [kind for out in run(env)[3] for kind in out.get("data", {})]
+    assert "text/html" in kinds and "application/vnd.jupyter.widget-view+json" not in kinds
 
 
 def test_the_trace_ran_a_real_backward(outputs):

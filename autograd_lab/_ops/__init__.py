@@ -14,8 +14,11 @@ backward) and on Tensors (``create_graph=True``, where the backward is itself re
 be differentiated again) -- and records the nodes PyTorch's records: where PyTorch's formula
 calls an operation of its own (``tanh_backward``), so does this one (``record.derivative``:
 TanhBackwardBackward0, with its own backward), and a number in a formula is a C++ Scalar
-(``grad * 2`` records MulBackward1, see ``_State.formula``). Broadcast inputs are summed back
-to their shapes in one place, ``graph.unbroadcast``.
+(``grad * 2`` records MulBackward1, see ``_State.formula``). A formula computes its inputs'
+gradients in the order PyTorch's generated code does, the alphabetical order of the inputs'
+names (``other`` before ``self``, ``mat2`` before ``self``): recorded, its nodes are made in
+PyTorch's order, which decides the order of a later backward pass and of its hooks. Broadcast
+inputs are summed back to their shapes in one place, ``graph.unbroadcast``.
 
 The families, one file each:
 

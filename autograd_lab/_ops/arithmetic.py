@@ -133,7 +133,13 @@ class MulBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (None if b is None else g * _f.number(b, g)), (None if a is None else g * a)
+        if type(g) is Tensor:           # recorded: the user's number as a wrapped tensor
+            b = _f.number(b, g)
+        g_other = None if a is None else g * a          # (other's first: see _ops/__init__)
+        return (None if b is None else g * _number(b, g)), g_other
+
+
+_NUMBER_SAVED = {}
 
 
 class MulBackward1(Node):
@@ -152,7 +158,14 @@ def mul(a, b):
     if node:
         # each factor is needed only for the *other* input's gradient (PyTorch saves likewise)
         if type(b) is float or type(b) is int:
-            node._saved = (None, b)         # x * 2: keep the 2, nothing of x; no version to check
+            # x * 2: keep the 2, nothing of x; no version to check. (One tuple per number:
+            # a long chain of x * 2 keeps one, not one per node.)
+            saved = _NUMBER_SAVED.get(b) if b and b == b else None     # (not 0.0: -0.0)
+            if saved is None or type(saved[1]) is not type(b):
+                if len(_NUMBER_SAVED) > 255:
+                    _NUMBER_SAVED.clear()
+                saved = _NUMBER_SAVED[b] = (None, b)
+            node._saved = saved
         else:
             ga, gb = node._next
             node.save_for_backward(a if gb else None, b if ga else None)
@@ -169,7 +182,9 @@ class DivBackward0(Node):
     def backward(self, g):
         a, b = self._saved
         # PyTorch's order for other's gradient, -g * ((a / b) / b): a / a gives exactly 0
-        return g / _f.number(b, g), (None if a is None else -g * (a / b / b))
+        g_other = None if a is None else -g * (a / b / b)  # (other's first: _ops/__init__)
+        gb = _f.number(b, g) if type(g) is Tensor else _number(b, g)
+        return g / gb if self._next[0] else None, g_other
 
 
 class DivBackward1(Node):
@@ -351,8 +366,9 @@ def _one_minus_square(y):
     else two. Near y = +-1 the two differ: this is where the result cancels."""
     if not _FUSED or y.dtype.kind != "f":
         return 1 - y * y
-    if y.dtype.itemsize < 8:
-        return (1 - np.square(y, dtype=np.float64)).astype(y.dtype)
+    if y.dtype.itemsize < 8:            # (exact in float64: 24 + 24 bits of product)
+        wide = y.astype(np.float64)
+        return (1.0 - wide * wide).astype(y.dtype)
     p = y * y                           # Dekker's product: p + err is exactly y*y
     c = 134217729.0 * y
     hi = c - (c - y)
@@ -539,9 +555,9 @@ class PowBackward1(Node):
         # gives the exponent none (not y * log(0))
         a, e, y = self._saved
         ad, ed = _data(a), _data(e)
-        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
         ge = g * _f.where((ad == 0) & (ed >= 0), 0.0, y * _f.call("log", a)) \
-            if self._next[1] else None
+            if self._next[1] else None                  # (the exponent's first: _ops/__init__)
+        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
         return ga, ge
 
 
@@ -618,8 +634,8 @@ class MaximumBackward0(Node):
         # compares false) passes g to both. Selected, not multiplied: inf * 0 is nan.
         # compared in the result's dtype, as computed: a float64 0-d with float32 is float32
         a, b = (np.asarray(_data(v), _data(g).dtype) for v in self._saved)
-        return (_f.masked_fill(_f.where(a == b, g / 2, g), a < b, 0),
-                _f.masked_fill(_f.where(a == b, g / 2, g), a > b, 0))
+        g_other = _f.masked_fill(_f.where(a == b, g / 2, g), a > b, 0)    # (first: _ops/__init__)
+        return _f.masked_fill(_f.where(a == b, g / 2, g), a < b, 0), g_other
 
 
 def maximum(a, b):
@@ -718,7 +734,8 @@ class WhereBackward0(Node):
 
     def backward(self, g):
         (c,) = self._saved
-        return _f.where(c, g, 0.0), _f.where(c, 0.0, g)
+        g_other = _f.where(c, 0.0, g)                   # (other's first: _ops/__init__)
+        return _f.where(c, g, 0.0), g_other
 
 
 def where(condition, x, y):

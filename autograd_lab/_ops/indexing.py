@@ -68,7 +68,12 @@ def _put_into_zeros(g, sizes, key):
     try:
         out[key] = g
     except ValueError:
-        raise broadcast_error(out[key].shape, g.shape) from None
+        part = out[key].shape
+        # shapes that broadcast, but to another shape than the part's (TensorIterator's
+        # output check), or that do not
+        raise broadcast_error(part, g.shape) or RuntimeError(
+            f"output with shape {list(part)} doesn't match the broadcast shape "
+            f"{list(np.broadcast_shapes(part, g.shape))}") from None
     return out
 
 
@@ -82,15 +87,16 @@ class IndexBackward0(Node):
         return (index_put_impl(zeros, g, indices=self._saved[0], accumulate=True),)
 
 
-class IndexPutImplBackward0(Node):
-    """``zeros[indices] += values``, PyTorch's _index_put_impl_ as the backward of indexing
-    uses it: values' gradient is the gradient at those places"""
+class IndexPutBackward0(Node):
+    """out = self with ``values`` put at ``indices`` (``x[indices] = values``), or added there
+    (``accumulate``): the places written over get no gradient, values gets the gradient at
+    its places (summed back by the engine where it was broadcast)"""
     __slots__ = ("indices", "accumulate")
-    op_name = "_index_put_impl_"
+    op_name = "index_put"
     inputs = ("self", "values")
 
     @staticmethod
-    def forward(a, values, indices, accumulate):
+    def forward(a, values, indices, accumulate=False):
         out = np.array(a)
         if accumulate:
             np.add.at(out, indices, values)
@@ -99,26 +105,29 @@ class IndexPutImplBackward0(Node):
         return out
 
     def backward(self, g):
-        return (None, g[self.indices] if self._next[1] else None)
+        indices = self.indices
+        gv = g[indices] if type(g) is Tensor else np.asarray(g[indices])
+        gs = None
+        if self._next[0]:
+            gs = g if self.accumulate else index_put(
+                g, np.zeros(np.shape(_data(gv)), _data(g).dtype), indices=indices,
+                accumulate=False)
+        return gs, gv if self._next[1] else None
 
 
-select_backward, slice_backward, index_put_impl = map(derivative, (
-    SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0))
+class IndexPutImplBackward0(IndexPutBackward0):
+    """the same, as PyTorch's _index_put_impl_ (what the backward of indexing calls)"""
+    __slots__ = ()
+    op_name = "_index_put_impl_"
+
+
+select_backward, slice_backward, index_put, index_put_impl = map(derivative, (
+    SelectBackwardBackward0, SliceBackwardBackward0, IndexPutBackward0, IndexPutImplBackward0))
 
 
 def _scatter(g, key, shape, accumulate=False):
     """A zero array (or tensor) of ``shape`` with ``g`` placed (or added) at ``key``."""
     return index_put_impl(np.zeros(shape, _data(g).dtype), g, indices=key, accumulate=accumulate)
-
-
-def _index_key(key):
-    if isinstance(key, Tensor):
-        return key._data
-    if isinstance(key, tuple):
-        return tuple(k._data if isinstance(k, Tensor) else k for k in key)
-    if isinstance(key, list):
-        return np.asarray(key)
-    return key
 
 
 def _items(key):
@@ -263,12 +272,6 @@ def _advanced_key(a, index):
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          f"shapes {', '.join(str(s) for s in shapes)}") from None
     return tuple(index)
-
-
-def _is_basic(key):
-    keys = key if type(key) is tuple else (key,)
-    return builtins.all(k is None or k is Ellipsis or isinstance(k, slice) or
-                        (isinstance(k, (int, np.integer)) and not isinstance(k, bool)) for k in keys)
 
 
 def _select(x, dim, index, real_dim=None):

@@ -14,7 +14,6 @@ Where a view lies in its base (``_positions``) is worked out from numpy's memory
 when a backward needs it.
 """
 import math
-import weakref
 
 import numpy as np
 
@@ -23,9 +22,9 @@ from .._tensor import Tensor, _wrap, no_grad_view_error
 from ..autograd.graph import Node, new_node, unbroadcast
 from ..autograd.grad_mode import _State
 from .arithmetic import add, div, mul, sub
-from .indexing import _scatter, setitem_target
-from .record import (_data, _edge, _f, _operand, _record, _record1, derivative,
-                     other_type_error)
+from .indexing import _scatter, index_put, setitem_target
+from .shape import clone
+from .record import _data, _edge, _f, _operand, _record, _record1, _view, other_type_error
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
@@ -180,10 +179,17 @@ class _Where:
     """Where a view's elements lie in its base: their flat positions (C order), worked out
     from the two arrays' memory layout the first time a backward asks."""
 
-    __slots__ = ("view", "base", "_positions")
+    __slots__ = ("view", "base", "_positions", "geometry")
 
     def __init__(self, view, base):
         self.view, self.base, self._positions = view._data, base._storage(), None
+        v, b = self.view, self.base
+        # the view as PyTorch's as_strided would make it again, over memory laid out as the
+        # base's: its shape, strides and offset, then the base's shape and strides, counted
+        # in elements (what a recorded backward rebuilds, in PyTorch's steps)
+        n = v.itemsize
+        self.geometry = (v.shape, tuple(st // n for st in v.strides),
+                         (_start(v) - _start(b)) // n, b.shape, tuple(st // n for st in b.strides))
 
     @property
     def positions(self):
@@ -193,6 +199,69 @@ class _Where:
             self._positions = order[np.searchsorted(b[order], _addresses(self.view))]
             self.view = self.base = None
         return self._positions
+
+
+def _start(a):
+    return np.asarray(a).__array_interface__["data"][0]
+
+
+def _strided(memory, shape, strides, offset=0):
+    """A view of the 1-d array ``memory`` (PyTorch's as_strided), strides in elements."""
+    n = memory.itemsize
+    return np.lib.stride_tricks.as_strided(memory[offset:], shape, [st * n for st in strides])
+
+
+def _extent(shape, strides, offset=0):
+    """How many elements of memory a strided view needs (PyTorch's _min_storage_size)."""
+    if 0 in shape:
+        return offset
+    return offset + 1 + sum((n - 1) * st for n, st in zip(shape, strides))
+
+
+def _maybe_overlapping(shape, strides):
+    """PyTorch's test whether a strided view may reach an element twice: its dimensions by
+    stride, each stride beyond everything the smaller ones reach (it says maybe, never no,
+    where it cannot tell)."""
+    reach = 0
+    for st, n in sorted(zip(strides, shape)):
+        if st <= reach:
+            return True
+        reach += st * (n - 1)
+    return False
+
+
+def _as_strided_backward(g, geometry):
+    """A remade view's gradient, recorded (create_graph, or the node called by hand), in the
+    steps of PyTorch's as_strided_backward: g reduced to the view's distinct elements (each
+    size-1 dimension squeezed, each expanded one summed, from the last), copied into zeros laid
+    out as memory holding the base and the view (CopySlices), and the base read back from it
+    (AsStridedBackward0). None where either may reach an element twice: PyTorch adds such
+    elements up with index_add_, which the engine does not have (the caller scatters)."""
+    shape, strides, offset, base_shape, base_strides = geometry
+    if 0 in shape or 0 in base_shape:
+        return _wrap(np.zeros(base_shape, g._data.dtype))
+    out_shape, out_strides = [], []
+    for i in reversed(range(len(shape))):
+        if shape[i] == 1:
+            g = g.squeeze(i)
+        elif strides[i] == 0:
+            g = g.sum(i)
+        else:
+            out_shape.insert(0, shape[i])
+            out_strides.insert(0, strides[i])
+    inp_shape = [n for n in base_shape if n != 1]
+    inp_strides = [st for n, st in zip(base_shape, base_strides) if n != 1]
+    if _maybe_overlapping(out_shape, out_strides) or _maybe_overlapping(inp_shape, inp_strides):
+        return None
+    memory = np.zeros(max(_extent(base_shape, base_strides),
+                          _extent(out_shape, out_strides, offset)), g._data.dtype)
+    storage = _wrap(memory)
+    part, _ = _view(AsStridedBackward0, _strided(memory, out_shape, out_strides, offset), storage)
+    setitem(part, Ellipsis, g)
+    result, node = _view(AsStridedBackward0, _strided(memory, base_shape, base_strides), storage)
+    if node:
+        node.where, node.self_sym_sizes = _Where(result, storage), memory.shape
+    return result
 
 
 def _addresses(a):
@@ -214,6 +283,10 @@ class AsStridedBackward0(Node):
     __slots__ = ("where", "self_sym_sizes")
 
     def backward(self, g):
+        if type(g) is Tensor:
+            result = _as_strided_backward(g, self.where.geometry)
+            if result is not None:
+                return (result,)
         return (_into_base(g, self.where.positions, self.self_sym_sizes),)
 
 
@@ -233,6 +306,8 @@ class CopySlices(Node):
             # the view was expanded (fill_ and zero_ may write one): PyTorch writes the
             # gradient back through the same view, and refuses to
             raise RuntimeError(OVERLAP_INPLACE)
+        if type(g) is Tensor:
+            return self._recorded(g)
         flat = g.reshape(-1)
         fn = self.fn
         grads = fn._checked_backward(flat[(positions,)], as_tensors=type(g) is Tensor)
@@ -242,6 +317,24 @@ class CopySlices(Node):
         if grads[0] is not None:
             base = base + _into_base(grads[0], positions, shape)
         return (base,) + tuple(grads[1:])
+
+    def _recorded(self, g):
+        """The same, recorded (create_graph, or the node called by hand), in PyTorch's own
+        steps: g copied into a fresh tensor laid out as the base (CopyBackwards), the view's
+        part of it (AsStridedBackward0) cloned and handed to fn, and fn's gradient for it
+        copied back into that part (CopySlices)."""
+        shape, strides, offset, base_shape, base_strides = self.where.geometry
+        memory = np.empty(max(_extent(base_shape, base_strides), _extent(shape, strides, offset)),
+                          g._data.dtype)
+        result = _wrap(_strided(memory, base_shape, base_strides))
+        setitem(result, Ellipsis, g)
+        part, node = _view(AsStridedBackward0, _strided(memory, shape, strides, offset), result)
+        if node:                        # (g needs no gradient: nothing recorded yet)
+            node.where, node.self_sym_sizes = _Where(part, result), base_shape
+        grads = self.fn._checked_backward(clone(part), as_tensors=True)
+        if grads[0] is not None:
+            setitem(part, Ellipsis, grads[0])
+        return (result,) + tuple(grads[1:])
 
 
 # -- the in-place operations ------------------------------------------------------------
@@ -352,33 +445,8 @@ def _copied(before, src):
     return result
 
 
-class IndexPutBackward0(Node):
-    """out = self with ``values`` put at ``indices`` (``x[indices] = values``): the places
-    written over get no gradient, values gets theirs"""
-    __slots__ = ("indices", "values_shape")
-    op_name = "index_put"
-    inputs = ("self", "values")
-
-    @staticmethod
-    def forward(a, values, indices, values_shape):
-        out = np.array(a)
-        out[indices] = values
-        return out
-
-    def backward(self, g):
-        indices, shape = self.indices, self.values_shape
-        zeros = np.zeros(shape, _data(g).dtype)
-        gv = g[indices] if type(g) is Tensor else np.asarray(g[indices])
-        # (values broadcast over the places: the engine sums its gradient back)
-        return (index_put(g, zeros, indices=indices, values_shape=shape) if self._next[0]
-                else None, gv if self._next[1] else None)
-
-
-index_put = derivative(IndexPutBackward0)
-
-
 def _put(before, index, value):
-    return index_put(before, value, indices=index, values_shape=np.shape(_data(value)))
+    return index_put(before, value, indices=index, accumulate=False)
 
 
 def setitem(x, key, value):
@@ -396,6 +464,8 @@ def setitem(x, key, value):
     if type(value) is not Tensor:
         return inplace_fill(target, _wrap(np.asarray(value, x._data.dtype)), FillBackward3,
                             fill=False)
-    if value._data.ndim == 0:
+    if value._data.ndim == 0 and target._data.ndim:
+        # PyTorch's copy_to: a 0-d value fills a part of another shape, and is copied into one
+        # of its own shape (whose CopyBackwards casts the value's gradient to its dtype)
         return inplace_fill(target, value, FillBackward3, fill=False)
     return _apply(target, lambda before: _copied(before, value), value)

@@ -24,10 +24,10 @@ class MmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
+        g_mat2 = mm_mat2_backward(g, a, self.mat2_sym_sizes, self.mat2_sym_strides) \
+            if self._next[1] else None                  # (mat2's first: _ops/__init__)
         return (mm_mat1_backward(g, b, self.self_sym_sizes, self.self_sym_strides)
-                if self._next[0] else None,
-                mm_mat2_backward(g, a, self.mat2_sym_sizes, self.mat2_sym_strides)
-                if self._next[1] else None)
+                if self._next[0] else None, g_mat2)
 
 
 def layouts(a, b, a_needs, b_needs):
@@ -65,8 +65,9 @@ class BmmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
+        g_mat2 = _f.product("bmm", _f.transpose(a, 1, 2), g) if self._next[1] else None
         return (_f.product("bmm", g, _f.transpose(b, 1, 2)) if self._next[0] else None,
-                _f.product("bmm", _f.transpose(a, 1, 2), g) if self._next[1] else None)
+                g_mat2)                                 # (mat2's first: _ops/__init__)
 
 
 class MvBackward0(Node):

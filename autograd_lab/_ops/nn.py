@@ -17,18 +17,9 @@ from ..autograd.graph import Node
 from ..autograd.grad_mode import no_grad
 from .arithmetic import _sigmoid
 from .linalg import layouts, matmul, mm_mat1_backward, mm_mat2_backward, product
-from .record import _f, _float, _record, _record1, broadcasting, derivative
+from .record import (_data, _f, _float, _record, _record1, broadcasting, derivative,
+                     wrap_dim)
 from .shape import expand, permute, t, view
-
-
-def wrap_dim(dim, ndim):
-    """``dim`` as a non-negative dimension of a tensor with ``ndim`` dimensions (a 0-d tensor
-    has one, as in PyTorch), or PyTorch's IndexError."""
-    n = builtins.max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return dim % n
 
 
 def _sum_keep(x, dim):
@@ -45,7 +36,7 @@ class ClampBackward1(Node):
 
     def backward(self, g):
         (a,) = self._saved
-        return (_f.where(_inside(_data_of(a), self.min, self.max), g, 0.0),)
+        return (_f.where(_inside(_data(a), self.min, self.max), g, 0.0),)
 
 
 class ClampBackward0(Node):
@@ -57,19 +48,16 @@ class ClampBackward0(Node):
     def backward(self, g):
         # PyTorch's clamp_backward_min_max: where min > max, max wins and min has no gradient
         a, lo, hi = self._saved
-        ad, lod, hid = _data_of(a), _data_of(lo), _data_of(hi)
-        if lo is not None and hi is not None:
-            glo = _f.where((ad < lod) & (lod < hid), g, 0.0)
-            ghi = _f.where((ad > hid) | (hid < lod), g, 0.0)
-        else:
-            glo = None if lo is None else _f.where(ad < lod, g, 0.0)
-            ghi = None if hi is None else _f.where(ad > hid, g, 0.0)
-        return (_f.where(_inside(ad, lod, hid), g, 0.0), glo if self._next[1] else None,
-                ghi if self._next[2] else None)
-
-
-def _data_of(x):
-    return x._data if type(x) is Tensor else x
+        ad, lod, hid = _data(a), _data(lo), _data(hi)
+        # (in the order of the names: max, min, self; see _ops/__init__)
+        ghi = glo = None
+        if hi is not None and self._next[2]:
+            ghi = _f.where((ad > hid) | (hid < lod), g, 0.0) if lo is not None else \
+                _f.where(ad > hid, g, 0.0)
+        if lo is not None and self._next[1]:
+            glo = _f.where((ad < lod) & (lod < hid), g, 0.0) if hi is not None else \
+                _f.where(ad < lod, g, 0.0)
+        return _f.where(_inside(ad, lod, hid), g, 0.0), glo, ghi
 
 
 def _inside(a, lo, hi):
@@ -257,7 +245,7 @@ class AddmmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        return (g,
+        return (g,          # (mat1's, mat2's, self's: in the order of the names, _ops/__init__)
                 mm_mat1_backward(g, b, self.mat1_sym_sizes, self.mat1_sym_strides)
                 if self._next[1] else None,
                 mm_mat2_backward(g, a, self.mat2_sym_sizes, self.mat2_sym_strides)
@@ -380,8 +368,8 @@ class MseLossBackwardBackward0(Node):
         ggo = mse_loss_backward(gg, a, b, reduction=r) if self._next[0] else None
         both = gg * go if self._next[1] or self._next[2] else None
         return (ggo,
-                _mean_of(2 * both, np.size(_data_of(a)), r) if self._next[1] else None,
-                -_mean_of(2 * both, np.size(_data_of(b)), r) if self._next[2] else None)
+                _mean_of(2 * both, np.size(_data(a)), r) if self._next[1] else None,
+                -_mean_of(2 * both, np.size(_data(b)), r) if self._next[2] else None)
 
 
 mse_loss_backward = derivative(MseLossBackwardBackward0)
@@ -527,9 +515,9 @@ class BinaryCrossEntropyBackward0(Node):
         r = self.reduction
         gt = None
         if self._next[1]:       # PyTorch's binary_cross_entropy_target_backward
-            ad = _data_of(a)
+            ad = _data(a)
             logit = _f.call("log", a / (1 - a)) if type(a) is Tensor else np.log(ad / (1 - ad))
-            gt = _mean_of(-logit * g, np.size(_data_of(b)), r)
+            gt = _mean_of(-logit * g, np.size(_data(b)), r)
         return (binary_cross_entropy_backward(g, a, b, reduction=r) if self._next[0] else None,
                 gt)
 
@@ -551,7 +539,7 @@ class BinaryCrossEntropyBackwardBackward0(Node):
         # PyTorch's binary_cross_entropy_double_backward{_grad_output,,_target}
         go, a, b = self._saved
         r, eps = self.reduction, 1e-12
-        n = np.size(_data_of(a))
+        n = np.size(_data(a))
         ggo = ga = gb = None
         if self._next[0]:
             ggo = (a - b) / ((a + eps) * (1 - a + eps)) * gg
@@ -604,7 +592,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def backward(self, g):
         # PyTorch's binary_cross_entropy_with_logits_backward: (sigmoid(x) - t) * g, / n
         a, b = self._saved
-        n = np.size(_data_of(a))
+        n = np.size(_data(a))
         s = _f.call("sigmoid", a) if type(a) is Tensor else _sigmoid(a)
         return (_mean_of((s - b) * g, n, self.reduction) if self._next[0] else None,
                 _mean_of(-a * g, n, self.reduction) if self._next[1] else None)

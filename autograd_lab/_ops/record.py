@@ -9,7 +9,8 @@ import weakref
 import numpy as np
 
 from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import _sequence, new_node, remember_forward, short_name
+from ..autograd.graph import (_data, _sequence, _slot_names, new_node, remember_forward,
+                              short_name)
 from ..autograd.grad_mode import _State
 
 _ndarray = np.ndarray
@@ -85,10 +86,6 @@ def _view(cls, out, x):
     if len(views) >= 64 and not len(views) & (len(views) - 1):     # 64, 128, ...: prune
         views[:] = [ref for ref in views if ref() is not None]
     return result, node
-
-
-def _data(x):
-    return x._data if type(x) is Tensor else x
 
 
 def _operand(x):
@@ -211,14 +208,16 @@ def _binary(cls, fn, a, b):
             return b, None
         tb, bd = type(b), _data(b)
     ad = a._data
+    da = ad.dtype
     if tb is float and type(ad) is _ndarray:
         last = _last_number         # _number's quick case, written out
-        bd = last[2] if last[0] is bd and last[1] is ad.dtype else _number(bd, ad)
+        bd = last[2] if last[0] is bd and last[1] is da else _number(bd, ad)
     try:
         out = fn(ad, bd)
     except ValueError:
         out = broadcasting(fn, ad, bd)      # raises PyTorch's error for a shape mismatch
-    if out.dtype is not ad.dtype or tb is Tensor and out.dtype is not bd.dtype:
+    db = bd.dtype if tb is Tensor else None
+    if out.dtype is not da or db is not None and out.dtype is not db:
         out = _promote(out, a, b, fn)
     if _State.enabled and (a._rg or tb is Tensor and b._rg):
         if tb is not Tensor and _State.formula and cls.scalar is not None:
@@ -232,14 +231,15 @@ def _binary(cls, fn, a, b):
         node._seq = next(_sequence)
         if _State.anomaly:
             remember_forward(node)
-        # Two tensors of different shapes were broadcast: backward sums each gradient back
-        # to its input's shape. (A number never stretches a.)
-        if tb is Tensor and ad.shape != bd.shape:
-            node._shapes = (ad.shape, bd.shape)
-        # Two dtypes: numpy's promotion inside the backward formula is not PyTorch's, so each
-        # gradient is cast back to its input's dtype (as PyTorch's engine does).
-        if tb is Tensor and ad.dtype is not bd.dtype:
-            node._extras_table()["dtypes"] = (ad.dtype, bd.dtype)
+        if db is not None:
+            # Two tensors of different shapes were broadcast: backward sums each gradient
+            # back to its input's shape. (A number never stretches a.)
+            if ad.shape != bd.shape:
+                node._shapes = (ad.shape, bd.shape)
+            # Two dtypes: numpy's promotion inside the backward formula is not PyTorch's, so
+            # each gradient is cast back to its input's dtype (as PyTorch's engine does).
+            if da is not db:
+                node._extras_table()["dtypes"] = (da, db)
         t = _new(Tensor)
         t._data, t._grad_fn, t._rg = out, node, True
         t._vc = None
@@ -374,7 +374,7 @@ def derivative(cls):
     keywords that are its slots (``_saved_threshold``). Without a Tensor argument it returns
     the array ``cls.forward`` gives."""
     fn = cls.forward
-    slots = set(cls.__slots__)
+    slots = _slot_names(cls)
 
     def op(*args, **kwargs):
         for a in args:

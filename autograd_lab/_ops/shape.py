@@ -177,9 +177,12 @@ class TransposeBackward0(Node):
 
 def transpose(x, dim0, dim1):
     a = x._storage()
-    dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
-    out, node = _view(TransposeBackward0, a.swapaxes(dim0, dim1) if a.ndim else a[...], x)
+    d0, d1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
+    out, node = _view(TransposeBackward0, a.swapaxes(d0, d1) if a.ndim else a[...], x)
     if node:
+        # the dimensions as given, as PyTorch saves them: its backward wraps a negative one
+        # against the gradient it is handed (x.mT's node, called with a gradient of fewer
+        # dimensions, swaps that gradient's last two)
         node.dim0, node.dim1 = dim0, dim1
     return out
 

@@ -1,8 +1,7 @@
 """``autograd_lab.autograd``: ``backward``, ``grad``, ``Function``, ``Variable``, as in PyTorch."""
-from . import functional, graph
+from . import graph
 from .engine import run_backward
 from .function import Function
-from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_detect_anomaly,
                         set_grad_enabled)
 
@@ -27,6 +26,25 @@ def _tuple(x):
     """One tensor, or a sequence of them, as a tuple (PyTorch's: anything else is iterated)."""
     from .._tensor import Tensor
     return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _inputs(inputs, api):
+    """``inputs`` of ``grad`` or ``backward`` as a tuple, as PyTorch reads them: one tensor, a
+    dict's values (named parameters), or any other iterable; never empty."""
+    from collections.abc import Mapping
+    from .._tensor import Tensor
+    if isinstance(inputs, Tensor):
+        result = (inputs,)
+    elif type(inputs) is dict:
+        result = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{api}()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
+    else:
+        result = tuple(inputs)
+    if not result:
+        raise RuntimeError(f"`inputs` argument to `{api}()` cannot be empty.")
+    return result
 
 
 def _seeds(outputs, grad_outputs):
@@ -73,9 +91,20 @@ def _travelling(seed, create_graph):
     return seed if create_graph else seed._data
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
     """Accumulate d(tensors)/d(leaf), weighted by ``grad_tensors``, into every leaf's ``.grad``."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    if grad_variables is not None:
+        import warnings
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
+    if inputs is not None:
+        inputs = _inputs(inputs, "backward")
     tensors = _tuple(tensors)
     grad_tensors = (None,) * len(tensors) if grad_tensors is None else _tuple(grad_tensors)
     if retain_graph is None:
@@ -89,7 +118,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is None:
         run_backward(roots, travelling, retain_graph, create_graph)
         return
-    inputs = _tuple(inputs)
     for t in inputs:
         if t.grad_fn is not None:
             t.retain_grad()     # as PyTorch does: a non-leaf input keeps its .grad from now on
@@ -104,22 +132,39 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False, is_grads_batched=False):
-    """d(outputs)/d(inputs), weighted by ``grad_outputs``, returned instead of accumulated."""
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """d(outputs)/d(inputs), weighted by ``grad_outputs``, returned instead of accumulated (in
+    a dict if ``inputs`` is one)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
-    from .._tensor import _wrap
-    import numpy as np
-    outputs, inputs = _tuple(outputs), _tuple(inputs)
-    grad_outputs = (None,) * len(outputs) if grad_outputs is None else _tuple(grad_outputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    outputs, names = _tuple(outputs), inputs
+    inputs = _inputs(inputs, "grad")
+    if not only_inputs:
+        import warnings
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
+    grad_outputs = (None,) * len(outputs) if grad_outputs is None else _tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    seeds = _seeds(outputs, grad_outputs)
+    roots = _roots(outputs)
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    seeds = _seeds(outputs, grad_outputs)
-    roots = _roots(outputs)
+    result = _grad(roots, seeds, inputs, retain_graph, create_graph, allow_unused,
+                   materialize_grads)
+    return dict(zip(names, result)) if type(names) is dict else result
+
+
+def _grad(roots, seeds, inputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    from .._tensor import _wrap
+    import numpy as np
     where = [t.grad_fn or t._grad_accumulator() for t in inputs]
     got = run_backward(roots, [_travelling(s, create_graph) for s in seeds], retain_graph,
                        create_graph, capture=set(where), accumulate=False)
@@ -133,7 +178,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the "
                     "graph. Set allow_unused=True if this is the desired behavior.")
-            result.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
+            result.append(_wrap(np.zeros_like(t._data), None, bool(create_graph))
+                          if materialize_grads else None)
         else:
             result.append(g.to(t.dtype) if create_graph else _returned(g, t._data.dtype, made))
     return tuple(result)
@@ -172,3 +218,18 @@ def _returned(g, dtype, made):
                 t = _view(None, a, base)[0]
         made[id(g)] = t
     return t
+
+
+def __getattr__(name):
+    # imported on first use: a first cell needs neither
+    if name in ("gradcheck", "gradgradcheck", "functional"):
+        import importlib
+        module = importlib.import_module(".gradcheck" if name != "functional" else ".functional",
+                                         __name__)
+        value = globals()[name] = getattr(module, name) if name != "functional" else module
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"gradcheck", "gradgradcheck", "functional"})

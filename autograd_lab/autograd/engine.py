@@ -20,6 +20,7 @@ from .graph import (FREED, AccumulateGrad, check_hook_result, forward_stack_warn
 from .grad_mode import _State
 
 _creation_order = attrgetter("_seq")
+_FOUND = object()   # toposort's mark of a node it has reached
 _NOTHING = {}       # the extras of a node that has none (read only)
 
 
@@ -36,25 +37,33 @@ def toposort(roots):
     gradient is added into ``.grad`` (and its hooks run) the moment the last node feeding it
     has run, before any older node runs (which may yet raise, leaving that ``.grad`` set). So
     it has no creation order of its own: each sort gives it a ``_seq`` half a step below its
-    last feeder's, the smallest ``_seq`` among the nodes that send it gradients."""
+    last feeder's, the smallest ``_seq`` among the nodes that send it gradients (and a leaf
+    whose edge from that node comes first, first)."""
     found = list(roots)
-    seen = set(found)
-    see, keep, accumulator = seen.add, found.append, AccumulateGrad     # (local: hot loop)
+    keep, accumulator = found.append, AccumulateGrad        # (local: hot loop)
+    # Each node is found once. Its mark is its _pending slot, None until the pass reaches it
+    # (a root's holds its seed already), reset below: a set of every node would add, for a
+    # long chain, a quarter to what the graph itself weighs.
     for node in found:                  # the loop also visits the nodes appended below
         for nxt in node._next:
             if nxt is None:
                 continue
             if type(nxt) is accumulator:
-                after = node._seq - 0.5
-                if nxt not in seen:
-                    see(nxt)
+                # (a node's first edge first: PyTorch's ready queue hands out the leaves one
+                # node makes ready in the order of its edges)
+                after = node._seq - 0.5 - node._next.index(nxt) * 1e-6
+                if nxt._pending is None:
+                    nxt._pending = _FOUND
                     keep(nxt)
                     nxt._seq = after
                 elif after < nxt._seq:
                     nxt._seq = after
-            elif nxt not in seen:
-                see(nxt)
+            elif nxt._pending is None:
+                nxt._pending = _FOUND
                 keep(nxt)
+    for node in found:
+        if node._pending is _FOUND:
+            node._pending = None
     found.sort(key=_creation_order, reverse=True)
     return found
 

@@ -22,7 +22,6 @@ reference cycles and a graph is freed by reference counting as soon as nothing h
 import itertools
 import os
 import re
-import traceback
 import weakref
 
 import numpy as _np
@@ -88,6 +87,10 @@ class Node:
 
     def name(self):
         return type(self).__name__
+
+    def _sequence_nr(self):
+        """When the node was made, as an ordinal (PyTorch's sequence number)."""
+        return self._seq
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -242,7 +245,9 @@ class Node:
         else:
             grads = [g._data if type(g) is _Tensor else g for g in grads]
         out = self._checked_backward(*grads, as_tensors=_State.enabled)
-        listed = type(self).tensor_list
+        # a list input (cat's, stack's) is one input to PyTorch's formula: its elements'
+        # gradients are computed together, if any of them has an edge
+        listed = type(self).tensor_list and any(nxt is not None for nxt in self._next)
         out = tuple(None if g is None or nxt is None and not listed else
                     g if type(g) is _Tensor else _Tensor._make(_np.asarray(g))
                     for nxt, g in zip(self._next, out))
@@ -301,6 +306,7 @@ _forward_stacks = weakref.WeakKeyDictionary()     # anomaly mode: node -> where 
 def remember_forward(node):
     """Anomaly mode: keep the user's stack of the forward call that made ``node`` (the frames
     outside autograd_lab, as PyTorch shows only Python frames)."""
+    import traceback        # (anomaly mode only: not an import every program pays)
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_PACKAGE)]
     _forward_stacks[node] = "".join(traceback.format_list(frames))
 
@@ -454,6 +460,9 @@ class AccumulateGrad(Node):
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
+
+    def _sequence_nr(self):
+        return 2 ** 64 - 1          # PyTorch's: the highest, so that it runs first when ready
 
     def backward(self, grad):
         self.variable._accumulate(grad)
