@@ -62,14 +62,15 @@ def _course(pg, tmp_path, name, slow=0.0):
 
 
 def _submit(slurm, course, n):
-    """deploy/slurm/submit.sh from the course directory; (array job id, report job id)."""
+    """deploy/slurm/submit.sh from the course directory; (array job id, report job id, run)."""
     env = dict(cc.environ(), SLURM_CONF=str(slurm.conf), AUTOGRAD_LAB_DB_URL=course.db_url)
     # (the node has 2 CPUs: a CPU a task, so that two tasks run at once)
     said = subprocess.run([str(DEPLOY / "submit.sh"), gc.LESSON, str(n), "--cpus-per-task=1"],
                           cwd=course.root, env=env, capture_output=True, text=True, check=True)
-    found = re.search(r"grading array (\d+) \((\d+) tasks\), then job (\d+)", said.stdout)
+    found = re.search(r"grading array (\d+) \((\d+) tasks\), then job (\d+) .*, run (\S+);",
+                      said.stdout)
     assert found and found.group(2) == str(n), said.stdout + said.stderr
-    return found.group(1), found.group(3)
+    return found.group(1), found.group(3), found.group(4)
 
 
 def _writes(pg, name):
@@ -82,15 +83,16 @@ def _show(slurm, job) -> dict:
     return dict(f.split("=", 1) for f in line.split() if "=" in f)
 
 
-def _logs(course) -> str:
+def _logs(course, tail=3000) -> str:
+    """The jobs' output files (the last `tail` characters of each; None: all)."""
     folder = course.root / "grading-logs" / "slurm"
-    return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
+    return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-(tail or 0):]}"
                      for p in sorted(folder.glob("*.out")))
 
 
 def test_a_slurm_array_grades_the_class_as_one_machine_does(pg, slurm, one_machine, tmp_path):
     course = _course(pg, tmp_path, "array")
-    array, report = _submit(slurm, course, 2)
+    array, report, run = _submit(slurm, course, 2)
     states = slurm.wait(array, report, timeout=600)
     parts = {k: grade.Shard(k, 2).pick(cc.CLASS) for k in (1, 2)}
     # a task's state is its grader's exit: 1 where a submission failed (ada's kernel died)
@@ -104,19 +106,19 @@ def test_a_slurm_array_grades_the_class_as_one_machine_does(pg, slurm, one_machi
     assert (course.root / "reports" / f"{gc.LESSON}.png").stat().st_size > 0
     # each task graded its own part, under the array's run; the report job had nothing left
     taken = claims.read(course)
-    assert {c["run"] for c in taken.values()} == {f"slurm-{array}"}
+    assert {c["run"] for c in taken.values()} == {run}
     by_owner = {}
     for (_, student), c in taken.items():
         by_owner.setdefault(c["owner"], set()).add(student)
     assert sorted(by_owner.values(), key=sorted) == [set(parts[1]), set(parts[2])]
     assert _writes(pg, "array") == {s: 1 for s in cc.CLASS}
-    log = _logs(course)
-    assert "part 1/2, run slurm-" in log and "part 2/2, run slurm-" in log
+    log = _logs(course, tail=None)
+    assert f"part 1/2, run {run}" in log and f"part 2/2, run {run}" in log
 
 
 def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slurm, tmp_path):
     course = _course(pg, tmp_path, "requeued", slow=0.5)
-    array, report = _submit(slurm, course, 2)
+    array, report, run = _submit(slurm, course, 2)
     task = f"{array}_1"
     mine = set(grade.Shard(1, 2).pick(cc.CLASS))
     # requeue task 1 (Slurm kills every process of the task and queues it again, as after a
@@ -155,5 +157,5 @@ def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slu
     again = {s for (_, s), c in taken.items() if c["attempts"] == 2}
     assert again and again <= in_flight | held, (again, in_flight, held)
     assert all(c["attempts"] <= 2 and c["done_at"] is not None for c in taken.values())
-    log = _logs(course)
-    assert "part 1/2, run slurm-" in log and "start 1" in log, log
+    log = _logs(course, tail=None)
+    assert f"part 1/2, run {run}, start 0" in log and f"part 1/2, run {run}, start 1" in log

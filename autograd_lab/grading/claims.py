@@ -142,11 +142,12 @@ class Claims:
                 self.db.execute(text("SELECT pg_advisory_unlock(:key)"),
                                 {"key": lock_key(lesson, student)})
 
-    def take(self, lesson: str, student: str, wanted: Callable[[dict | None], bool]) -> bool:
+    def take(self, lesson: str, student: str, wanted: Callable[[dict | None], bool],
+             changed_after: Callable[[datetime], bool] = lambda when: False) -> bool:
         """Claim a submission to grade it now. False when another grader holds it, when this
-        run graded it already, when another grader finished it after this one started, or
-        when `wanted(its status row, or None)` says it needs no grading (graded before and
-        unchanged since)."""
+        run graded it already or another grader finished it after this one started (unless
+        `changed_after(that time)`: collected again since), or when `wanted(its status row,
+        or None)` says it needs no grading (graded before and unchanged since)."""
         if not self._lock(lesson, student):
             return False
         try:
@@ -157,7 +158,8 @@ class Claims:
                     (status.submissions.c.lesson == lesson)
                     & (status.submissions.c.student == student))).first()
                 done = claim is not None and claim.done_at is not None and (
-                    claim.run == self.run or claim.done_at > self.started)
+                    claim.run == self.run or claim.done_at > self.started) \
+                    and not changed_after(claim.done_at)
                 if done or not wanted(dict(row._mapping) if row is not None else None):
                     taken = False
                 else:

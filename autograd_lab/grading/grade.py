@@ -23,7 +23,7 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import datetime, timezone
 from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -192,19 +192,25 @@ def grade(course: Course, lesson: str, options: Options = Options(),
         # (looked at again under the claim: another grader may have graded it since the plan)
         return _wanted(course, lesson, student, options, row)
 
+    def changed_after(lesson, student, when):
+        return _last_change(course.submission(lesson, student)) \
+            > when.replace(tzinfo=timezone.utc).timestamp()
+
     return rows + run(course, [(lesson, student) for student in todo], options, on_done,
-                      on_running, wanted)
+                      on_running, wanted, changed_after)
 
 
 def run(course: Course, submissions: list[tuple[str, str]], options: Options = Options(),
         on_done: Callable[[dict], None] = lambda row: None,
         on_running: Callable[[list], None] = lambda running: None,
-        wanted: Callable[[str, str, dict | None], bool] = lambda lesson, student, row: True
-        ) -> list[dict]:
+        wanted: Callable[[str, str, dict | None], bool] = lambda lesson, student, row: True,
+        changed_after: Callable[[str, str, datetime], bool] = lambda lesson, student, when:
+        False) -> list[dict]:
     """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
     their status rows. Each is claimed first (claims.py): one that another grader is grading,
-    that this run has graded, that another grader finished since this one started, or that
-    `wanted(lesson, student, its status row)` no longer wants, is left out (no row)."""
+    that this run has graded, that another grader finished since this one started (unless
+    `changed_after(lesson, student, then)`), or that `wanted(lesson, student, its status
+    row)` no longer wants, is left out (no row)."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["autograd_lab.grading.worker"])
     with contextlib.ExitStack() as stack:
@@ -224,10 +230,11 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
             except warm.Unavailable as error:
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
         return _run(course, submissions, options, context, socket, on_done, on_running,
-                    held, wanted)
+                    held, wanted, changed_after)
 
 
-def _run(course, submissions, options, context, server, on_done, on_running, held, wanted):
+def _run(course, submissions, options, context, server, on_done, on_running, held, wanted,
+         changed_after):
     jobs = options.jobs or default_jobs()
     limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     waiting = list(reversed(submissions))
@@ -238,7 +245,9 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
             lesson, student = waiting.pop()
             if not held.take(lesson, student,
                              lambda row, lesson=lesson, student=student:
-                             wanted(lesson, student, row)):
+                             wanted(lesson, student, row),
+                             lambda when, lesson=lesson, student=student:
+                             changed_after(lesson, student, when)):
                 continue
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_child, daemon=True, args=(

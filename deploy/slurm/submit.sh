@@ -15,9 +15,12 @@ shift 2
 : "${AUTOGRAD_LAB_DB_URL:?set AUTOGRAD_LAB_DB_URL: the PostgreSQL gradebook every task shares}"
 [ -f nbgrader_config.py ] || { echo "submit.sh: run it from the course directory" >&2; exit 2; }
 mkdir -p grading-logs/slurm              # (Slurm makes no folder for a job's output)
-array=$(sbatch --parsable --array=1-"$n" "$@" "$here/grade.sbatch" "$lesson")
+# the run both jobs belong to: a name no other run of this gradebook has (claims.py)
+run=slurm-$(date -u +%Y%m%dT%H%M%SZ)-$$-$RANDOM
+array=$(sbatch --parsable --array=1-"$n" --export=ALL,AUTOGRAD_LAB_RUN="$run" "$@" \
+        "$here/grade.sbatch" "$lesson")
 array=${array%%;*}                       # (a federation's cluster name follows a ;)
 report=$(sbatch --parsable --dependency=afterany:"$array" --kill-on-invalid-dep=yes \
-         --export=ALL,AUTOGRAD_LAB_RUN="slurm-$array" "$@" "$here/report.sbatch" "$lesson")
+         --export=ALL,AUTOGRAD_LAB_RUN="$run" "$@" "$here/report.sbatch" "$lesson")
 echo "$lesson: grading array $array ($n tasks), then job ${report%%;*}" \
-     "(what is left, export, report); logs in grading-logs/slurm/"
+     "(what is left, export, report), run $run; logs in grading-logs/slurm/"
