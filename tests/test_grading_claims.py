@@ -135,7 +135,7 @@ def test_a_grader_killed_half_way_and_started_again_grades_each_submission_once(
 
 
 def test_two_graders_given_the_same_part_grade_each_submission_once(pg, tmp_path):
-    course = _course(pg, tmp_path, "twice", slow=1.0)
+    course = _course(pg, tmp_path, "twice", slow=0.5)
     # graded once before, so that --force has something to grade again
     assert cc.grade_here(course, "--jobs", "3", "--shard", "2/2").returncode == 0
     pg.sql("twice", "DELETE FROM grade_writes")
