@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs what the course needs on a fresh machine: graphviz's `dot`, Chromium and PostgreSQL
-# (Debian packages) and a virtual environment in .venv with the project and its course and dev
-# extras.
+# Installs what the course needs on a fresh machine: graphviz's `dot`, Chromium, PostgreSQL,
+# Slurm and munge (Debian packages) and a virtual environment in .venv with the project and its
+# course and dev extras.
 #   scripts/setup.sh          everything: the course, `autograd-lab` and the test tools
 #   scripts/setup.sh course   an instructor's machine: the course and `autograd-lab`
 #                             (graphviz, bubblewrap, the course extra), no PyTorch, Playwright,
-#                             Chromium or PostgreSQL
+#                             Chromium, PostgreSQL or Slurm
 # Safe to run again: it does only what is missing or out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,11 @@ command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 if [ "$what" = all ]; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+    # Slurm and its authentication daemon: tests/test_grading_slurm.py starts a one-node
+    # Slurm of its own, on loopback (deploy/slurm/ grades a class with a job array); it uses
+    # none of the services the packages may start on a machine with systemd
+    command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || missing+=(slurm-wlm)
+    command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] || missing+=(munge)
 fi
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -36,8 +41,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     else
         echo "setup: missing ${missing[*]}; install them (sudo apt-get install ${missing[*]}," \
              "or brew install graphviz): graphviz's 'dot' draws the graphs, Chromium runs" \
-             "the browser test, PostgreSQL's test is skipped without it, bubblewrap is" \
-             "the grading sandbox" >&2
+             "the browser test, PostgreSQL's and Slurm's tests are skipped without them" \
+             "(slurm-wlm, munge), bubblewrap is the grading sandbox" >&2
     fi
 fi
 

@@ -218,6 +218,11 @@ def grade(ctx: typer.Context,
                                                                  "(default: 2048)."),
           shard: str = typer.Option("1/1", help="Grade part K of N of the class (K/N), for "
                                                 "several graders sharing one gradebook."),
+          run: Optional[str] = typer.Option(
+              None, "--run", envvar="AUTOGRAD_LAB_RUN",
+              help="The grading run this grader belongs to, shared by every grader of a "
+                   "Slurm array or Kubernetes Job: a grader of the run started again grades "
+                   "nothing the run graded (default: a run of its own)."),
           cold: bool = typer.Option(False, "--cold", help="Start every kernel afresh instead "
                                     "of forking it from the run's warm server (slower)."),
           no_sandbox: bool = _NO_SANDBOX):
@@ -235,7 +240,7 @@ def grade(ctx: typer.Context,
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None,
                            sandboxed=_sandbox(no_sandbox), warm=not cold,
-                           students=tuple(students or ()))
+                           students=tuple(students or ()), run=run or "")
     skipped = []
 
     def start(total, unchanged):

@@ -5,30 +5,43 @@ breaks it (a dead kernel, an old metadata format) can stop or spoil the rest. He
 submission is graded by a process of its own (``worker.grade_one``), forked from a server that
 has nbgrader imported already, so a process costs milliseconds; whatever happens inside it, the
 others go on, and a process that hangs past its wall-clock limit is killed with its kernel.
+
+Several graders (the tasks of a Slurm array, the pods of a Kubernetes Job) split a class with
+``Shard``, and claim each submission before they grade it (``claims.py``), so that a grader
+restarted, or started twice, grades nothing twice and leaves nothing out.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing
+import select
+import signal
+import threading
 import os
 import sys
 import time
-import zlib
+import uuid
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import datetime, timezone
 from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
-from . import status, warm
+from . import claims, status, warm
 from .course import Course
 
 
 @dataclass(frozen=True)
 class Shard:
-    """Part K of N of the class (K counts from 1): who grades a student depends only on the
-    student's id, so graders on several machines split a class without talking to each other."""
+    """Part K of N of the class (K counts from 1). The learners with a submission, sorted by
+    id, are dealt out in turn (the first to part 1, the second to part 2, ...), and so are
+    those without one: the parts differ by one submission at most, and every grader works its
+    part out alone, from the same submitted/ folder and roster, without talking to the
+    others. (Collect before the graders start: a learner collected while they plan moves
+    the deal for those after them; claims keep anyone from being graded twice, and the
+    export after the run lists what is not graded yet.)"""
     k: int = 1
     n: int = 1
 
@@ -40,8 +53,9 @@ class Shard:
             raise ValueError(f"--shard K/N needs 1 <= K <= N, not {text}")
         return shard
 
-    def __contains__(self, student: str) -> bool:
-        return zlib.crc32(student.encode()) % self.n == self.k - 1
+    def pick(self, students: Iterable[str]) -> list[str]:
+        """This part's share of students, sorted."""
+        return sorted(students)[self.k - 1::self.n]
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,10 @@ class Options:
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
     warm: bool = True             # kernels forked from a warm server where it can run (warm.py)
     students: tuple[str, ...] = ()  # only these learners, graded again whatever they were
+    # the grading run this grader is part of (claims.py): every grader of a Slurm array or a
+    # Kubernetes Job shares one, so that a restarted or duplicated grader grades nothing the
+    # run has graded; "": a run of its own
+    run: str = ""
 
     def __post_init__(self):
         # (a negative --jobs would start nothing and wait for ever)
@@ -68,8 +86,11 @@ def _last_change(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
 
 
-def _child(course, lesson, student, options, server, log_path, conn):
-    """A grading process: its output, and its kernel's, go to log_path, its result to conn."""
+def _child(course, lesson, student, options, server, log_path, conn, grader):
+    """A grading process: its output, and its kernel's, go to log_path, its result to conn.
+    It dies with the grader that holds its claim (`grader`: its pid), so that a grader killed
+    half way leaves nothing grading, and writing nbgrader's tables, behind it."""
+    _die_with(grader)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     # (appending: the kernel writes here too, and must not be able to rewrite what came before)
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
@@ -78,6 +99,22 @@ def _child(course, lesson, student, options, server, log_path, conn):
     from .worker import grade_one
     conn.send(grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory,
                         sandboxed=options.sandboxed, server=server))
+
+
+def _die_with(grader: int) -> None:
+    """Kill this process the moment `grader` ends (its kernel dies with it: kernel.py).
+    (Its parent is the forkserver, which outlives the grader as long as any process it
+    forked does: a parent-death signal would never come.)"""
+    try:
+        pidfd = os.pidfd_open(grader)
+    except ProcessLookupError:
+        os._exit(1)
+
+    def watch():
+        select.select([pidfd], [], [])        # readable once the grader has ended
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True, name="die-with-grader").start()
 
 
 def default_jobs() -> int:
@@ -113,21 +150,28 @@ def plan(course: Course, lesson: str, options: Options):
             raise ValueError(f"no learner {', '.join(unknown)} in the gradebook or in "
                              f"submitted/ for {lesson}")
     todo, rows, skipped = [], [], []
-    for student in sorted(known | submitted):
-        if student not in options.shard or (options.students and student not in options.students):
+    mine = set(options.shard.pick(submitted)) | set(options.shard.pick(known - submitted))
+    for student in sorted(mine):
+        if options.students and student not in options.students:
             continue
         if student not in submitted:
             rows.append(dict(lesson=lesson, student=student, status=status.MISSING,
                              reason="no submission", score=None, max_score=None, seconds=None))
             continue
-        before = previous.get((lesson, student))
-        if (not options.force and not options.students and before and before["status"] in (status.GRADED, status.MANUAL)
-                and _last_change(course.submission(lesson, student))
-                <= before["graded_at"].replace(tzinfo=timezone.utc).timestamp()):
+        if not _wanted(course, lesson, student, options, previous.get((lesson, student))):
             skipped.append(student)
             continue
         todo.append(student)
     return todo, rows, skipped
+
+
+def _wanted(course: Course, lesson: str, student: str, options: Options, before: dict | None):
+    """Whether a submission is to be graded, given its status row: not when it was graded
+    before and has not changed since (unless forced, or its learner named)."""
+    return (options.force or bool(options.students) or before is None
+            or before["status"] not in (status.GRADED, status.MANUAL)
+            or _last_change(course.submission(lesson, student))
+            > before["graded_at"].replace(tzinfo=timezone.utc).timestamp())
 
 
 def grade(course: Course, lesson: str, options: Options = Options(),
@@ -138,21 +182,39 @@ def grade(course: Course, lesson: str, options: Options = Options(),
     graded (or found missing) by this run, and records them in the gradebook. on_start gets
     how many will be graded, and who was skipped (graded before, unchanged since); on_running,
     about once a second, (student, seconds so far) of those being graded, longest first."""
+    if not options.run:
+        options = dataclasses.replace(options, run=uuid.uuid4().hex)
     todo, rows, skipped = plan(course, lesson, options)
     status.record(course, rows)
     on_start(len(todo), skipped)
+
+    def wanted(lesson, student, row):
+        # (looked at again under the claim: another grader may have graded it since the plan)
+        return _wanted(course, lesson, student, options, row)
+
+    def changed_after(lesson, student, when):
+        return _last_change(course.submission(lesson, student)) \
+            > when.replace(tzinfo=timezone.utc).timestamp()
+
     return rows + run(course, [(lesson, student) for student in todo], options, on_done,
-                      on_running)
+                      on_running, wanted, changed_after)
 
 
 def run(course: Course, submissions: list[tuple[str, str]], options: Options = Options(),
         on_done: Callable[[dict], None] = lambda row: None,
-        on_running: Callable[[list], None] = lambda running: None) -> list[dict]:
+        on_running: Callable[[list], None] = lambda running: None,
+        wanted: Callable[[str, str, dict | None], bool] = lambda lesson, student, row: True,
+        changed_after: Callable[[str, str, datetime], bool] = lambda lesson, student, when:
+        False) -> list[dict]:
     """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
-    their status rows."""
+    their status rows. Each is claimed first (claims.py): one that another grader is grading,
+    that this run has graded, that another grader finished since this one started (unless
+    `changed_after(lesson, student, then)`), or that `wanted(lesson, student, its status
+    row)` no longer wants, is left out (no row)."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["autograd_lab.grading.worker"])
     with contextlib.ExitStack() as stack:
+        held = stack.enter_context(claims.Claims(course, options.run or uuid.uuid4().hex))
         server = None
         if options.sandboxed and options.warm and submissions and os.geteuid() == 0:
             try:
@@ -167,10 +229,12 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                 socket = server.ready()
             except warm.Unavailable as error:
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
-        return _run(course, submissions, options, context, socket, on_done, on_running)
+        return _run(course, submissions, options, context, socket, on_done, on_running,
+                    held, wanted, changed_after)
 
 
-def _run(course, submissions, options, context, server, on_done, on_running):
+def _run(course, submissions, options, context, server, on_done, on_running, held, wanted,
+         changed_after):
     jobs = options.jobs or default_jobs()
     limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     waiting = list(reversed(submissions))
@@ -179,9 +243,16 @@ def _run(course, submissions, options, context, server, on_done, on_running):
     while waiting or running:
         while waiting and len(running) < jobs:
             lesson, student = waiting.pop()
+            if not held.take(lesson, student,
+                             lambda row, lesson=lesson, student=student:
+                             wanted(lesson, student, row),
+                             lambda when, lesson=lesson, student=student:
+                             changed_after(lesson, student, when)):
+                continue
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_child, daemon=True, args=(
-                course, lesson, student, options, server, _log(course, lesson, student), send))
+                course, lesson, student, options, server, _log(course, lesson, student), send,
+                os.getpid()))
             process.start()
             send.close()
             running[receive] = (process, lesson, student, time.monotonic())
@@ -198,7 +269,10 @@ def _run(course, submissions, options, context, server, on_done, on_running):
             row = _collect(process, receive, lesson, student, over, limits[lesson],
                            now - started, _log(course, lesson, student))
             del running[receive]
-            status.record(course, [row])
+            if not held.finish(row):
+                print(f"autograd-lab: {student}: this grader's claim was lost (its database "
+                      "connection ended); its grade is not recorded", file=sys.stderr)
+                continue
             rows.append(row)
             on_done(row)
     return rows
