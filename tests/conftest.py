@@ -37,6 +37,38 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.fast)
 
 
+@pytest.fixture(autouse=True)
+def _environ_restored():
+    """Each test starts from the same os.environ: nbgrader's setenv (autograde, validate run in
+    this process) leaves NBGRADER_EXECUTION behind when what it wraps raises, and a kernel a
+    later test starts would then believe itself graded."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _kernels_over_unix_sockets(tmp_path_factory):
+    """Kernels the tests start in this process talk over Unix sockets, as the grader's do:
+    with tests spread over processes, a TCP port one worker found free can be taken by
+    another's connection before its kernel binds it ("Address already in use", a kernel
+    that "died before replying to kernel_info")."""
+    from jupyter_client.manager import KernelManager
+    sockets = tmp_path_factory.mktemp("kernel-sockets")
+    original = KernelManager._async_pre_start_kernel
+
+    async def pre_start(self, **kw):
+        if self.transport == "tcp":
+            self.transport = "ipc"
+            self.ip = str(sockets / f"{os.getpid()}-{id(self)}")
+        return await original(self, **kw)
+
+    KernelManager._async_pre_start_kernel = pre_start
+    yield
+    KernelManager._async_pre_start_kernel = original
+
+
 @pytest.fixture(scope="session")
 def torch():
     """Real PyTorch, the oracle. CI installs it; elsewhere its tests are skipped."""

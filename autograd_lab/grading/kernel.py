@@ -20,8 +20,10 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,6 +191,7 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
     class GradingKernelManager(AsyncKernelManager):
         _private = None
         _forked = None
+        _sockets = None
 
         @default("client_factory")
         def _client_factory_default(self):
@@ -204,6 +207,13 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
                 self.transport = "ipc"
                 self.ip = str(self._private.run / "kernel")
                 self.connection_file = str(self._private.run / "connection.json")
+            else:
+                # Unix sockets here too: TCP ports found free by one grading job can be taken
+                # by another job's connections before its kernel binds them ("Address already
+                # in use", and a learner's kernel "died")
+                self._sockets = tempfile.mkdtemp(prefix="autograd-lab-kernel-")
+                self.transport = "ipc"
+                self.ip = os.path.join(self._sockets, "kernel")
             return await super()._async_pre_start_kernel(**kw)
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
@@ -259,7 +269,9 @@ def kernel_manager(limits: Limits, sandboxed: bool = True,
                 self._forked.close()              # the server clears the kernel's user
             if self._private is not None:
                 self._private.remove()
-            self._forked = self._private = None
+            if self._sockets is not None:
+                shutil.rmtree(self._sockets, ignore_errors=True)
+            self._forked = self._private = self._sockets = None
 
         # (nbclient cleans up a kernel that died with cleanup_resources, which jupyter_client
         # binds to its own method, not to an override of it)
