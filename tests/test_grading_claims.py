@@ -151,3 +151,14 @@ def test_two_graders_given_the_same_part_grade_each_submission_once(pg, tmp_path
     owners = {c["owner"] for (_, s), c in claims.read(course).items() if s in mine}
     assert len(owners) == 2, owners          # both graded some of it, neither twice
     assert _final(course) == {s: v for s, v in cc.expected_statuses().items() if s in mine}
+
+
+def test_the_gradebook_indexes_the_foreign_keys_nbgrader_scores_through(pg, tmp_path):
+    """Without these, every notebook graded reads the class's whole `grade` table (nbgrader's
+    score subqueries): 500 learners read 58,000 rows a notebook (benchmarks/cluster.py)."""
+    _course(pg, tmp_path, "indexed")
+    names = {name for (name,) in pg.sql("indexed", "SELECT indexname FROM pg_indexes")}
+    assert {f"autograd_lab_{t}_{c}" for t, c in status.INDEXES.items()} <= names
+    plan = pg.sql("indexed", "SET enable_seqscan = off; "
+                             "EXPLAIN SELECT sum(score) FROM grade WHERE notebook_id = 'n'")
+    assert "autograd_lab_grade_notebook_id" in str(plan)

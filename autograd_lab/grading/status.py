@@ -34,6 +34,33 @@ submissions = Table(
 )
 
 
+# nbgrader's foreign keys that lead no index of its own: neither SQLite nor PostgreSQL indexes
+# a foreign key, and nbgrader's scores (a subquery of `grade` per notebook, of
+# `submitted_notebook` per submission) then read the whole table for every submission graded,
+# exported or reported -- a class's grading grows with the square of its size (500 learners
+# of one lesson on PostgreSQL: 58,000 rows read a notebook)
+INDEXES = {"grade": "notebook_id", "comment": "notebook_id",
+           "submitted_notebook": "assignment_id", "submitted_assignment": "student_id",
+           "base_cell": "notebook_id", "source_cell": "notebook_id", "notebook": "assignment_id"}
+
+
+_indexed: set[str] = set()        # gradebooks this process has seen indexed
+
+
+def _indexes(engine) -> None:
+    # Looked up before made: CREATE INDEX locks its table against writes even when the index
+    # exists, and other graders are writing grades
+    if engine.url.render_as_string() in _indexed:
+        return
+    look = inspect(engine)
+    for table, column in INDEXES.items():
+        name = f"autograd_lab_{table}_{column}"
+        if name not in {ix["name"] for ix in look.get_indexes(table)}:
+            with engine.begin() as db:
+                db.execute(text(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})"))
+    _indexed.add(engine.url.render_as_string())
+
+
 def _engine(course):
     # nbgrader decides that a database is new when it has no tables: let it set itself up first
     course.gradebook().close()
@@ -46,10 +73,12 @@ def _engine(course):
                 with engine.begin() as db:
                     db.execute(text(f"ALTER TABLE {submissions.name} "
                                     "ADD COLUMN sandbox TEXT NOT NULL DEFAULT ''"))
+            _indexes(engine)
             return engine
         except DBAPIError:
             # graders sharing a PostgreSQL gradebook start together: another one made the
-            # table (or the column) between this one's look and its CREATE; look again
+            # table (or the column, or an index) between this one's look and its CREATE;
+            # look again
             if attempt == 2:
                 raise
             time.sleep(0.1)
