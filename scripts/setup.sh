@@ -31,6 +31,9 @@ if [ "$what" = all ]; then
     # none of the services the packages may start on a machine with systemd
     command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || missing+=(slurm-wlm)
     command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] || missing+=(munge)
+    # Debian's own python3 with venv: tests/test_grading_k8s.py builds the grader's environment
+    # as deploy/k8s/Containerfile does, from Debian 12's python3
+    /usr/bin/python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
 fi
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
