@@ -10,12 +10,35 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
 
 
-# Tests that read one session's cache or fixture run in one process when the suite is spread
-# over several (pytest-xdist, --dist loadgroup): each file's tests together, and the files that
-# share a run of every lesson (tests/learner_code.py) or the learner's environment together.
+# Tests that share expensive work run in one process when the suite is spread over several
+# (pytest-xdist, --dist loadgroup); every other test goes wherever a process is free.
+# - the files that share a run of every lesson (tests/learner_code.py), or the learner's
+#   environment, together;
+# - test_course: each lesson's tests together (they read one grading of its class);
+# - each file whose tests share a module-scoped fixture (a graded class, a cluster, a kernel's
+#   outputs), together.
 _GROUPS = {"test_learner_code": "lesson-runs", "test_headless": "lesson-runs",
            "test_seed_coverage": "lesson-runs", "test_binder": "learner-env",
            "test_browser": "learner-env"}
+_BY_LESSON = {"test_course"}
+_BY_FILE = {"test_grading_claims", "test_grading_collect", "test_grading_feedback_page",
+            "test_grading_forgery", "test_grading_hostile", "test_grading_k8s",
+            "test_grading_lms", "test_grading_postgres", "test_grading_robustness",
+            "test_grading_sandbox", "test_grading_slurm", "test_grading_steps",
+            "test_grading_student_repo", "test_lesson_times", "test_tracebacks",
+            "test_viz_notebook"}
+
+
+def _group(item):
+    module = item.path.stem
+    if module in _GROUPS:
+        return _GROUPS[module]
+    if module in _BY_FILE:
+        return module
+    lesson = getattr(item, "callspec", None) and item.callspec.params.get("lesson")
+    if module in _BY_LESSON and lesson:
+        return f"{module}-{lesson}"
+    return None
 
 
 # `./run test --fast` (-m fast): the engine against PyTorch and the checks, no lesson run,
@@ -29,10 +52,14 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "fast: the engine and the checks (./run test --fast)")
 
 
+# (first: xdist's own hook reads the xdist_group marks to schedule, in each process)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.path.stem
-        item.add_marker(pytest.mark.xdist_group(_GROUPS.get(module, module)))
+        group = _group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
         if module in FAST:
             item.add_marker(pytest.mark.fast)
 

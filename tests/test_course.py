@@ -205,3 +205,13 @@ def test_a_prediction_earns_its_points_for_commitment(lesson, tmp_path_factory):
             for text in predicted.answer:
                 assert text not in cell.shown, f"{student} was shown {text!r}: {cell.shown}"
             assert "Prediction [" not in cell.shown
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lessons_tests_share_one_process(lesson, request):
+    """Spread over processes (`./run test`: pytest-xdist, --dist loadgroup), a lesson's tests
+    read one grading of its class only if they are scheduled together: xdist then names their
+    group in the node id (tests/conftest.py)."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("the tests run in one process")
+    assert request.node.nodeid.endswith(f"@test_course-{lesson}"), request.node.nodeid
