@@ -17,6 +17,34 @@ from traitlets.config.loader import PyFileConfigLoader
 CONFIG_FILE = "nbgrader_config.py"
 
 
+def alembic_head() -> str:
+    """The newest of nbgrader's gradebook migrations, as `alembic heads` names it first."""
+    from alembic.script import ScriptDirectory
+    import nbgrader
+
+    script = ScriptDirectory(os.path.join(os.path.dirname(nbgrader.__file__), "alembic"))
+    return script.get_revisions("heads")[0].revision
+
+
+_alembic_head = None
+
+
+def _read_alembic_head_here():
+    """nbgrader stamps each gradebook it creates with its newest migration, which it asks the
+    `alembic` program for: a Python process started for every new gradebook (a second, more
+    on a busy machine). The same answer is read here, once a process."""
+    import nbgrader.api
+
+    def head():
+        global _alembic_head
+        if _alembic_head is None:
+            _alembic_head = alembic_head()
+        return _alembic_head
+
+    if getattr(nbgrader.api.get_alembic_version, "__module__", None) != __name__:
+        nbgrader.api.get_alembic_version = head
+
+
 @dataclass(frozen=True)
 class Course:
     root: Path
@@ -29,11 +57,13 @@ class Course:
             object.__setattr__(self, "db_url", "postgresql+psycopg" + self.db_url[10:])
         if not (self.root / CONFIG_FILE).is_file():
             raise FileNotFoundError(f"{self.root} has no {CONFIG_FILE}: not a course directory")
-        # nbgrader runs the `alembic` program whenever it creates a gradebook; a venv's python
-        # started by its full path does not have the venv's bin/ on PATH
+        # nbgrader runs the `alembic` program where it upgrades a gradebook (`nbgrader db
+        # upgrade`); a venv's python started by its full path does not have the venv's bin/ on
+        # PATH
         bindir = os.path.dirname(sys.executable)
         if bindir not in os.environ.get("PATH", "").split(os.pathsep):
             os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+        _read_alembic_head_here()
 
     def config(self, **sections) -> Config:
         """The course's nbgrader configuration, then ``sections`` ({"Execute": {"timeout": 5}})."""
