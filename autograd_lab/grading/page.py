@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import html
 import re
 
@@ -62,6 +63,19 @@ _CLEANER = bleach.Cleaner(tags=_TAGS | _MATHML, attributes=_attribute,
                           strip_comments=True)
 
 
+def _per_text(fn):
+    """``fn`` of a text, kept for the texts a class's pages share: every page holds the
+    lesson's own Markdown and most of its outputs, the same for each learner. (Long texts
+    are not kept, which bounds what the cache holds.)"""
+    kept = functools.lru_cache(maxsize=4096)(fn)
+
+    @functools.wraps(fn)
+    def call(text):
+        return kept(text) if len(text) <= 65536 else fn(text)
+    return call
+
+
+@_per_text
 def clean(markup: str) -> str:
     """HTML a learner wrote, as markup that runs nothing and fetches nothing."""
     # an image whose source was dropped (remote, or not an image) says so, in words
@@ -85,9 +99,13 @@ def mathml(latex: str, display: bool = False) -> str:
 
 def safe_markdown(source) -> str:
     """Markdown to HTML that runs nothing and fetches nothing, its math as MathML."""
+    return _safe_markdown("".join(source) if isinstance(source, list) else str(source or ""))
+
+
+@_per_text
+def _safe_markdown(source: str) -> str:
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    source = "".join(source) if isinstance(source, list) else str(source or "")
     found = []
 
     def hold(match):
