@@ -13,7 +13,6 @@ import html
 import os
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,16 +111,6 @@ class Cell:
     score: float
     max_score: float
     shown: str
-
-
-def nbgrader(args, cwd, check=True):
-    bin_dir = Path(sys.executable).parent       # nbgrader runs `alembic` from PATH
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    proc = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True)
-    if check and proc.returncode:
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
 
 
 def grade_class(lesson, notebooks, workdir):

@@ -124,21 +124,30 @@ def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, tmp_path_factory)
 
 
 def _validate(nb, tmp_path):
-    """What the Validate button runs: nbgrader's validator, configured from the course root."""
+    """What the Validate button does: nbgrader's validator run by Jupyter Server, in its own
+    process, configured from the server's root (the course's). {} for a notebook that passes,
+    else {"failed": [{"source": ..., "raw_error": ...}, ...]} (or "changed" cells)."""
+    from nbgrader.apps import NbGrader
+    from nbgrader.validator import Validator
+
     path = tmp_path / "answered.ipynb"
     nbformat.write(nb, path)
-    return course.nbgrader(["validate", str(path)], ROOT, check=False).stdout
+    app = NbGrader()
+    app.config_file_paths.insert(0, str(ROOT))
+    app.load_config_file()
+    assert app.config.CourseDirectory.root, "the course's nbgrader_config.py was not read"
+    return Validator(config=app.config).validate(str(path))
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_validate_passes_the_solution_and_explains_a_wrong_answer(lesson, tmp_path):
-    assert "Success! Your notebook passes all the tests." in _validate(
-        course.submission(lesson), tmp_path)
+    assert _validate(course.submission(lesson), tmp_path) == {}
     wrong = next((w for w in _submissions(lesson) if w.misconception and not w.predicted), None)
     if wrong is not None:
         said = _validate(course.submission(lesson, wrong.answers), tmp_path)
-        assert "Success!" not in said
-        assert f"Misconception [{wrong.misconception}]" in said
+        assert set(said) == {"failed"}, said
+        assert any(f"Misconception [{wrong.misconception}]" in cell["raw_error"]
+                   for cell in said["failed"]), said
 
 
 def _prediction_cells(lesson):
