@@ -8,8 +8,6 @@ writes notebooks/<L>/<L>.ipynb from it: solutions replaced by stubs, hidden test
 outputs cleared, graded cells locked. Running it twice gives the same bytes, so a test can check
 that the committed notebooks/ is what solutions/ makes.
 """
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,15 +30,15 @@ def to_notebook(lesson, root=ROOT):
 
 
 def generate(lesson, root=ROOT, db_url=None):
-    """nbgrader generate_assignment, run as nbgrader's own command in the course root."""
-    bin_dir = Path(sys.executable).parent       # nbgrader calls `alembic` from PATH
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    cmd = [str(bin_dir / "nbgrader"), "generate_assignment", lesson, "--force"]
-    if db_url:
-        cmd.append(f"--CourseDirectory.db_url={db_url}")
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    if proc.returncode or "[ERROR]" in proc.stderr:
-        raise RuntimeError(f"nbgrader generate_assignment {lesson} failed:\n{proc.stderr}")
+    """nbgrader's generate_assignment, configured as its command is (the course root's
+    nbgrader_config.py), in this process: one Python start for every lesson, not one each."""
+    sys.path.insert(0, str(ROOT))   # (the checkout's package, installed or not)
+    from autograd_lab.grading.course import Course
+
+    result = Course(root, db_url).api().generate_assignment(lesson, force=True)
+    if not result["success"] or "[ERROR]" in result.get("log", ""):
+        raise RuntimeError(f"nbgrader generate_assignment {lesson} failed:\n"
+                           f"{result.get('error') or result.get('log', '')}")
 
 
 def release(names=None, root=ROOT, db_url=None):
