@@ -321,7 +321,9 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        return (tanh_backward(g, y),)
+        if type(g) is Tensor:           # recorded (create_graph): TanhBackwardBackward0
+            return (tanh_backward(g, y),)
+        return (g * _one_minus_square(y),)      # (tanh_backward's forward, without the call)
 
 
 class TanhBackwardBackward0(Node):
@@ -367,8 +369,7 @@ def _one_minus_square(y):
     if not _FUSED or y.dtype.kind != "f":
         return 1 - y * y
     if y.dtype.itemsize < 8:            # (exact in float64: 24 + 24 bits of product)
-        wide = y.astype(np.float64)
-        return (1.0 - wide * wide).astype(y.dtype)
+        return (1.0 - np.multiply(y, y, dtype=np.float64)).astype(y.dtype)
     p = y * y                           # Dekker's product: p + err is exactly y*y
     c = 134217729.0 * y
     hi = c - (c - y)
