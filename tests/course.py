@@ -13,6 +13,7 @@ import html
 import os
 import re
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,6 +112,18 @@ class Cell:
     score: float
     max_score: float
     shown: str
+
+
+def nbgrader(args, cwd, check=True):
+    """nbgrader's own command, as an instructor runs it in the course root (plain nbgrader,
+    for the tests that contrast it with `autograd-lab grade`)."""
+    bin_dir = Path(sys.executable).parent       # nbgrader runs `alembic` from PATH
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    proc = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+    if check and proc.returncode:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
 
 
 def grade_class(lesson, notebooks, workdir):
