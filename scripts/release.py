@@ -32,7 +32,8 @@ def to_notebook(lesson, root=ROOT):
 def generate(lesson, root=ROOT, db_url=None):
     """nbgrader's generate_assignment, configured as its command is (the course root's
     nbgrader_config.py), in this process: one Python start for every lesson, not one each."""
-    sys.path.insert(0, str(ROOT))   # (the checkout's package, installed or not)
+    if str(ROOT) not in sys.path:   # (the checkout's package, installed or not)
+        sys.path.insert(0, str(ROOT))
     from autograd_lab.grading.course import Course
 
     result = Course(root, db_url).api().generate_assignment(lesson, force=True)

@@ -65,13 +65,13 @@ _CLEANER = bleach.Cleaner(tags=_TAGS | _MATHML, attributes=_attribute,
 
 def _per_text(fn):
     """``fn`` of a text, kept for the texts a class's pages share: every page holds the
-    lesson's own Markdown and most of its outputs, the same for each learner. (Long texts
-    are not kept, which bounds what the cache holds.)"""
-    kept = functools.lru_cache(maxsize=4096)(fn)
+    lesson's own Markdown and most of its outputs, the same for each learner. (At most 2,048
+    texts of at most 16 kB each are kept: some 100 MB at worst, with what they became.)"""
+    kept = functools.lru_cache(maxsize=2048)(fn)
 
     @functools.wraps(fn)
     def call(text):
-        return kept(text) if len(text) <= 65536 else fn(text)
+        return kept(text) if len(text) <= 16384 else fn(text)
     return call
 
 
