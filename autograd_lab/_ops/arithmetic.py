@@ -369,7 +369,11 @@ def _one_minus_square(y):
     if not _FUSED or y.dtype.kind != "f":
         return 1 - y * y
     if y.dtype.itemsize < 8:            # (exact in float64: 24 + 24 bits of product)
-        return (1.0 - np.multiply(y, y, dtype=np.float64)).astype(y.dtype)
+        if y.size < 1024:               # few numbers: fewest calls (the cast inside multiply)
+            return (1.0 - np.multiply(y, y, dtype=np.float64)).astype(y.dtype)
+        wide = y.astype(np.float64)     # many: one float64 buffer, reused (its casts are
+        np.multiply(wide, wide, out=wide)   # the slow part, multiply's own the slowest)
+        return np.subtract(1.0, wide, out=wide).astype(y.dtype)
     p = y * y                           # Dekker's product: p + err is exactly y*y
     c = 134217729.0 * y
     hi = c - (c - y)
