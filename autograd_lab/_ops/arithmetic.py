@@ -321,9 +321,7 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
-        if type(g) is Tensor:           # recorded (create_graph): TanhBackwardBackward0
-            return (tanh_backward(g, y),)
-        return (g * _one_minus_square(y),)      # (tanh_backward's forward, without the call)
+        return (tanh_backward(g, y),)
 
 
 class TanhBackwardBackward0(Node):
@@ -369,10 +367,10 @@ def _one_minus_square(y):
     if not _FUSED or y.dtype.kind != "f":
         return 1 - y * y
     if y.dtype.itemsize < 8:            # (exact in float64: 24 + 24 bits of product)
-        if y.size < 1024:               # few numbers: fewest calls (the cast inside multiply)
-            return (1.0 - np.multiply(y, y, dtype=np.float64)).astype(y.dtype)
-        wide = y.astype(np.float64)     # many: one float64 buffer, reused (its casts are
-        np.multiply(wide, wide, out=wide)   # the slow part, multiply's own the slowest)
+        wide = y.astype(np.float64)
+        if wide.size < 1024:            # (a 0-d result is a numpy scalar: no buffer to reuse)
+            return (1.0 - wide * wide).astype(y.dtype)
+        np.multiply(wide, wide, out=wide)   # many numbers: the one float64 buffer, reused
         return np.subtract(1.0, wide, out=wide).astype(y.dtype)
     p = y * y                           # Dekker's product: p + err is exactly y*y
     c = 134217729.0 * y
