@@ -133,3 +133,22 @@ def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, serv
     assert "bold from html" in shown and "marked" in shown and "The slope is" in shown
     assert maths >= 3                                # $y^3$, \frac{a}{b}, $2x$ (and the lesson's)
     assert "not graded yet" in shown
+
+
+def test_what_the_pages_keep_of_learners_texts_is_bounded():
+    """Cleaned texts are kept for the next page (page.py), but never more than the bound,
+    whatever learners write: a long text is not kept, and 1,024 texts at most."""
+    from autograd_lab.grading import page
+
+    for kept_fn in (page.clean, page._safe_markdown):
+        kept_fn.kept.clear()
+        huge = "<p>" + "x" * 40_000 + "</p>"
+        assert kept_fn(huge) == kept_fn.__wrapped__(huge)
+        assert huge not in kept_fn.kept
+        for i in range(1_100):
+            kept_fn(f"<b>learner {i}</b> <script>alert({i})</script>")
+        assert len(kept_fn.kept) == 1_024
+        assert "<b>learner 1099</b> <script>alert(1099)</script>" in kept_fn.kept
+        assert "<b>learner 0</b> <script>alert(0)</script>" not in kept_fn.kept
+        again = "<b>learner 1099</b> <script>alert(1099)</script>"
+        assert kept_fn(again) == kept_fn.__wrapped__(again) and "script" not in page.clean(again)

@@ -65,13 +65,22 @@ _CLEANER = bleach.Cleaner(tags=_TAGS | _MATHML, attributes=_attribute,
 
 def _per_text(fn):
     """``fn`` of a text, kept for the texts a class's pages share: every page holds the
-    lesson's own Markdown and most of its outputs, the same for each learner. (At most 2,048
-    texts of at most 16 kB each are kept: some 100 MB at worst, with what they became.)"""
-    kept = functools.lru_cache(maxsize=2048)(fn)
+    lesson's own Markdown and most of its outputs, the same for each learner. Kept only where
+    the text and what it became are 32,768 characters or fewer together, and 1,024 of them at
+    most (the oldest goes first): 32 million characters at worst, whatever learners wrote."""
+    kept = {}
 
     @functools.wraps(fn)
     def call(text):
-        return kept(text) if len(text) <= 16384 else fn(text)
+        out = kept.get(text)
+        if out is None:
+            out = fn(text)
+            if len(text) + len(out) <= 32768:
+                if len(kept) >= 1024:
+                    del kept[next(iter(kept))]
+                kept[text] = out
+        return out
+    call.kept = kept
     return call
 
 
