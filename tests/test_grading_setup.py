@@ -89,18 +89,23 @@ def test_the_course_extra_is_all_the_instructor_command_needs():
     assert used <= course, f"imported but not brought by the course extra: {used - course}"
 
 
-def test_a_new_gradebook_is_stamped_with_what_alembic_heads_says(tmp_path):
+def test_a_new_gradebook_is_stamped_with_what_alembic_heads_says(tmp_path, monkeypatch):
     """nbgrader asks the `alembic` program for the version it stamps a new gradebook with;
-    the grading commands read it in their own process (grading/course.py). The stamp is what
-    that program prints, so `nbgrader db upgrade` goes on from the right place."""
+    the grading commands read it in their own process (grading/course.py), starting no
+    program. The stamp is what that program prints, so `nbgrader db upgrade` goes on from
+    the right place."""
     import sqlite3
 
     import gradingcourse as gc
+    import nbgrader.api
     from nbgrader.dbutil import _temp_alembic_ini
 
     with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
         printed = subprocess.run([str(Path(sys.executable).parent / "alembic"), "-c", ini,
                                   "heads"], capture_output=True, text=True, check=True).stdout
+    def no_program(*args, **kwargs):
+        raise AssertionError(f"a program was started: {args}")
+    monkeypatch.setattr(nbgrader.api.sp, "check_output", no_program)
     root = gc.make_course(tmp_path / "course")
     with sqlite3.connect(root / "gradebook.db") as db:
         (stamp,) = db.execute("SELECT version_num FROM alembic_version").fetchone()

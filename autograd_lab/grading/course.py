@@ -6,6 +6,7 @@ relative so that JupyterLab's Validate button finds it from the server's working
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from traitlets.config.loader import PyFileConfigLoader
 CONFIG_FILE = "nbgrader_config.py"
 
 
+@functools.cache
 def alembic_head() -> str:
     """The newest of nbgrader's gradebook migrations, as `alembic heads` names it first."""
     from alembic.script import ScriptDirectory
@@ -26,23 +28,13 @@ def alembic_head() -> str:
     return script.get_revisions("heads")[0].revision
 
 
-_alembic_head = None
-
-
 def _read_alembic_head_here():
     """nbgrader stamps each gradebook it creates with its newest migration, which it asks the
     `alembic` program for: a Python process started for every new gradebook (a second, more
     on a busy machine). The same answer is read here, once a process."""
     import nbgrader.api
 
-    def head():
-        global _alembic_head
-        if _alembic_head is None:
-            _alembic_head = alembic_head()
-        return _alembic_head
-
-    if getattr(nbgrader.api.get_alembic_version, "__module__", None) != __name__:
-        nbgrader.api.get_alembic_version = head
+    nbgrader.api.get_alembic_version = alembic_head
 
 
 @dataclass(frozen=True)
