@@ -32,6 +32,9 @@ from typing import Callable, Iterable
 from . import claims, status, warm
 from .course import Course
 
+# what the forkserver loads before forking a grading process (preload.py)
+PRELOAD = "autograd_lab.grading.preload"
+
 
 @dataclass(frozen=True)
 class Shard:
@@ -212,7 +215,7 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
     `changed_after(lesson, student, then)`), or that `wanted(lesson, student, its status
     row)` no longer wants, is left out (no row)."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["autograd_lab.grading.worker"])
+    context.set_forkserver_preload([PRELOAD])
     with contextlib.ExitStack() as stack:
         held = stack.enter_context(claims.Claims(course, options.run or uuid.uuid4().hex))
         server = None

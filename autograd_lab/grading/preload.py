@@ -1,0 +1,30 @@
+"""What the forkserver of a grading run (``grade.py``) loads before it forks one process per
+submission: ``worker`` and its imports, and the work each of those processes would otherwise
+repeat after its fork, done here once.
+
+Measured on lesson 03, a class of 12 (py-spy, each grading process): compiling nbformat's
+schema into a validator, the import of IPython that jupyter_client's kernel-spec lookup makes,
+and jsonschema's first check of nbgrader's cell schema were about a fifth of what a grading
+process spent outside its kernel. Nothing here reads a submission or the course.
+"""
+import IPython.paths  # noqa: F401  (jupyter_client.kernelspec imports it to list kernel dirs)
+import nbformat
+from nbgrader.nbgraderformat import MetadataValidator
+
+from . import worker  # noqa: F401
+
+
+def warm() -> None:
+    # the validators every notebook the course writes is checked with: reading it (strict) and
+    # after each of nbconvert's preprocessors (relaxed); nbformat keeps them per process
+    for relaxed in (False, True):
+        nbformat.validator.get_validator(4, nbformat.v4.nbformat_minor, relax_add_props=relaxed)
+    # nbgrader checks each graded cell's metadata with jsonschema.validate, which first checks
+    # the schema itself against its meta-schema: the first time resolves and builds that
+    cell = nbformat.v4.new_code_cell(metadata={"nbgrader": {
+        "schema_version": 3, "grade": True, "solution": False, "locked": True,
+        "grade_id": "warm", "points": 1, "task": False}})
+    MetadataValidator().validate_nb(nbformat.v4.new_notebook(cells=[cell]))
+
+
+warm()
