@@ -158,4 +158,8 @@ def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slu
     assert again and again <= in_flight | held, (again, in_flight, held)
     assert all(c["attempts"] <= 2 and c["done_at"] is not None for c in taken.values())
     log = _logs(course, tail=None)
-    assert f"part 1/2, run {run}, start 0" in log and f"part 1/2, run {run}, start 1" in log
+    # (on failure: the task as Slurm shows it and what slurmctld did with the jobs, to tell a
+    #  second start that never came from one that left no output)
+    assert f"part 1/2, run {run}, start 0" in log and f"part 1/2, run {run}, start 1" in log, (
+        log, _show(slurm, task),
+        [line for line in slurm.log("slurmctld.log").splitlines() if "JobId=" in line][-40:])
