@@ -2,10 +2,11 @@
 submission: ``worker`` and its imports, and the work each of those processes would otherwise
 repeat after its fork, done here once.
 
-Measured on lesson 03, a class of 12 (py-spy, each grading process): compiling nbformat's
-schema into a validator, the import of IPython that jupyter_client's kernel-spec lookup makes,
-and jsonschema's first check of nbgrader's cell schema were about a fifth of what a grading
-process spent outside its kernel. Nothing here reads a submission or the course.
+Sampled with py-spy on lesson 03, a class of 12: compiling nbformat's schema into validators,
+the import of IPython that jupyter_client's kernel-spec lookup makes, and jsonschema's first
+check of nbgrader's cell schema came to about a fifth of a grading process's Python time outside
+its kernel. Counted in CPU seconds over a class, the gain was within the noise (README,
+"The grading sandbox"). Nothing here reads a submission or the course.
 """
 import IPython.paths  # noqa: F401  (jupyter_client.kernelspec imports it to list kernel dirs)
 import nbformat
