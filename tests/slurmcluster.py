@@ -53,7 +53,10 @@ SlurmdPort={d_port}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket={munge_socket}
+# (a requeued job starts again only once slurmd has forgotten the credential it revoked:
+#  cred_expire seconds, 120 by default; a job started sooner is killed, "Job credential
+#  revoked")
+AuthInfo=socket={munge_socket},cred_expire=10
 CredType=cred/munge
 StateSaveLocation={top}/state
 SlurmdSpoolDir={top}/spool
