@@ -112,6 +112,18 @@ def test_a_new_gradebook_is_stamped_with_what_alembic_heads_says(tmp_path, monke
     assert printed.split()[0] == stamp
 
 
+def test_loading_nbgrader_builds_no_grammar():
+    """jsonschema 4.25 and later build an RFC 3987 grammar with Lark when imported, 1.5 s here for
+    every process that loads nbformat (every nbgrader and autograd-lab command, grading run and
+    Jupyter server); the course extra keeps jsonschema below them (pyproject.toml)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, nbgrader.apps, jupyter_server.serverapp; "
+                               "print(sorted({'lark', 'rfc3987_syntax'} & set(sys.modules)))"],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
     """grade.py's forkserver loads grading/preload.py before it forks a process per submission:
     nbformat's validators (strict, as a notebook is read, and relaxed, as nbconvert checks it
