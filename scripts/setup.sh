@@ -58,8 +58,23 @@ fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "setup: installing autograd-lab with its $extras extras into $VENV"
     # (this machine's pip configuration names mirror folders that may be absent: not an error)
-    "$VENV/bin/pip" install -q --disable-pip-version-check \
-        --config-settings editable_mode=compat -e ".[$extras]" \
-        2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+    quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
+    # With uv (a Python package, fetched by pip first): the same versions pip picks, in a
+    # quarter of the time (a fresh .venv with PyTorch: 28 s against 114), and its cache makes
+    # the environments the tests build (the learner's, the grader image's) take seconds.
+    # Where uv cannot be had, pip does it all.
+    if quiet "$VENV/bin/pip" install -q --disable-pip-version-check uv; then
+        # uv reads no pip configuration: the folders pip is told to look in first (here the
+        # CPU build of PyTorch) are passed on
+        links=()
+        for link in ${PIP_FIND_LINKS:-} $("$VENV/bin/pip" config get global.find-links 2>/dev/null || true); do
+            links+=(--find-links "$link")
+        done
+        "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
+            "${links[@]}" --config-setting editable_mode=compat -e ".[$extras]"
+    else
+        quiet "$VENV/bin/pip" install -q --disable-pip-version-check \
+            --config-settings editable_mode=compat -e ".[$extras]"
+    fi
     touch "$stamp"
 fi

@@ -98,7 +98,7 @@ def test_the_environment_is_binders_python_with_the_course_and_without_pytorch(l
     assert not has_torch
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     (ROOT / "test-artifacts" / "learner-env.txt").write_text(
-        f"binder/requirements.txt in a fresh venv (pip --no-compile): {size_mb(venv):.0f} MB\n")
+        f"binder/requirements.txt in a fresh venv (no bytecode): {size_mb(venv):.0f} MB\n")
 
 
 RUN_NOTEBOOKS = """if True:

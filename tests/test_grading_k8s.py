@@ -28,6 +28,7 @@ import yaml
 
 import clusterclass as cc
 import gradingcourse as gc
+import learner_env as le
 from autograd_lab.grading import claims, grade, status
 from pgserver import MISSING, PostgresServer
 
@@ -144,7 +145,8 @@ DEBIAN_PYTHON = Path("/usr/bin/python3")
 @pytest.fixture(scope="session")
 def grader_env():
     """The grader's virtual environment as the Containerfile builds it: Debian's python3, the
-    files it copies (pyproject.toml, README.md, autograd_lab/), `pip install "/src[course]"`."""
+    files it copies (pyproject.toml, README.md, autograd_lab/), `pip install "/src[course]"`
+    (with uv where the test tools have it: le.installer), its bytecode written."""
     if not DEBIAN_PYTHON.exists() or subprocess.run(
             [str(DEBIAN_PYTHON), "-c", "import sys, venv, ensurepip; "
                                        "assert sys.version_info[:2] == (3, 11)"],
@@ -167,8 +169,9 @@ def grader_env():
         shutil.copytree(checkout / "autograd_lab", src / "autograd_lab",
                         ignore=shutil.ignore_patterns("__pycache__"))
         subprocess.run([str(DEBIAN_PYTHON), "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
-                        "--no-cache-dir", f"{src}[course]"], check=True, capture_output=True)
+        # (the Containerfile's pip, or uv where the test tools have it: the same versions)
+        subprocess.run(le.installer(venv / "bin" / "python", compile_bytecode=True)
+                       + [f"{src}[course]"], check=True, capture_output=True)
         shutil.rmtree(src)
     yield venv
     if not kept:
