@@ -108,11 +108,16 @@ def test_every_lesson_is_listed_with_the_misconceptions_its_wrong_answers_show()
 
 
 def _test_cell_outputs(lesson, answers):
-    """The released notebook answered (the solution's answers but ``answers``), run top to
-    bottom with its visible tests: {answer cell: what its test cell showed (error or printed
-    text), and whether it raised}."""
+    """The released notebook answered (the solution's answers but ``answers``), run from the
+    top with its visible tests, as Validate runs it, as far as the test cell of the last answer
+    given (nothing after it changes what that cell shows): {answer cell: what its test cell
+    showed (error or printed text), and whether it raised}."""
     from nbclient import NotebookClient
     nb = course.submission(lesson, answers)
+    last = max(i for i, c in enumerate(nb.cells) if course.is_answer(c) and course.grade_id(c) in answers)
+    end = next(i for i in range(last + 1, len(nb.cells))
+               if nb.cells[i].cell_type == "code" and nb.cells[i].metadata.get("nbgrader", {}).get("grade"))
+    nb.cells = nb.cells[:end + 1]
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(course.release_path(lesson).parent)}}
                    ).execute()
