@@ -54,9 +54,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 # (a requeued job starts again only once slurmd has forgotten the credential it revoked:
-#  cred_expire seconds, 120 by default; a job started sooner is killed, "Job credential
-#  revoked")
-AuthInfo=socket={munge_socket},cred_expire=10
+#  cred_expire seconds, 120 by default, 5 at least; a job started sooner is killed, "Job
+#  credential revoked")
+AuthInfo=socket={munge_socket},cred_expire=5
 CredType=cred/munge
 StateSaveLocation={top}/state
 SlurmdSpoolDir={top}/spool

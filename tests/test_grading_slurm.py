@@ -134,7 +134,7 @@ def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slu
         assert time.monotonic() < deadline, _logs(course)
         time.sleep(0.1)
     slurm.run("scontrol", "requeue", task)
-    # (Slurm starts it again cred_expire seconds later: 10 on the test cluster, not 120.
+    # (Slurm starts it again cred_expire seconds later: 5 on the test cluster, not 120.
     #  Forcing an earlier start makes the start fail now and then: the node still holds the
     #  credential the requeue revoked.)
     deadline = time.monotonic() + 60
