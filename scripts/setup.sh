@@ -67,7 +67,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
         # uv reads no pip configuration: the folders pip is told to look in first (here the
         # CPU build of PyTorch) are passed on
         links=()
-        for link in ${PIP_FIND_LINKS:-} $("$VENV/bin/pip" config get global.find-links 2>/dev/null || true); do
+        configured=$("$VENV/bin/pip" config get global.find-links 2>/dev/null || true)
+        for link in ${PIP_FIND_LINKS:-} $configured; do
             links+=(--find-links "$link")
         done
         "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \

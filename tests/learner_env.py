@@ -20,8 +20,9 @@ def installer(python, *, compile_bytecode=False):
     tools have it (dev extra; scripts/setup.sh filled its cache, so an environment takes seconds,
     against a minute and more for pip, most of it resolving), else that environment's pip. Both
     pick the same versions (compared on 2026-11-26: the same 110 packages for
-    binder/requirements.txt, the same 125 for the grader image's `.[course]`). compile_bytecode: write every module's bytecode now (an environment the
-    sandbox mounts read-only cannot write it later)."""
+    binder/requirements.txt, the same 125 for the grader image's `.[course]`).
+    compile_bytecode: write every module's bytecode now (an environment the sandbox mounts
+    read-only cannot write it later)."""
     uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     if uv:
         return [uv, "pip", "install", "-q", "--python", str(python)] + (

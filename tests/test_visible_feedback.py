@@ -114,9 +114,11 @@ def _test_cell_outputs(lesson, answers):
     showed (error or printed text), and whether it raised}."""
     from nbclient import NotebookClient
     nb = course.submission(lesson, answers)
-    last = max(i for i, c in enumerate(nb.cells) if course.is_answer(c) and course.grade_id(c) in answers)
-    end = next(i for i in range(last + 1, len(nb.cells))
-               if nb.cells[i].cell_type == "code" and nb.cells[i].metadata.get("nbgrader", {}).get("grade"))
+    cells = nb.cells
+    last = max(i for i, c in enumerate(cells)
+               if course.is_answer(c) and course.grade_id(c) in answers)
+    end = next(i for i in range(last + 1, len(cells)) if cells[i].cell_type == "code"
+               and cells[i].metadata.get("nbgrader", {}).get("grade"))
     nb.cells = nb.cells[:end + 1]
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(course.release_path(lesson).parent)}}
