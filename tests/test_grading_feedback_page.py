@@ -36,6 +36,10 @@ def server():
     httpd.shutdown()
 
 
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5E"
+       "rkJggg==")
+
+
 def _hostile(base):
     """(the answer cell's code, the written answer): every way to put a script or a fetch on
     the page, each setting the title to RAN-<where> if it ever runs."""
@@ -56,6 +60,9 @@ def _hostile(base):
         f"display(Markdown({markdown!r}))",
         f"display(SVG({svg!r}))",
         "display(Latex(" + repr("$\\frac{a}{b}$") + "))",
+        # (a PNG, 1 x 1: an image the page shows, with alt text as every image has)
+        "import base64; from IPython.display import Image",
+        f"display(Image(data=base64.b64decode({PNG!r})))",
         f"print({'<script>' + ran('printed') + '</script>'!r})",
         "def square(x):",
         "    return x * x"])
@@ -108,6 +115,9 @@ def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, serv
                 if a in ("src", "href") and v and v.startswith(("http", "//"))
                 and not (a == "href" and v.startswith("http"))]
     assert "mathjax" not in html.lower()
+    images = [dict(attrs) for t, attrs in tags if t == "img"]
+    assert f"data:image/png;base64,{PNG}" in [i.get("src") for i in images]
+    assert all(i.get("alt") for i in images), images        # every image says what it is
 
     requests, console = [], []
     context = chromium.new_context()

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jinja2 import BytecodeCache
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 
@@ -143,12 +145,27 @@ _TEMPLATE_CODE = _TemplateCode()
 
 
 class FeedbackExporter(HTMLExporter):
-    """nbconvert's HTML exporter, its templates compiled once a process."""
+    """nbconvert's HTML exporter, its templates compiled once a process, and without the pass
+    over the finished page it makes last."""
 
     def _create_environment(self):
         environment = super()._create_environment()
         environment.bytecode_cache = _TEMPLATE_CODE
         return environment
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        # HTMLExporter's own, but for its last step: it parses the whole page again with
+        # BeautifulSoup (half the time a page took) to give images without alt text one
+        # (SafeOutputs gives every image its own) and to make the cells of the lab template
+        # focusable (this page is the classic template's, which has no such cells)
+        info = nb.metadata.get("language_info", {})
+        lexer = info.get("pygments_lexer", info.get("name", None))
+        self.register_filter("highlight_code", self.filters.get(
+            "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+        resources = self._init_resources(resources)
+        self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+            notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+        return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
 
 
 @dataclass

@@ -177,5 +177,7 @@ class SafeOutputs(NbGraderPreprocessor):
         for output in cell.get("outputs", []):
             if "data" in output:
                 output["data"] = safe_data(output["data"])
-                output["metadata"] = {}
+                # (the page's images say what they are; SVG drawings are `<img>`s already)
+                image = {"image/png", "image/jpeg"} & set(output["data"])
+                output["metadata"] = {"alt": "an image the notebook showed"} if image else {}
         return cell, resources
