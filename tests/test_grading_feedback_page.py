@@ -162,3 +162,21 @@ def test_what_the_pages_keep_of_learners_texts_is_bounded():
         assert "<b>learner 0</b> <script>alert(0)</script>" not in kept_fn.kept
         again = "<b>learner 1099</b> <script>alert(1099)</script>"
         assert kept_fn(again) == kept_fn.__wrapped__(again) and "script" not in page.clean(again)
+
+
+def test_highlighted_code_is_nbconverts_and_what_is_kept_is_bounded(monkeypatch):
+    from nbconvert.filters.highlight import Highlight2HTML
+
+    plain, kept = Highlight2HTML(pygments_lexer="ipython3"), feedback._Highlight(
+        pygments_lexer="ipython3")
+    monkeypatch.setattr(feedback._Highlight, "_made", {})
+    monkeypatch.setattr(feedback._Highlight, "_KEEP", 3)
+    code = "x = torch.tensor(2.0, requires_grad=True)\n(x ** 2).backward()"
+    assert kept(code) == plain(code)
+    assert kept(code) is kept(code)                             # made once
+    assert kept(code, "python") == plain(code, "python") != kept(code)
+    long = "y = 1\n" * 3000                                     # a learner's long cell
+    assert kept(long) == plain(long) and kept(long) is not kept(long)
+    for i in range(10):
+        assert kept(f"z = {i}") == plain(f"z = {i}")
+    assert len(feedback._Highlight._made) <= 3

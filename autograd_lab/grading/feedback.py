@@ -144,6 +144,25 @@ class _TemplateCode(BytecodeCache):
 _TEMPLATE_CODE = _TemplateCode()
 
 
+class _Highlight(Highlight2HTML):
+    """nbconvert's code highlighting, remembering what it made: the pages of a lesson show the
+    same code cells, all but the learner's answers (a fifth of a page's time, before)."""
+    _made: dict = {}
+    _KEEP, _LONGEST = 4096, 16384       # cells kept; characters of a cell kept
+
+    def __call__(self, source, language=None, metadata=None):
+        if len(source) > self._LONGEST:
+            return super().__call__(source, language, metadata)
+        key = (source, language or self.pygments_lexer, (metadata or {}).get("magics_language"),
+               repr(self.extra_formatter_options))
+        made = self._made.get(key)
+        if made is None:
+            if len(self._made) >= self._KEEP:
+                self._made.clear()
+            made = self._made[key] = super().__call__(source, language, metadata)
+        return made
+
+
 class FeedbackExporter(HTMLExporter):
     """nbconvert's HTML exporter, its templates compiled once a process, and without the pass
     over the finished page it makes last."""
@@ -161,7 +180,7 @@ class FeedbackExporter(HTMLExporter):
         info = nb.metadata.get("language_info", {})
         lexer = info.get("pygments_lexer", info.get("name", None))
         self.register_filter("highlight_code", self.filters.get(
-            "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+            "highlight_code", _Highlight(pygments_lexer=lexer, parent=self)))
         resources = self._init_resources(resources)
         self.register_filter("filter_data_type", WidgetsDataTypeFilter(
             notebook_metadata=self._nb_metadata, parent=self, resources=resources))
