@@ -127,7 +127,8 @@ def test_loading_nbgrader_builds_no_grammar():
 def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
     """grade.py's forkserver loads grading/preload.py before it forks a process per submission:
     nbformat's validators (strict, as a notebook is read, and relaxed, as nbconvert checks it
-    after each preprocessor) are built there, not again in each of those processes."""
+    after each preprocessor) are built there, not again in each of those processes, and the
+    gradebook's ORM set up."""
     code = """if True:
         import importlib, fastjsonschema, nbformat, sys
         from autograd_lab.grading import grade
@@ -138,9 +139,39 @@ def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
         nbformat.validate(nbformat.reads(nbformat.writes(nb), as_version=4))
         nbformat.validate(nb, relax_add_props=True)
+        import nbgrader.api, sqlalchemy
+        from autograd_lab.grading import course
+        assert sqlalchemy.inspect(nbgrader.api.SubmittedNotebook).configured   # the ORM's mappers
+        assert nbgrader.api.create_engine is course._engine     # (a Course unpickled: no init)
         print("IPython" in sys.modules)
     """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"      # jupyter_client's kernel-spec lookup imports it
+
+
+def test_the_gradebooks_of_a_process_share_one_engine_and_a_forked_child_makes_its_own(tmp_path):
+    """nbgrader makes an engine for every Gradebook; grading/course.py keeps one a gradebook,
+    so that SQLAlchemy compiles each statement once a process (its cache is the engine's)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import gradingcourse as gc
+    from autograd_lab.grading.course import Course
+
+    course = Course(gc.make_course(tmp_path / "course"))
+    with course.gradebook() as first:
+        engine = first.engine
+        first.add_student("ann")
+    with course.gradebook() as second:       # after close(): the same engine, connected again
+        assert second.engine is engine
+        assert [s.id for s in second.students] == ["ann"]
+    pid = os.fork()
+    if pid == 0:                              # (the child: never back into pytest)
+        ok = False
+        try:
+            with course.gradebook() as child:
+                ok = child.engine is not engine and [s.id for s in child.students] == ["ann"]
+        finally:
+            os._exit(0 if ok else 1)
+    _, code = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(code) == 0
