@@ -400,6 +400,16 @@ f"{v:.2f}"
 })
 FRESH.add("error_strings/float_of_two_requiring_grad")
 
+# gradcheck's module imported before anything reads `autograd.gradcheck`: the name is still the
+# function (a fresh process, so that nothing before it has read the name)
+_add("gradcheck_module", {"imported_first": """import torch.autograd.gradcheck
+from torch.autograd.gradcheck import GradcheckError
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+print(callable(torch.autograd.gradcheck), callable(torch.autograd.gradgradcheck))
+print(torch.autograd.gradcheck(lambda t: t * t, (x,)), GradcheckError.__name__)
+"""})
+FRESH.add("gradcheck_module/imported_first")
+
 # ----------------------------------------------------------------------------------------
 # warnings
 # ----------------------------------------------------------------------------------------

@@ -2,6 +2,10 @@
 from . import graph
 from .engine import run_backward
 from .function import Function
+# (imported here, as PyTorch does, and not on first use: `import torch.autograd.gradcheck` or
+#  `from torch.autograd.gradcheck import GradcheckError` before it would leave the module, not
+#  the function, as `autograd.gradcheck`: importing a submodule sets its name on the package)
+from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_detect_anomaly,
                         set_grad_enabled)
 
@@ -221,15 +225,13 @@ def _returned(g, dtype, made):
 
 
 def __getattr__(name):
-    # imported on first use: a first cell needs neither
-    if name in ("gradcheck", "gradgradcheck", "functional"):
+    # imported on first use: a first cell does not need it
+    if name == "functional":
         import importlib
-        module = importlib.import_module(".gradcheck" if name != "functional" else ".functional",
-                                         __name__)
-        value = globals()[name] = getattr(module, name) if name != "functional" else module
+        value = globals()[name] = importlib.import_module(".functional", __name__)
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | {"gradcheck", "gradgradcheck", "functional"})
+    return sorted(set(globals()) | {"functional"})
