@@ -86,7 +86,8 @@ def _tags(html):
     return found
 
 
-def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, server, chromium):
+def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, server, chromium,
+                                                                  monkeypatch):
     import nbformat
 
     course = Course(lc.make_course(tmp_path / "course"))
@@ -118,6 +119,15 @@ def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, serv
     images = [dict(attrs) for t, attrs in tags if t == "img"]
     assert f"data:image/png;base64,{PNG}" in [i.get("src") for i in images]
     assert all(i.get("alt") for i in images), images        # every image says what it is
+    # the page is what nbconvert's own HTMLExporter makes of it, but for its last pass (a parse
+    # and print with BeautifulSoup, which changes nothing here: every image has alt text)
+    from bs4 import BeautifulSoup
+    from nbconvert.exporters import HTMLExporter
+    monkeypatch.setattr(feedback.FeedbackExporter, "from_notebook_node",
+                        HTMLExporter.from_notebook_node)
+    assert feedback.feedback(course, lc.A, partial=True).pages == [page]
+    assert page.read_text() == str(BeautifulSoup(html, features="html.parser"))
+    page.write_text(html)
 
     requests, console = [], []
     context = chromium.new_context()
@@ -164,19 +174,19 @@ def test_what_the_pages_keep_of_learners_texts_is_bounded():
         assert kept_fn(again) == kept_fn.__wrapped__(again) and "script" not in page.clean(again)
 
 
-def test_highlighted_code_is_nbconverts_and_what_is_kept_is_bounded(monkeypatch):
+def test_highlighted_code_is_nbconverts_and_kept_as_learners_texts_are():
     from nbconvert.filters.highlight import Highlight2HTML
 
-    plain, kept = Highlight2HTML(pygments_lexer="ipython3"), feedback._Highlight(
-        pygments_lexer="ipython3")
-    monkeypatch.setattr(feedback._Highlight, "_made", {})
-    monkeypatch.setattr(feedback._Highlight, "_KEEP", 3)
+    plain = Highlight2HTML(pygments_lexer="ipython3")
+    kept = feedback._Highlight(pygments_lexer="ipython3")
     code = "x = torch.tensor(2.0, requires_grad=True)\n(x ** 2).backward()"
     assert kept(code) == plain(code)
     assert kept(code) is kept(code)                             # made once
     assert kept(code, "python") == plain(code, "python") != kept(code)
+    magics = {"magics_language": "bash"}
+    assert kept(code, metadata=magics) == plain(code, metadata=magics) != kept(code)
     long = "y = 1\n" * 3000                                     # a learner's long cell
     assert kept(long) == plain(long) and kept(long) is not kept(long)
-    for i in range(10):
-        assert kept(f"z = {i}") == plain(f"z = {i}")
-    assert len(feedback._Highlight._made) <= 3
+    # (bounded as the pages' other texts are: test_what_the_pages_keep_of_learners_texts_...)
+    assert (code, "ipython3", None) in feedback._highlighted.kept
+    assert not any(key[0] == long for key in feedback._highlighted.kept)

@@ -144,23 +144,22 @@ class _TemplateCode(BytecodeCache):
 _TEMPLATE_CODE = _TemplateCode()
 
 
+@page._per_text
+def _highlighted(source, language, magics):
+    return Highlight2HTML(pygments_lexer=language)(
+        source, language, {"magics_language": magics} if magics else None)
+
+
 class _Highlight(Highlight2HTML):
-    """nbconvert's code highlighting, remembering what it made: the pages of a lesson show the
-    same code cells, all but the learner's answers (a fifth of a page's time, before)."""
-    _made: dict = {}
-    _KEEP, _LONGEST = 4096, 16384       # cells kept; characters of a cell kept
+    """nbconvert's code highlighting, each cell's made once a process (page._per_text): the
+    pages of a lesson show the same code cells, all but the learner's answers (a fifth of a
+    page's time, before)."""
 
     def __call__(self, source, language=None, metadata=None):
-        if len(source) > self._LONGEST:
+        if self.extra_formatter_options:        # (none configured here)
             return super().__call__(source, language, metadata)
-        key = (source, language or self.pygments_lexer, (metadata or {}).get("magics_language"),
-               repr(self.extra_formatter_options))
-        made = self._made.get(key)
-        if made is None:
-            if len(self._made) >= self._KEEP:
-                self._made.clear()
-            made = self._made[key] = super().__call__(source, language, metadata)
-        return made
+        return _highlighted(source, language or self.pygments_lexer,
+                            (metadata or {}).get("magics_language"))
 
 
 class FeedbackExporter(HTMLExporter):

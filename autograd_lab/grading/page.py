@@ -64,21 +64,23 @@ _CLEANER = bleach.Cleaner(tags=_TAGS | _MATHML, attributes=_attribute,
 
 
 def _per_text(fn):
-    """``fn`` of a text, kept for the texts a class's pages share: every page holds the
-    lesson's own Markdown and most of its outputs, the same for each learner. Kept only where
-    the text and what it became are 32,768 characters or fewer together, and 1,024 of them at
-    most (the oldest goes first): 32 million characters at worst, whatever learners wrote."""
+    """``fn`` of a text (and of a few short settings after it), kept for the texts a class's
+    pages share: every page holds the lesson's own Markdown, code and most of its outputs, the
+    same for each learner. Kept only where the text and what it became are 32,768 characters or
+    fewer together, and 1,024 of them at most (the oldest goes first): 32 million characters at
+    worst, whatever learners wrote."""
     kept = {}
 
     @functools.wraps(fn)
-    def call(text):
-        out = kept.get(text)
+    def call(text, *settings):
+        key = (text, *settings) if settings else text
+        out = kept.get(key)
         if out is None:
-            out = fn(text)
+            out = fn(text, *settings)
             if len(text) + len(out) <= 32768:
                 if len(kept) >= 1024:
                     del kept[next(iter(kept))]
-                kept[text] = out
+                kept[key] = out
         return out
     call.kept = kept
     return call
