@@ -62,7 +62,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     # With uv (a Python package, fetched by pip first): the same versions pip picks, in a
     # quarter of the time (a fresh .venv with PyTorch: 28 s against 114), and its cache makes
     # the environments the tests build (the learner's, the grader image's) take seconds.
-    # Where uv cannot be had, pip does it all.
+    # Where uv cannot be had, or fails, pip does it all.
+    with_pip=1
     if quiet "$VENV/bin/pip" install -q --disable-pip-version-check uv; then
         # uv reads no pip configuration: the folders pip is told to look in first (here the
         # CPU build of PyTorch) are passed on
@@ -71,9 +72,14 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
         for link in ${PIP_FIND_LINKS:-} $configured; do
             links+=(--find-links "$link")
         done
-        "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
-            "${links[@]}" --config-setting editable_mode=compat -e ".[$extras]"
-    else
+        if "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
+                "${links[@]}" --config-setting editable_mode=compat -e ".[$extras]"; then
+            with_pip=
+        else
+            echo "setup: uv failed (above); installing with pip" >&2
+        fi
+    fi
+    if [ -n "$with_pip" ]; then
         quiet "$VENV/bin/pip" install -q --disable-pip-version-check \
             --config-settings editable_mode=compat -e ".[$extras]"
     fi

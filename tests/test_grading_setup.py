@@ -154,7 +154,6 @@ def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
 def test_the_gradebooks_of_a_process_share_one_engine_and_a_forked_child_makes_its_own(tmp_path):
     """nbgrader makes an engine for every Gradebook; grading/course.py keeps one a gradebook,
     so that SQLAlchemy compiles each statement once a process (its cache is the engine's)."""
-    sys.path.insert(0, str(ROOT / "tests"))
     import gradingcourse as gc
     from autograd_lab.grading.course import Course
 
