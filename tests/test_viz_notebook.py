@@ -1,6 +1,9 @@
 """viz in a real Jupyter kernel: what a learner's notebook receives when a cell ends with a
 drawing or a trace. (tests/test_viz.py checks the drawings themselves.)"""
 import os
+import tempfile
+import time
+import warnings
 import xml.etree.ElementTree as ET
 
 import nbformat
@@ -18,9 +21,27 @@ CELLS = [
 ]
 
 
+SLOW = 20      # s: the whole run normally takes under 3
+
+
 def run(env=None):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    NotebookClient(nb, timeout=60, kernel_name="python3").execute(env=env)
+    # Where the time goes, kept in case a run is slow: three of five whole-suite runs once saw
+    # this kernel take 61 s, never reproduced alone. Marks: kernel ready, each cell's end, shut down.
+    marks = [("start", time.perf_counter())]
+
+    def mark(name):
+        return lambda **kw: marks.append((f"{name}{kw.get('cell_index', '')}", time.perf_counter()))
+    client = NotebookClient(nb, timeout=60, kernel_name="python3",
+                            on_notebook_start=mark("ready"), on_cell_executed=mark("cell"),
+                            on_notebook_complete=mark("shut down"))
+    with tempfile.TemporaryFile("w+") as stderr:
+        client.execute(env=env, stderr=stderr)
+        if marks[-1][1] - marks[0][1] > SLOW:
+            stderr.seek(0)
+            steps = ", ".join(f"{name} +{t - before:.1f} s"
+                              for (_, before), (name, t) in zip(marks, marks[1:]))
+            warnings.warn(f"the viz kernel was slow: {steps}; its stderr: {stderr.read()[-2000:]!r}")
     return [cell.outputs for cell in nb.cells]
 
 
