@@ -21,18 +21,24 @@ CELLS = [
 ]
 
 
-SLOW = 20      # s: the whole run normally takes under 3
+SLOW = 10      # s: the whole run normally takes under 3
+# A cell's timeout, which is also how long nbclient waits for a reply before looking again: the
+# one slow run caught (TEST_JOBS=3, 11-26) spent 60.0 s, the timeout then, in the trace's cell
+# and passed, so the reply was there when that wait ran out and was missed until then (a wakeup
+# nbclient's ZeroMQ socket lost, under load; never seen alone). 15 s bounds that loss; the
+# cells take under a second.
+CELL_TIMEOUT = 15
 
 
 def run(env=None):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    # Where the time goes, kept in case a run is slow: three of five whole-suite runs once saw
-    # this kernel take 61 s, never reproduced alone. Marks: kernel ready, each cell's end, shut down.
+    # Where the time goes, kept in case a run is slow. Marks: kernel ready, each cell's end, shut
+    # down; and for each cell, when the kernel itself sent its reply.
     marks = [("start", time.perf_counter())]
 
     def mark(name):
         return lambda **kw: marks.append((f"{name}{kw.get('cell_index', '')}", time.perf_counter()))
-    client = NotebookClient(nb, timeout=60, kernel_name="python3",
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                             on_notebook_start=mark("ready"), on_cell_executed=mark("cell"),
                             on_notebook_complete=mark("shut down"))
     with tempfile.TemporaryFile("w+") as stderr:
@@ -41,8 +47,22 @@ def run(env=None):
             stderr.seek(0)
             steps = ", ".join(f"{name} +{t - before:.1f} s"
                               for (_, before), (name, t) in zip(marks, marks[1:]))
-            warnings.warn(f"the viz kernel was slow: {steps}; its stderr: {stderr.read()[-2000:]!r}")
+            warnings.warn(f"the viz kernel was slow: {steps}; the kernel's replies: "
+                          f"{_reply_times(nb)}; its stderr: {stderr.read()[-2000:]!r}")
     return [cell.outputs for cell in nb.cells]
+
+
+def _reply_times(nb):
+    """Seconds from each cell's start in the kernel to the reply it sent (its own clock)."""
+    from datetime import datetime
+    times = []
+    for cell in nb.cells:
+        ex = cell.metadata.get("execution", {})
+        start, reply = ex.get("iopub.execute_input"), ex.get("shell.execute_reply")
+        times.append(None if not (start and reply) else round(
+            (datetime.fromisoformat(reply.replace("Z", "+00:00"))
+             - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds(), 2))
+    return times
 
 
 @pytest.fixture(scope="module")
