@@ -8,7 +8,9 @@ PyTorch's numbers.
   with feedback that names the misconception;
 - a prediction is graded for commitment: a well-formed wrong one keeps its points and its
   feedback names the misconception; a blank one, or one of the wrong kind, scores zero, and the
-  feedback of a learner who has not predicted does not give the answer away.
+  feedback of a learner who has not predicted does not give the answer away;
+- `autograd-lab report` on such a class (the lesson whose wrong answers show the most
+  misconceptions) counts each misconception where it was shown, a wrong prediction's apart.
 (What every solution notebook prints, under autograd_lab and under PyTorch 2.13, and that it
 runs top to bottom, is tests/test_learner_code.py's.)
 """
@@ -22,6 +24,8 @@ import nbformat
 import pytest
 
 import course
+from autograd_lab.grading import report
+from autograd_lab.grading.course import Course
 from course import LESSONS, ROOT
 
 pytestmark = pytest.mark.skipif(not LESSONS, reason="no lessons yet")
@@ -78,6 +82,7 @@ def _predictions(lesson):
 
 
 _graded = {}
+_roots = {}         # lesson -> the course folder its class was graded in
 
 
 def graded(lesson, tmp_path_factory):
@@ -91,7 +96,8 @@ def graded(lesson, tmp_path_factory):
         for predicted in _predictions(lesson):
             notebooks[f"malformed-{predicted.cell}"] = course.submission(
                 lesson, {predicted.cell: predicted.malformed})
-        _graded[lesson] = course.grade_class(lesson, notebooks, tmp_path_factory.mktemp(lesson))
+        _roots[lesson] = tmp_path_factory.mktemp(lesson)
+        _graded[lesson] = course.grade_class(lesson, notebooks, _roots[lesson])
     return _graded[lesson]
 
 
@@ -214,6 +220,58 @@ def test_a_prediction_earns_its_points_for_commitment(lesson, tmp_path_factory):
             for text in predicted.answer:
                 assert text not in cell.shown, f"{student} was shown {text!r}: {cell.shown}"
             assert "Prediction [" not in cell.shown
+
+
+# the lesson whose wrong answers show the most misconceptions (a parameter, so that the test
+# runs where that lesson's class is graded: tests/conftest.py groups test_course by lesson)
+REPORTED = max(LESSONS, key=lambda l: len({w.misconception for w in _submissions(l)}),
+               default=None)
+
+
+@pytest.mark.parametrize("lesson", [REPORTED] if REPORTED else [])
+def test_report_counts_each_misconception_of_a_class(lesson, tmp_path_factory):
+    wrongs = _submissions(lesson)
+    assert any(w.predicted and w.misconception for w in wrongs), lesson
+    results = graded(lesson, tmp_path_factory)
+    result = report.report(Course(_roots[lesson]), lesson)
+    assert result.learners == len(results)
+    shown, predicted = {}, {}
+    for exercise in result.exercises:
+        for misconception, students in exercise.learners.items():
+            for student in students:
+                shown.setdefault(student, set()).add(misconception)
+        for misconception, students in exercise.predicted.items():
+            assert exercise.prediction
+            for student in students:
+                predicted.setdefault(student, set()).add(misconception)
+    # each learner shows the misconception of their answer, and no other: a wrong prediction's
+    # as a prediction, an exercise's as an exercise; the solution, the blank release, the
+    # answer that rebinds names and the malformed predictions show none
+    assert shown == {w.name: {w.misconception} for w in wrongs
+                     if w.misconception and not w.predicted}
+    assert predicted == {w.name: {w.misconception} for w in wrongs
+                         if w.misconception and w.predicted}
+    # next to each other, per misconception: learners who showed it in an exercise, and in a
+    # wrong prediction
+    both = result.by_misconception()
+    for misconception in {w.misconception for w in wrongs if w.misconception}:
+        assert both[misconception] == (
+            sum(misconception in ids for ids in shown.values()),
+            sum(misconception in ids for ids in predicted.values())), misconception
+    # a prediction's bar: who predicted right, who predicted wrong showing what
+    rows = {exercise.name: dict(parts) for exercise, parts in report.segments(result)}
+    for wrong in wrongs:
+        if wrong.predicted and wrong.misconception:
+            (cell,) = wrong.answers
+            parts = rows[f"{cell}_test"]
+            assert parts["predicted right"] >= 1
+            assert parts[report.PREDICTED_WRONG + report.human_name(wrong.misconception)] >= 1
+    # every test cell: who passed it is everyone but those who failed it
+    for exercise in result.exercises:
+        assert exercise.passed + exercise.failed == len(results)
+    assert all(e.passed >= 1 for e in result.exercises)    # the solution passes them all
+    png = report.write_figure(result, _roots[lesson] / "report.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
