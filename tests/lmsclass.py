@@ -1,4 +1,4 @@
-"""A class of 40 for two lessons, handed in the way an LMS hands it over (../shared/lms-formats.md):
+"""A class of 20 for two lessons, handed in the way an LMS hands it over (../shared/lms-formats.md):
 a Canvas "Download Submissions" zip, Moodle's "Download all submissions" in folders and flat,
 Canvas's gradebook export and Moodle's grading worksheet, all in their documented layouts.
 
@@ -117,8 +117,8 @@ _NAMES = [("Ada", "Lovelace"), ("Zoë", "Müller"), ("John", "Smith"), ("John", 
           ("Ngozi", "Okonkwo"), ("Åsa", "Lindqvist")]
 CLASS = [Learner(first, last, str(100000 + i), str(5000 + i))
          for i, (first, last) in enumerate(_NAMES + [(f"Learner{chr(65 + i // 26)}{chr(65 + i % 26)}",
-                                                     "Test") for i in range(30)])]
-assert len(CLASS) == 40
+                                                     "Test") for i in range(10)])]
+assert len(CLASS) == 20
 
 # what each learner hands in, per lesson: "right", "wrong", "missing", "broken" (cut-off JSON),
 # "empty" (a zero-byte file), "late" (right, after the due date), "untitled" (right, saved as
@@ -127,8 +127,8 @@ assert len(CLASS) == 40
 def plan(index: int, lesson: str) -> str:
     special = {(3, A): "late", (4, A): "broken", (5, A): "missing", (6, B): "empty",
                (10, A): "blank",
-               (7, B): "missing", (8, A): "untitled", (9, B): "other", (38, A): "missing",
-               (38, B): "missing"}
+               (7, B): "missing", (8, A): "untitled", (9, B): "other", (18, A): "missing",
+               (18, B): "missing"}
     if (index, lesson) in special:
         return special[(index, lesson)]
     return "wrong" if index % 5 == 1 else "right"
@@ -214,7 +214,7 @@ def moodle_worksheet(path: Path, lesson: str) -> Path:
                      "Last modified (grade)", "Feedback comments"])
     for i, learner in enumerate(CLASS):
         writer.writerow([f"Participant {learner.moodle}", learner.full, f"l{i}@uni.example",
-                         "Submitted for grading", "", "10.00", "Yes" if i != 39 else "No",
+                         "Submitted for grading", "", "10.00", "Yes" if i != 19 else "No",
                          "Thursday, 19 November 2026, 2:30 PM", "-", ""])
     path.write_text(out.getvalue(), encoding="utf-8")
     return path
