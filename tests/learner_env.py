@@ -15,6 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
 
 
+def uv_path():
+    """uv, where the test tools have it (the dev extra), else None."""
+    return shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+
+
 def installer(python, *, compile_bytecode=False):
     """The command that installs packages into the environment of `python`: uv where the test
     tools have it (dev extra; scripts/setup.sh filled its cache, so an environment takes seconds,
@@ -23,7 +28,7 @@ def installer(python, *, compile_bytecode=False):
     binder/requirements.txt, the same 125 for the grader image's `.[course]`).
     compile_bytecode: write every module's bytecode now (an environment the sandbox mounts
     read-only cannot write it later)."""
-    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    uv = uv_path()
     if uv:
         return [uv, "pip", "install", "-q", "--python", str(python)] + (
             ["--compile-bytecode"] if compile_bytecode else [])
@@ -60,8 +65,9 @@ def _run(args, **kw):
 def build(venv_dir, home):
     """Binder's steps in a fresh virtual environment on this Python; returns the environ of
     jupyter_environ(). Binder installs the requirements with pip; here installer() does (uv
-    where it can), without bytecode, which Python writes later for what it imports."""
-    venv.EnvBuilder(with_pip=True).create(venv_dir)
+    where it can), without bytecode, which Python writes later for what it imports; the
+    environment gets pip only where pip is what installs (ensurepip: 6 CPU-seconds)."""
+    venv.EnvBuilder(with_pip=uv_path() is None).create(venv_dir)
     env = jupyter_environ(venv_dir, home)
     python = python_of(venv_dir)
     # from the project root: requirements.txt's `-e .` is relative to the working directory, as in

@@ -168,7 +168,9 @@ def grader_env():
             shutil.copy2(checkout / name, src / name)
         shutil.copytree(checkout / "autograd_lab", src / "autograd_lab",
                         ignore=shutil.ignore_patterns("__pycache__"))
-        subprocess.run([str(DEBIAN_PYTHON), "-m", "venv", str(venv)], check=True)
+        # (pip only where pip installs: ensurepip costs 6 CPU-seconds)
+        subprocess.run([str(DEBIAN_PYTHON), "-m", "venv", str(venv)]
+                       + ([] if le.uv_path() is None else ["--without-pip"]), check=True)
         # (the Containerfile's pip, or uv where the test tools have it: the same versions)
         subprocess.run(le.installer(venv / "bin" / "python", compile_bytecode=True)
                        + [f"{src}[course]"], check=True, capture_output=True)
