@@ -147,13 +147,23 @@ def _validate(nb, tmp_path):
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_validate_passes_the_solution_and_explains_a_wrong_answer(lesson, tmp_path):
-    assert _validate(course.submission(lesson), tmp_path) == {}
+    """Validate on the solution with one exercise answered wrongly: that exercise's test cell
+    fails, naming the misconception, and every other visible test passes -- so Validate
+    passes the solution (whose answer to that exercise the graded class shows passing). One
+    run of the lesson, not two."""
     wrong = next((w for w in _submissions(lesson) if w.misconception and not w.predicted), None)
-    if wrong is not None:
-        said = _validate(course.submission(lesson, wrong.answers), tmp_path)
-        assert set(said) == {"failed"}, said
-        assert any(f"Misconception [{wrong.misconception}]" in cell["raw_error"]
-                   for cell in said["failed"]), said
+    if wrong is None:
+        assert _validate(course.submission(lesson), tmp_path) == {}
+        return
+    (answer,) = wrong.answers
+    nb = course.submission(lesson, wrong.answers)
+    at = next(i for i, c in enumerate(nb.cells) if course.grade_id(c) == answer)
+    test = next(c for c in nb.cells[at + 1:] if c.metadata.get("nbgrader", {}).get("grade"))
+    said = _validate(nb, tmp_path)
+    assert set(said) == {"failed"}, said
+    (failed,) = said["failed"]
+    assert failed["source"].strip() == test.source.strip(), failed["source"]
+    assert f"Misconception [{wrong.misconception}]" in failed["raw_error"], said
 
 
 def _prediction_cells(lesson):
