@@ -190,3 +190,35 @@ def test_highlighted_code_is_nbconverts_and_kept_as_learners_texts_are():
     # (bounded as the pages' other texts are: test_what_the_pages_keep_of_learners_texts_...)
     assert (code, "ipython3", None) in feedback._highlighted.kept
     assert not any(key[0] == long for key in feedback._highlighted.kept)
+
+
+def test_a_learners_language_names_are_kept_short_and_never_break_a_page():
+    """A notebook's and a cell's highlighting language are the learner's to set: the page keeps
+    short strings only, so nbconvert's highlighting cannot fail on them and the memo that keys on
+    them stays bounded (what nbconvert alone does with them: it raises)."""
+    import nbformat
+    from nbconvert.exporters import HTMLExporter
+
+    from autograd_lab.grading import page
+
+    odd = [["bash"], {"a": 1}, "y" * 100_000, 7]
+    for value in odd:
+        nb = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_code_cell("print(1)", metadata={"magics_language": value}),
+            nbformat.v4.new_code_cell("%%bash\necho", metadata={"magics_language": "bash"})])
+        # (nbformat's schema makes the notebook's lexer a string, of any length; a cell's
+        #  metadata is free)
+        lexer = value if isinstance(value, str) else "ipython3"
+        nb.metadata["language_info"] = {"name": "python", "pygments_lexer": lexer}
+        if not isinstance(value, str):
+            with pytest.raises((AttributeError, TypeError)):
+                HTMLExporter(template_name="classic").from_notebook_node(nb)
+        nb, _ = page.SafeOutputs().preprocess(nb, {})
+        assert "magics_language" not in nb.cells[0].metadata
+        assert nb.cells[1].metadata["magics_language"] == "bash"
+        assert nb.metadata["language_info"] == (
+            {"name": "python"} if lexer == value else {"name": "python", "pygments_lexer": lexer})
+        html, _ = feedback.FeedbackExporter(template_name="classic").from_notebook_node(nb)
+        assert "print" in html
+    assert all(sum(len(part) for part in key if part) <= 32768
+               for key in feedback._highlighted.kept)

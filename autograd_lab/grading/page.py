@@ -77,7 +77,7 @@ def _per_text(fn):
         out = kept.get(key)
         if out is None:
             out = fn(text, *settings)
-            if len(text) + len(out) <= 32768:
+            if len(text) + sum(len(s) for s in settings if s) + len(out) <= 32768:
                 if len(kept) >= 1024:
                     del kept[next(iter(kept))]
                 kept[key] = out
@@ -167,15 +167,30 @@ def safe_data(data: dict) -> dict:
     return out
 
 
+def _lexer_names(metadata, names):
+    """The highlighting language names in ``metadata`` that a learner's notebook may set, kept
+    only where they are short strings: nbconvert's highlighting fails on any other value, and
+    the page's highlight memo keys on them."""
+    for name in names:
+        value = metadata.get(name)
+        if value is not None and not (isinstance(value, str) and len(value) <= 64):
+            del metadata[name]
+
+
 class SafeOutputs(NbGraderPreprocessor):
-    """Every output of every cell as safe_data; no widget state, no attachments."""
+    """Every output of every cell as safe_data; no widget state, no attachments, no language
+    name for highlighting but a short string."""
 
     def preprocess(self, nb, resources):
         nb.metadata.pop("widgets", None)
+        if not isinstance(nb.metadata.get("language_info", {}), dict):
+            del nb.metadata["language_info"]
+        _lexer_names(nb.metadata.get("language_info", {}), ("name", "pygments_lexer"))
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
         cell.pop("attachments", None)
+        _lexer_names(cell.metadata, ("magics_language",))
         for output in cell.get("outputs", []):
             if "data" in output:
                 output["data"] = safe_data(output["data"])
