@@ -115,14 +115,17 @@ def judge(source: str, ask, sources: list[str], import_path: str | None = None) 
 @contextlib.contextmanager
 def _importable(path: str | None):
     """The lesson's own folder (the instructor's source directory) importable while its test
-    cell runs here: a course may keep its checks next to its notebook."""
+    cell runs here: a course may keep its checks next to its notebook. Python writes no
+    bytecode there meanwhile: grading leaves the course's own folders as they were."""
     if not path:
         yield
         return
     sys.path.insert(0, path)
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         yield
     finally:
+        sys.dont_write_bytecode = writes
         try:
             sys.path.remove(path)
         except ValueError:
