@@ -257,6 +257,9 @@ def load(engine):
     if engine == "autograd_lab":
         import autograd_lab
         return autograd_lab
+    if engine == "least":
+        import least                             # (this script's folder is on sys.path)
+        return least
     return np
 
 
@@ -332,6 +335,8 @@ def run_timed(w, libs, args):
     wl = WORKLOADS[w]
     steps, checks, errors, ref = {}, {}, {}, None
     for e in ENGINES:                             # torch first: its gradient is the reference
+        if e == "least" and w not in libs[e].WORKLOADS:
+            continue
         try:
             step, grads = make_case(e, libs[e], wl)
             g = grads()
@@ -401,7 +406,7 @@ def memory_child(engine):
 def memory(args):
     errors, growth = {}, {e: [] for e in ENGINES}
     for r in range(args.mem_rounds):
-        for e in ENGINES[r % 3:] + ENGINES[:r % 3]:
+        for e in ENGINES[r % len(ENGINES):] + ENGINES[:r % len(ENGINES)]:
             p = subprocess.run([sys.executable, __file__, "--memory-child", e],
                                capture_output=True, text=True)
             if p.returncode:
@@ -435,7 +440,8 @@ def report(name, about, unit, samples, ref, target, errors, checks=None, lines=(
     grads_ok = all(c["ok"] for c in (checks or {}).values())
     result = ("ERROR" if errors else "GRAD FAIL" if not grads_ok else "n/a" if ratio is None
               else "PASS" if ratio["median"] <= target else "FAIL")
-    return {"workload": name, "unit": unit, "medians": medians, "ratio": ratio, "ref": ref,
+    return {"workload": name, "unit": unit, "medians": medians, "ratio": ratio,
+            "least_ratio": ratios.get("least"), "ref": ref,
             "target": target, "result": result, "grad_checks": checks or {},
             "errors": errors, "samples": samples}
 
@@ -473,15 +479,21 @@ def print_block(lines):
 
 
 def print_table(rows):
-    widths = [22, 6, 9, 13, 9, 22, 17, 10]        # the first two columns are left-aligned
+    least = "least" in ENGINES      # (--least: its ratio too, the floor under the target)
+    # the first two columns are left-aligned
+    widths = [22, 6, *(13 if e == "autograd_lab" else 9 for e in ENGINES), 22,
+              *([22] if least else []), 17, 10]
 
     def line(cells):
         return "".join(c.ljust(w) if i < 2 else c.rjust(w)
                        for i, (c, w) in enumerate(zip(cells, widths)))
-    print("\n" + line(["workload", "unit", *ENGINES, "al/ref (IQR)", "target", "result"]))
+    print("\n" + line(["workload", "unit", *ENGINES, "al/ref (IQR)",
+                       *(["least/ref (IQR)"] if least else []), "target", "result"]))
     for r in rows:
+        floor = r.get("least_ratio")
         print(line([r["workload"], r["unit"], *(fmt(r["medians"].get(e)) for e in ENGINES),
                     fmt_ratio(r["ratio"]) if r["ratio"] else "",
+                    *([fmt_ratio(floor) if floor else ""] if least else []),
                     f"<= {r['target']} x {r['ref']}", r["result"]]))
 
 
@@ -508,6 +520,8 @@ def main():
     ap.add_argument("--only", default="1,2,3,4,5", help="workloads to run, e.g. 2,4")
     ap.add_argument("--rounds", type=int, help="interleaved rounds (default 7, --quick 3)")
     ap.add_argument("--json", help="also write the results, raw samples included, to this file")
+    ap.add_argument("--least", action="store_true",
+                    help="also run the least engine (least.py): the floor of an engine in Python")
     ap.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.memory_child:
@@ -520,7 +534,10 @@ def main():
     if not set(only) <= {1, 2, 3, 4, 5}:
         ap.error("--only takes workload numbers 1 to 5, e.g. --only 2,4")
 
-    libs = {"numpy": np}
+    global ENGINES
+    if args.least:
+        ENGINES += ("least",)
+    libs = {e: load(e) for e in ENGINES if e not in ("torch", "autograd_lab")}
     try:
         libs["autograd_lab"] = load("autograd_lab")
     except Exception as ex:

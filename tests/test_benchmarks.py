@@ -17,7 +17,7 @@ def run(*args):
 
 
 def test_bench_quick_runs_every_engine_and_agrees_with_torch(torch):
-    out = run(BENCH / "bench.py", "--quick", "--only", "2,5")
+    out = run(BENCH / "bench.py", "--quick", "--only", "2,5", "--least")
     assert out.returncode == 0, out.stderr + out.stdout
     lines = out.stdout.splitlines()
     rows = [line for line in lines if line.startswith(("2 tiny ops ", "5 fan-in "))]
@@ -25,8 +25,12 @@ def test_bench_quick_runs_every_engine_and_agrees_with_torch(torch):
     assert all(row.split()[-1] in ("PASS", "FAIL") for row in rows), rows   # not ERROR
     assert "GRAD FAIL" not in out.stdout
     checks = [line.split() for line in lines if line.lstrip().startswith("grad max|Δ| vs torch")]
-    # one line per workload: torch is the reference, autograd_lab and numpy agree with it
-    assert [(c[-5], c[-3], c[-1]) for c in checks] == [("ref", "ok", "ok")] * 2, checks
+    # one line per workload: torch is the reference, autograd_lab, numpy and the least engine
+    # agree with it
+    assert [(c[-7], c[-5], c[-3], c[-1]) for c in checks] == [("ref", "ok", "ok", "ok")] * 2, \
+        checks
+    # the summary gives the least engine's ratio beside autograd_lab's
+    assert all(len(row.split(" x torch")[0].split(")")) == 3 for row in rows), rows
 
 
 def worktrees():
