@@ -6,10 +6,13 @@ same part split it between them; shards are dealt by submission, not by a hash o
 Every write of a grade is counted by a trigger on the status table (one row written per
 grading that finished), and the claims table counts the gradings each run started."""
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -132,6 +135,50 @@ def test_a_grader_killed_half_way_and_started_again_grades_each_submission_once(
     # the rerun started again only what the killed grader had not finished
     assert {s for (_, s), c in taken.items() if c["attempts"] == 2} == in_flight
     assert {c["attempts"] for (_, s), c in taken.items() if s not in in_flight} == {1}
+
+
+def test_a_grader_stopped_with_sigterm_leaves_no_process_no_folder_and_no_half_grade(pg,
+                                                                                    tmp_path):
+    """scancel, a Slurm requeue or time limit, and Kubernetes stopping a pod all send SIGTERM
+    first: the grader stops its grading processes and their kernels, removes its warm server's
+    and its processes' folders (a learner's staged notebook among them), and gives its claims
+    back, recording nothing for what it was grading."""
+    course = _course(pg, tmp_path, "stopped", slow=1.0)
+    # its own TMPDIR, traversable as /tmp is (a kernel's user passes through to its folder)
+    tmp = Path(tempfile.mkdtemp(prefix="autograd-lab-test-sigterm-", dir="/tmp"))
+    tmp.chmod(0o755)
+    try:
+        grader = subprocess.Popen(
+            [sys.executable, "-m", "autograd_lab.grading", "-C", str(course.root), "--db-url",
+             course.db_url, "grade", gc.LESSON, "--jobs", "2"], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, env=dict(cc.environ(), TMPDIR=str(tmp)))
+        deadline = time.monotonic() + 240
+        while not (_writes(pg, "stopped") and {
+                s for (_, s), c in claims.read(course).items() if c["done_at"] is None}):
+            assert grader.poll() is None, grader.communicate()[0]
+            assert time.monotonic() < deadline, "the grader graded nothing in 240 s"
+            time.sleep(0.05)
+        time.sleep(0.3)                       # (its grading process has started)
+        staged = [p for p in tmp.iterdir() if p.name.startswith("autograd-lab-run-")]
+        assert staged and any(p.is_dir() for p in staged[0].iterdir()), \
+            "a submission is staged in the run's folder"
+        below = cc.descendants(grader.pid)
+        assert below
+        stopped = time.monotonic()
+        grader.send_signal(signal.SIGTERM)
+        output = grader.communicate(timeout=60)[0]
+        assert grader.returncode == 128 + signal.SIGTERM, output
+        assert time.monotonic() - stopped < 15, "the grader took its time to stop"
+        # (multiprocessing's forkserver ends once it sees its grader gone: a moment later)
+        while cc.alive(below) and time.monotonic() - stopped < 20:
+            time.sleep(0.1)
+        assert not cc.alive(below), [Path(f"/proc/{pid}/cmdline").read_bytes()[:200]
+                                     for pid in cc.alive(below)]
+        assert list(tmp.iterdir()) == [], "the stopped grader left folders behind"
+        in_flight = {s for (_, s), c in claims.read(course).items() if c["done_at"] is None}
+        assert in_flight and in_flight.isdisjoint(_final(course))   # nothing half recorded
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_two_graders_given_the_same_part_grade_each_submission_once(pg, tmp_path):

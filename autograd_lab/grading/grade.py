@@ -20,6 +20,7 @@ import signal
 import threading
 import os
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass
@@ -89,10 +90,11 @@ def _last_change(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
 
 
-def _child(course, lesson, student, options, server, log_path, conn, grader):
-    """A grading process: its output, and its kernel's, go to log_path, its result to conn.
-    It dies with the grader that holds its claim (`grader`: its pid), so that a grader killed
-    half way leaves nothing grading, and writing nbgrader's tables, behind it."""
+def _child(course, lesson, student, options, server, log_path, conn, grader, scratch):
+    """A grading process: its output, and its kernel's, go to log_path, its result to conn;
+    its staging folder is made in `scratch`, the run's. It dies with the grader that holds its
+    claim (`grader`: its pid), so that a grader killed half way leaves nothing grading, and
+    writing nbgrader's tables, behind it."""
     _die_with(grader)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     # (appending: the kernel writes here too, and must not be able to rewrite what came before)
@@ -101,7 +103,7 @@ def _child(course, lesson, student, options, server, log_path, conn, grader):
     os.dup2(fd, 2)
     from .worker import grade_one
     conn.send(grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory,
-                        sandboxed=options.sandboxed, server=server))
+                        sandboxed=options.sandboxed, server=server, scratch=scratch))
 
 
 def _die_with(grader: int) -> None:
@@ -218,6 +220,10 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
     context.set_forkserver_preload([PRELOAD])
     with contextlib.ExitStack() as stack:
         held = stack.enter_context(claims.Claims(course, options.run or uuid.uuid4().hex))
+        # Every grading process stages its learner's notebook in this folder of the run's, so
+        # that a run that ends early leaves none behind (a killed process removes nothing).
+        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="autograd-lab-run-"))
+        stack.enter_context(_stopped_by_sigterm())
         server = None
         if options.sandboxed and options.warm and submissions and os.geteuid() == 0:
             try:
@@ -233,51 +239,79 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
             except warm.Unavailable as error:
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
         return _run(course, submissions, options, context, socket, on_done, on_running,
-                    held, wanted, changed_after)
+                    held, wanted, changed_after, scratch)
+
+
+@contextlib.contextmanager
+def _stopped_by_sigterm():
+    """SIGTERM (Slurm's scancel, requeue and time limit, Kubernetes stopping a pod, kill)
+    ends the run as an interrupt does: its grading processes are stopped, its warm server and
+    folders removed, its claims given back for the next grader, instead of dying on the spot.
+    (Only in the main thread, where Python can take a signal.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _run(course, submissions, options, context, server, on_done, on_running, held, wanted,
-         changed_after):
+         changed_after, scratch):
     jobs = options.jobs or default_jobs()
     limits = {lesson: wall_limit(course, lesson, options) for lesson, _ in submissions}
     waiting = list(reversed(submissions))
     running = {}     # pipe -> (process, lesson, student, started)
     rows = []
-    while waiting or running:
-        while waiting and len(running) < jobs:
-            lesson, student = waiting.pop()
-            if not held.take(lesson, student,
-                             lambda row, lesson=lesson, student=student:
-                             wanted(lesson, student, row),
-                             lambda when, lesson=lesson, student=student:
-                             changed_after(lesson, student, when)):
-                continue
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_child, daemon=True, args=(
-                course, lesson, student, options, server, _log(course, lesson, student), send,
-                os.getpid()))
-            process.start()
-            send.close()
-            running[receive] = (process, lesson, student, time.monotonic())
-        now = time.monotonic()
-        on_running(sorted(((student, now - started) for _, _, student, started
-                           in running.values()), key=lambda item: -item[1]))
-        # a pipe is ready when its process sent its row, or died without one (end of file)
-        ready = wait(list(running), timeout=1.0)
-        now = time.monotonic()
-        for receive, (process, lesson, student, started) in list(running.items()):
-            over = now - started > limits[lesson]
-            if receive not in ready and not over:
-                continue
-            row = _collect(process, receive, lesson, student, over, limits[lesson],
-                           now - started, _log(course, lesson, student))
-            del running[receive]
-            if not held.finish(row):
-                print(f"autograd-lab: {student}: this grader's claim was lost (its database "
-                      "connection ended); its grade is not recorded", file=sys.stderr)
-                continue
-            rows.append(row)
-            on_done(row)
+    try:
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                lesson, student = waiting.pop()
+                if not held.take(lesson, student,
+                                 lambda row, lesson=lesson, student=student:
+                                 wanted(lesson, student, row),
+                                 lambda when, lesson=lesson, student=student:
+                                 changed_after(lesson, student, when)):
+                    continue
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(target=_child, daemon=True, args=(
+                    course, lesson, student, options, server, _log(course, lesson, student), send,
+                    os.getpid(), scratch))
+                process.start()
+                send.close()
+                running[receive] = (process, lesson, student, time.monotonic())
+            now = time.monotonic()
+            on_running(sorted(((student, now - started) for _, _, student, started
+                               in running.values()), key=lambda item: -item[1]))
+            # a pipe is ready when its process sent its row, or died without one (end of file)
+            ready = wait(list(running), timeout=1.0)
+            now = time.monotonic()
+            for receive, (process, lesson, student, started) in list(running.items()):
+                over = now - started > limits[lesson]
+                if receive not in ready and not over:
+                    continue
+                row = _collect(process, receive, lesson, student, over, limits[lesson],
+                               now - started, _log(course, lesson, student))
+                del running[receive]
+                if not held.finish(row):
+                    print(f"autograd-lab: {student}: this grader's claim was lost (its database "
+                          "connection ended); its grade is not recorded", file=sys.stderr)
+                    continue
+                rows.append(row)
+                on_done(row)
+    finally:
+        # stopped early (SIGTERM, an error): no grading goes on once the run has ended,
+        # and none outlives it while its claim is given back
+        for process, *_ in running.values():
+            if process.is_alive():
+                process.kill()         # its kernel dies with it (kernel.py)
+        for process, *_ in running.values():
+            process.join()
     return rows
 
 

@@ -169,14 +169,16 @@ def _attempt(claims) -> str:
 
 
 def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None = None,
-              memory: int | None = None, sandboxed: bool = True, server: str = "") -> dict:
+              memory: int | None = None, sandboxed: bool = True, server: str = "",
+              scratch: str | None = None) -> dict:
     """Autograde one submission in this process; returns its status row. `server`: the socket
-    of the run's warm-kernel server (warm.py), if it has one."""
+    of the run's warm-kernel server (warm.py), if it has one; `scratch`: the folder to stage
+    the submission in (the run's), else the system's."""
     started = time.monotonic()
     kernel.INCIDENTS.clear()
     kernel.CLAIMS.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
-    with tempfile.TemporaryDirectory(prefix="autograd-lab-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="autograd-lab-", dir=scratch) as tmp:
         try:
             note, handed = stage(course.submission(lesson, student), Path(tmp) / student / lesson,
                                  lesson)
