@@ -72,13 +72,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
         for link in ${PIP_FIND_LINKS:-} $configured; do
             links+=(--find-links "$link")
         done
-        # An instructor's environment is compiled once here: grading kernels read it from a
-        # read-only sandbox and write no bytecode. The test tools' is not (20 s of the set-up,
-        # 38 CPU-s): a process writes what it imports as it goes (./run keeps bytecode), a
-        # tenth of the whole (a test process's imports: 2.6 CPU-s to compile).
-        compile=()
-        [ "$what" = course ] && compile=(--compile-bytecode)
-        if "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" "${compile[@]}" \
+        if "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
                 "${links[@]}" --config-setting editable_mode=compat -e ".[$extras]"; then
             with_pip=
         else
