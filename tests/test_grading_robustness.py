@@ -46,6 +46,14 @@ CASES = {
                      lambda nb: gc.cell(nb, "answer_square").metadata.nbgrader.update(
                          schema_version=1),
                      status.FAILED, None, "old format"),
+    # a graded cell's nbgrader metadata edited (JupyterLab's property inspector shows it):
+    # nbgrader cannot grade the notebook, and the reason says what it tripped on
+    "edited-points": ({"answer_square": WRONG_SQUARE},
+                      lambda nb: gc.cell(nb, "test_square").metadata.nbgrader.update(
+                          points="lots"),
+                      status.FAILED, None,
+                      "nbgrader could not grade it: ValueError: could not convert string to "
+                      "float: 'lots'"),
     "huge-output": ({"answer_square": "def square(x):\n    return x * x\n"
                                       "for _ in range(200):\n    print('x' * 1_000_000)"}, None,
                     status.GRADED, 5, ""),

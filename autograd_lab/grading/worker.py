@@ -117,12 +117,31 @@ def stage(source: Path, staged: Path, lesson: str) -> tuple[str, str]:
     return note, attempt
 
 
+# the last line of a traceback: the exception and its message (nbgrader's log indents it)
+_RAISED = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit)\b(?::.*)?)$")
+
+
 def _failure_reason(log: str) -> str:
     for pattern, reason in _FAILURES:
         if re.search(pattern, log):
             return reason
-    errors = [line for line in log.splitlines() if line.startswith("[ERROR]")]
-    return errors[0][len("[ERROR] "):][:300] if errors else "nbgrader failed (see the log)"
+    lines = log.splitlines()
+    errors = [i for i, line in enumerate(lines) if line.startswith("[ERROR]")]
+    if not errors:
+        return "nbgrader failed (see the log)"
+    # nbgrader's first error only says that it failed, on the staging folder's path; what
+    # failed is the last line of the traceback that follows it (a learner's edit of a cell's
+    # nbgrader metadata: "ValueError: could not convert string to float: 'lots'")
+    cause = None
+    for line in lines[errors[0] + 1:]:
+        if line.startswith("[") and not line.startswith("[ERROR] Traceback"):
+            break
+        raised = _RAISED.match(line)
+        if raised:
+            cause = raised.group(1)
+    if cause:
+        return f"nbgrader could not grade it: {cause}"[:300]
+    return lines[errors[0]][len("[ERROR] "):][:300]
 
 
 def _timeouts(notebook: Path) -> list[str]:
