@@ -216,6 +216,7 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
     that this run has graded, that another grader finished since this one started (unless
     `changed_after(lesson, student, then)`), or that `wanted(lesson, student, its status
     row)` no longer wants, is left out (no row)."""
+    _enrol(course, {student for _, student in submissions})
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([PRELOAD])
     with contextlib.ExitStack() as stack:
@@ -240,6 +241,22 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
         return _run(course, submissions, options, context, socket, on_done, on_running,
                     held, wanted, changed_after, scratch)
+
+
+def _enrol(course: Course, students: set[str]) -> None:
+    """Every learner about to be graded into the gradebook first, from this one process.
+    Otherwise each grading process adds its own learner (nbgrader's autograde), and two
+    adding one learner at once (two lessons of one learner graded together, as selftest
+    grades its "solution" of each lesson) collide: one failed with "UNIQUE constraint failed:
+    student.id". Another grader adding the same learner meanwhile is no error."""
+    from nbgrader.api import InvalidEntry
+
+    with course.gradebook() as gb:
+        for student in sorted(students - {s.id for s in gb.students}):
+            try:
+                gb.add_student(student)
+            except InvalidEntry:
+                pass
 
 
 @contextlib.contextmanager
