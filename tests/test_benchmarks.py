@@ -17,7 +17,7 @@ def run(*args):
 
 
 def test_bench_quick_runs_every_engine_and_agrees_with_torch(torch):
-    out = run(BENCH / "bench.py", "--quick", "--only", "2,5", "--least")
+    out = run(BENCH / "bench.py", "--quick", "--rounds", "2", "--only", "2,5", "--least")
     assert out.returncode == 0, out.stderr + out.stdout
     lines = out.stdout.splitlines()
     rows = [line for line in lines if line.startswith(("2 tiny ops ", "5 fan-in "))]
