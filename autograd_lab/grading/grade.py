@@ -270,6 +270,8 @@ def _stopped_by_sigterm():
         return
 
     def stop(signum, frame):
+        # once: a second SIGTERM must not cut the clean-up short (the folders, the claims)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise SystemExit(128 + signum)
     before = signal.signal(signal.SIGTERM, stop)
     try:
