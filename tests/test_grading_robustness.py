@@ -8,6 +8,7 @@ breaks the first one and answers the second correctly, so "3 of 5" means the gra
 import hashlib
 
 import pytest
+from nbformat.v4 import new_code_cell
 
 import gradingcourse as gc
 from autograd_lab.grading import grade, status
@@ -42,18 +43,33 @@ CASES = {
                          status.GRADED, 3, ""),
     "not-json": (None, b'{"cells": [ this is not json', status.FAILED, None,
                  "not a valid notebook"),
+    # a cell's nbgrader metadata is the instructor's, whatever the learner's copy says
+    # (JupyterLab's property inspector shows it): restored as released before grading
     "old-metadata": ({"answer_square": WRONG_SQUARE},
                      lambda nb: gc.cell(nb, "answer_square").metadata.nbgrader.update(
                          schema_version=1),
-                     status.FAILED, None, "old format"),
-    # a graded cell's nbgrader metadata edited (JupyterLab's property inspector shows it):
-    # nbgrader cannot grade the notebook, and the reason says what it tripped on
+                     status.GRADED, 3, "restored the nbgrader metadata of 1 cell(s) as "
+                                       "released: answer_square"),
     "edited-points": ({"answer_square": WRONG_SQUARE},
                       lambda nb: gc.cell(nb, "test_square").metadata.nbgrader.update(
                           points="lots"),
-                      status.FAILED, None,
-                      "nbgrader could not grade it: ValueError: could not convert string to "
-                      "float: 'lots'"),
+                      status.GRADED, 3, "restored the nbgrader metadata of 1 cell(s) as "
+                                        "released: test_square"),
+    "test-ungraded": ({"answer_square": WRONG_SQUARE},
+                      lambda nb: gc.cell(nb, "test_square").metadata.nbgrader.update(
+                          grade=False, solution=True, points=0),
+                      status.GRADED, 3, "restored the nbgrader metadata"),
+    # a graded cell the learner made up (a grade_id the release does not have, and one with
+    # none) counts for nothing, and the lesson's points stay its own
+    "made-up-cells": ({"answer_square": WRONG_SQUARE},
+                      lambda nb: nb.cells.extend([
+                          new_code_cell("pass", metadata={"nbgrader": {
+                              "grade": True, "grade_id": "bonus", "locked": True,
+                              "points": 100, "schema_version": 3, "solution": False}}),
+                          new_code_cell("pass", metadata={"nbgrader": {
+                              "grade": True, "points": 100, "schema_version": 3}}),
+                          new_code_cell("pass", metadata={"nbgrader": "graded"})]),
+                      status.GRADED, 3, "removed nbgrader metadata from 3 cell(s)"),
     "huge-output": ({"answer_square": "def square(x):\n    return x * x\n"
                                       "for _ in range(200):\n    print('x' * 1_000_000)"}, None,
                     status.GRADED, 5, ""),
@@ -97,6 +113,8 @@ def test_each_broken_submission_gets_its_status_and_score(graded_class, student)
     row = rows[student]
     assert row["status"] == expected_status, row
     assert row["score"] == expected_score, row
+    if expected_status == status.GRADED:
+        assert row["max_score"] == 5, row          # the lesson's points, whatever was handed in
     assert reason in row["reason"], row
     if expected_status == status.FAILED:
         assert row["reason"]

@@ -9,6 +9,7 @@ package's kernel (``kernel.py``), which judges every test cell outside the kerne
 """
 from __future__ import annotations
 
+import copy
 import os
 import re
 import resource
@@ -117,6 +118,49 @@ def stage(source: Path, staged: Path, lesson: str) -> tuple[str, str]:
     return note, attempt
 
 
+def restore_metadata(notebook: Path, release: Path) -> str:
+    """Give each cell of a staged notebook the nbgrader metadata its lesson was released with
+    (matched by grade_id), and take it from a cell whose grade_id the release does not have.
+    What a cell is worth, and whether it is graded or locked, is the instructor's; a learner
+    can edit it all the same (JupyterLab's property inspector shows it). nbgrader puts some of
+    it back itself, but fails the whole notebook on a value it cannot read ("points": "lots",
+    an older format), and trusts a graded cell the learner made up. Returns a note for the
+    instructor: "" when nothing was changed."""
+    released = {}
+    for cell in nbformat.read(release, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader")
+        if meta and meta.get("grade_id"):
+            released[meta["grade_id"]] = meta
+    nb = nbformat.read(notebook, as_version=4)
+    cells = nb.get("cells")
+    restored, removed = [], 0
+    for cell in cells if isinstance(cells, list) else ():    # (else nbgrader says what is wrong)
+        metadata = cell.get("metadata") if isinstance(cell, dict) else None
+        if not isinstance(metadata, dict) or "nbgrader" not in metadata:
+            continue
+        meta = metadata["nbgrader"]
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        want = released.get(grade_id) if isinstance(grade_id, str) else None
+        if want is None:
+            del metadata["nbgrader"]
+            removed += 1
+        elif meta != want:
+            metadata["nbgrader"] = copy.deepcopy(want)
+            restored.append(grade_id)
+    if not restored and not removed:
+        return ""
+    nbformat.write(nb, notebook)
+    said = []
+    if restored:
+        # (the release's ids: a learner's copies of one cell name it once)
+        names = ", ".join(sorted(set(restored)))
+        said.append(f"restored the nbgrader metadata of {len(restored)} cell(s) as released: "
+                    f"{names[:200]}")
+    if removed:
+        said.append(f"removed nbgrader metadata from {removed} cell(s) the release does not have")
+    return "; ".join(said)
+
+
 # the last line of a traceback: the exception and its message (nbgrader's log indents it)
 _RAISED = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit)\b(?::.*)?)$")
 
@@ -204,6 +248,10 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         except NotGradable as error:
             return dict(row, status=error.status, reason=error.reason,
                         seconds=time.monotonic() - started)
+        release = course.directory("release") / lesson / f"{lesson}.ipynb"
+        if release.is_file():     # (without it, nbgrader says the lesson was never released)
+            note = "; ".join(filter(None, [note, restore_metadata(
+                Path(tmp) / student / lesson / f"{lesson}.ipynb", release)]))
         preprocessors = (course.config().Autograde.get("autograde_preprocessors")
                          or Autograde.class_traits()["autograde_preprocessors"].default())
         ours = []
