@@ -51,13 +51,14 @@ def toposort(roots):
             if type(nxt) is accumulator:
                 # (a node's first edge first: PyTorch's ready queue hands out the leaves one
                 # node makes ready in the order of its edges)
-                after = node._seq - 0.5 - node._next.index(nxt) * 1e-6
                 if nxt._pending is None:
                     nxt._pending = _FOUND
                     keep(nxt)
-                    nxt._seq = after
-                elif after < nxt._seq:
-                    nxt._seq = after
+                    nxt._seq = node._seq - 0.5 - node._next.index(nxt) * 1e-6
+                elif nxt._seq > node._seq - 1:      # (else below this node's whatever its edge)
+                    after = node._seq - 0.5 - node._next.index(nxt) * 1e-6
+                    if after < nxt._seq:
+                        nxt._seq = after
             elif nxt._pending is None:
                 nxt._pending = _FOUND
                 keep(nxt)
