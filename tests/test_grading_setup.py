@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,3 +175,76 @@ def test_the_gradebooks_of_a_process_share_one_engine_and_a_forked_child_makes_i
             os._exit(0 if ok else 1)
     _, code = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(code) == 0
+
+
+def test_nbgraders_metadata_check_builds_its_validator_once_and_raises_what_jsonschema_does(
+        tmp_path):
+    """nbgrader checks each graded cell's metadata with jsonschema.validate, which checks the
+    schema against its meta-schema and builds a validator on every call (course.py keeps one):
+    the same errors, and no schema checked again after the first notebook."""
+    import jsonschema
+    import nbformat
+    from nbgrader.nbgraderformat import ValidationError
+    from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
+
+    import gradingcourse as gc
+    from autograd_lab.grading.course import Course
+
+    def notebook(**changes):
+        cell = nbformat.v4.new_code_cell(metadata={"nbgrader": dict({
+            "schema_version": 3, "grade": True, "solution": False, "locked": True,
+            "grade_id": "test_x", "points": 2}, **changes)})
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    bad = notebook(points="lots")
+    with pytest.raises(jsonschema.ValidationError) as plain:
+        jsonschema.validate(bad.cells[0].metadata.nbgrader, MetadataValidatorV3().schema)
+    Course(gc.make_course(tmp_path / "course"))            # (makes the course's patches)
+    MetadataValidatorV3().validate_nb(notebook())
+    checks = []
+    validator = jsonschema.validators.validator_for(MetadataValidatorV3().schema)
+    original = validator.check_schema
+    validator.check_schema = classmethod(lambda cls, schema: checks.append(schema))
+    try:
+        for _ in range(3):
+            MetadataValidatorV3().validate_nb(notebook())
+        with pytest.raises(ValidationError) as patched:
+            MetadataValidatorV3().validate_nb(bad)
+    finally:
+        validator.check_schema = original
+    assert checks == []
+    assert patched.value.message == plain.value.message
+    assert list(patched.value.path) == list(plain.value.path) == ["points"]
+
+
+def test_each_nbgrader_step_checks_the_notebook_against_nbformats_schema_once(tmp_path,
+                                                                              monkeypatch):
+    """nbconvert checks the whole notebook after every preprocessor unless told to be
+    optimistic; the course's configuration tells every step to be (unless its own file says
+    otherwise): once, after the last."""
+    import nbconvert.exporters.exporter as exporter
+    import nbformat
+    from nbconvert.exporters import NotebookExporter
+    from nbconvert.preprocessors import Preprocessor
+
+    import gradingcourse as gc
+    from autograd_lab.grading.course import Course
+
+    course = Course(gc.make_course(tmp_path / "course"))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
+    checked = []
+    # (the relaxed check is nbconvert's after a preprocessor; writing the result checks too)
+    monkeypatch.setattr(exporter.nbformat, "validate",
+                        lambda nb, **kwargs: checked.append(kwargs.get("relax_add_props")))
+    class Nothing(Preprocessor):
+        def preprocess(self, nb, resources):
+            return nb, resources
+
+    steps = NotebookExporter(config=course.config())
+    for _ in range(4):
+        steps.register_preprocessor(Nothing(enabled=True))
+    steps.from_notebook_node(nb)
+    assert checked.count(True) == 1
+    (root := Path(course.root)).joinpath("nbgrader_config.py").write_text(
+        (root / "nbgrader_config.py").read_text() + "\nc.Exporter.optimistic_validation = False\n")
+    assert course.config().Exporter.optimistic_validation is False

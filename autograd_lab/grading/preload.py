@@ -18,12 +18,16 @@ from . import course, worker  # noqa: F401
 
 
 def warm() -> None:
+    # (a Course unpickled in a grading process runs no __post_init__: its patches of nbgrader
+    #  are made here)
+    course._read_alembic_head_here()
+    course._one_engine_per_gradebook()
+    course._metadata_schema_checked_once()
     # the validators every notebook the course writes is checked with: reading it (strict) and
-    # after each of nbconvert's preprocessors (relaxed); nbformat keeps them per process
+    # after nbconvert's last preprocessor (relaxed); nbformat keeps them per process
     for relaxed in (False, True):
         nbformat.validator.get_validator(4, nbformat.v4.nbformat_minor, relax_add_props=relaxed)
-    # nbgrader checks each graded cell's metadata with jsonschema.validate, which first checks
-    # the schema itself against its meta-schema: the first time resolves and builds that
+    # and the one nbgrader checks each graded cell's metadata with (kept by course.py)
     cell = nbformat.v4.new_code_cell(metadata={"nbgrader": {
         "schema_version": 3, "grade": True, "solution": False, "locked": True,
         "grade_id": "warm", "points": 1, "task": False}})
@@ -31,10 +35,5 @@ def warm() -> None:
     # the gradebook's ORM classes are set up (their mappers configured) at the first query of
     # a process: nine percent of a grading process's Python time, sampled as above
     configure_mappers()
-    # (a Course unpickled in a grading process runs no __post_init__: its patches of nbgrader
-    #  are made here)
-    course._read_alembic_head_here()
-    course._one_engine_per_gradebook()
-
 
 warm()
