@@ -124,8 +124,9 @@ class Course:
         config = PyFileConfigLoader(CONFIG_FILE, path=str(self.root)).load_config()
         config.CourseDirectory.root = str(self.root)
         # nbconvert checks the whole notebook against nbformat's schema after every one of a
-        # step's preprocessors (a dozen in autograde: an eighth of a grading process's Python
-        # time, py-spy, lesson 06); optimistic, once after the last, which names no culprit
+        # step's preprocessors, its own eleven included (18 in autograde; with nbgrader's
+        # metadata checks, an eighth of a grading process's Python time, py-spy, lesson 06);
+        # optimistic, once after the last, which names no culprit
         if "optimistic_validation" not in config.Exporter:
             config.Exporter.optimistic_validation = True
         if self.db_url:

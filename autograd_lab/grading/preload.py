@@ -36,4 +36,5 @@ def warm() -> None:
     # a process: nine percent of a grading process's Python time, sampled as above
     configure_mappers()
 
+
 warm()

@@ -124,8 +124,8 @@ def restore_metadata(notebook: Path, release: Path) -> str:
     What a cell is worth, and whether it is graded or locked, is the instructor's; a learner
     can edit it all the same (JupyterLab's property inspector shows it). nbgrader puts some of
     it back itself, but fails the whole notebook on a value it cannot read ("points": "lots",
-    an older format), and trusts a graded cell the learner made up. Returns a note for the
-    instructor: "" when nothing was changed."""
+    an older format) and on a graded cell the learner made up ("KeyError: 'grade_id'", for an
+    id it does not know or none). Returns a note for the instructor: "" when nothing changed."""
     released = {}
     for cell in nbformat.read(release, as_version=4).cells:
         meta = cell.metadata.get("nbgrader")
