@@ -118,20 +118,14 @@ def stage(source: Path, staged: Path, lesson: str) -> tuple[str, str]:
     return note, attempt
 
 
-# what an edit of a cell's nbgrader metadata could change of a grade: what the cell is worth,
-# whether it is graded, an answer or locked (its format version and checksum cannot)
-_WORTH = ("grade", "solution", "locked", "points", "task")
-
-
-def restore_metadata(notebook: Path, release: Path) -> tuple[str, str]:
+def restore_metadata(notebook: Path, release: Path) -> str:
     """Give each cell of a staged notebook the nbgrader metadata its lesson was released with
     (matched by grade_id), and take it from a cell whose grade_id the release does not have.
     What a cell is worth, and whether it is graded or locked, is the instructor's; a learner
     can edit it all the same (JupyterLab's property inspector shows it). nbgrader puts some of
     it back itself, but fails the whole notebook on a value it cannot read ("points": "lots",
     an older format) and on a graded cell the learner made up ("KeyError: 'grade_id'", for an
-    id it does not know or none). Returns a note for the instructor ("" when nothing changed)
-    and what looks like an attempt on the grade: a cell's worth edited, a graded cell made up."""
+    id it does not know or none). Returns a note for the instructor: "" when nothing changed."""
     released = {}
     for cell in nbformat.read(release, as_version=4).cells:
         meta = cell.metadata.get("nbgrader")
@@ -139,7 +133,7 @@ def restore_metadata(notebook: Path, release: Path) -> tuple[str, str]:
             released[meta["grade_id"]] = meta
     nb = nbformat.read(notebook, as_version=4)
     cells = nb.get("cells")
-    restored, removed, edited, made_up = [], 0, [], 0
+    restored, removed = [], 0
     for cell in cells if isinstance(cells, list) else ():    # (else nbgrader says what is wrong)
         metadata = cell.get("metadata") if isinstance(cell, dict) else None
         if not isinstance(metadata, dict) or "nbgrader" not in metadata:
@@ -150,14 +144,11 @@ def restore_metadata(notebook: Path, release: Path) -> tuple[str, str]:
         if want is None:
             del metadata["nbgrader"]
             removed += 1
-            made_up += isinstance(meta, dict) and bool(meta.get("grade"))
         elif meta != want:
             metadata["nbgrader"] = copy.deepcopy(want)
             restored.append(grade_id)
-            if any(meta.get(key) != want.get(key) for key in _WORTH):
-                edited.append(grade_id)
     if not restored and not removed:
-        return "", ""
+        return ""
     nbformat.write(nb, notebook)
     said = []
     if restored:
@@ -167,13 +158,7 @@ def restore_metadata(notebook: Path, release: Path) -> tuple[str, str]:
                     f"{names[:200]}")
     if removed:
         said.append(f"removed nbgrader metadata from {removed} cell(s) the release does not have")
-    attempt = []
-    if edited:
-        attempt.append(f"the nbgrader metadata of {', '.join(sorted(set(edited)))[:200]} "
-                       f"edited (what a cell is worth or whether it is graded), restored")
-    if made_up:
-        attempt.append(f"{made_up} graded cell(s) made up, not graded")
-    return "; ".join(said), ("ATTEMPT: " + "; ".join(attempt) if attempt else "")
+    return "; ".join(said)
 
 
 # the last line of a traceback: the exception and its message (nbgrader's log indents it)
@@ -265,10 +250,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
                         seconds=time.monotonic() - started)
         release = course.directory("release") / lesson / f"{lesson}.ipynb"
         if release.is_file():     # (without it, nbgrader says the lesson was never released)
-            restored, edited = restore_metadata(Path(tmp) / student / lesson / f"{lesson}.ipynb",
-                                                release)
-            note = "; ".join(filter(None, [note, restored]))
-            handed = "; ".join(filter(None, [handed, edited]))
+            note = "; ".join(filter(None, [note, restore_metadata(
+                Path(tmp) / student / lesson / f"{lesson}.ipynb", release)]))
         preprocessors = (course.config().Autograde.get("autograde_preprocessors")
                          or Autograde.class_traits()["autograde_preprocessors"].default())
         ours = []
