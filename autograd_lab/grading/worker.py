@@ -79,10 +79,12 @@ def _beside(source: Path, chosen: str) -> tuple[list[str], list[str]]:
     return code, [n for n in names if n not in code]
 
 
-def stage(source: Path, staged: Path, lesson: str) -> tuple[str, str]:
+def stage(source: Path, staged: Path, lesson: str,
+          release: Path | None = None) -> tuple[str, str]:
     """Copy a submission's notebook (only it, and nbgrader's timestamp.txt) to `staged`, named
-    `<lesson>.ipynb`. Returns a note for the instructor and what looks like an attempt on the
-    grade (code handed in beside the notebook); "" when nothing needed saying."""
+    `<lesson>.ipynb`, its cells' nbgrader metadata as `release` (the released notebook, if
+    there is one) gives it. Returns a note for the instructor and what looks like an attempt
+    on the grade (code handed in beside the notebook); "" when nothing needed saying."""
     if not source.is_dir() or source.is_symlink():
         raise NotGradable(status.MISSING, "no submission")
     staged.mkdir(parents=True)
@@ -104,11 +106,13 @@ def stage(source: Path, staged: Path, lesson: str) -> tuple[str, str]:
         _copy_regular(source / "timestamp.txt", staged / "timestamp.txt", 1024)
     expected = staged / expected
     try:
-        nbformat.read(expected, as_version=4)
+        nb = nbformat.read(expected, as_version=4)
     except Exception as error:          # not JSON, not a notebook: nbformat says which
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise NotGradable(status.FAILED, f"not a valid notebook ({type(error).__name__}: "
                                          f"{first_line[:200]})")
+    if release is not None:
+        note = "; ".join(filter(None, [note, restore_metadata(nb, expected, release)]))
     code, others = _beside(source, chosen)
     if others:
         note = "; ".join(filter(None, [note, f"left out {len(others)} other file(s) handed in "
@@ -118,8 +122,9 @@ def stage(source: Path, staged: Path, lesson: str) -> tuple[str, str]:
     return note, attempt
 
 
-def restore_metadata(notebook: Path, release: Path) -> str:
-    """Give each cell of a staged notebook the nbgrader metadata its lesson was released with
+def restore_metadata(nb, notebook: Path, release: Path) -> str:
+    """Give each cell of a staged notebook (`nb`, as read from the file `notebook`, which is
+    written again if anything changed) the nbgrader metadata its lesson was released with
     (matched by grade_id), and take it from a cell whose grade_id the release does not have.
     What a cell is worth, and whether it is graded or locked, is the instructor's; a learner
     can edit it all the same (JupyterLab's property inspector shows it). nbgrader puts some of
@@ -131,7 +136,6 @@ def restore_metadata(notebook: Path, release: Path) -> str:
         meta = cell.metadata.get("nbgrader")
         if meta and meta.get("grade_id"):
             released[meta["grade_id"]] = meta
-    nb = nbformat.read(notebook, as_version=4)
     cells = nb.get("cells")
     restored, removed = [], 0
     for cell in cells if isinstance(cells, list) else ():    # (else nbgrader says what is wrong)
@@ -243,15 +247,13 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
     with tempfile.TemporaryDirectory(prefix="autograd-lab-", dir=scratch) as tmp:
         try:
+            release = course.directory("release") / lesson / f"{lesson}.ipynb"
+            # (without a release, nbgrader says the lesson was never released)
             note, handed = stage(course.submission(lesson, student), Path(tmp) / student / lesson,
-                                 lesson)
+                                 lesson, release if release.is_file() else None)
         except NotGradable as error:
             return dict(row, status=error.status, reason=error.reason,
                         seconds=time.monotonic() - started)
-        release = course.directory("release") / lesson / f"{lesson}.ipynb"
-        if release.is_file():     # (without it, nbgrader says the lesson was never released)
-            note = "; ".join(filter(None, [note, restore_metadata(
-                Path(tmp) / student / lesson / f"{lesson}.ipynb", release)]))
         preprocessors = (course.config().Autograde.get("autograde_preprocessors")
                          or Autograde.class_traits()["autograde_preprocessors"].default())
         ours = []
