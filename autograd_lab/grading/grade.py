@@ -220,11 +220,13 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([PRELOAD])
     with contextlib.ExitStack() as stack:
+        # first in, so last out: once stopping, a SIGTERM stays ignored until every clean-up
+        # below (the warm server, the run's folder, the claims) is done
+        stack.enter_context(_stopped_by_sigterm())
         held = stack.enter_context(claims.Claims(course, options.run or uuid.uuid4().hex))
         # Every grading process stages its learner's notebook in this folder of the run's, so
         # that a run that ends early leaves none behind (a killed process removes nothing).
         scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="autograd-lab-run-"))
-        stack.enter_context(_stopped_by_sigterm())
         server = None
         if options.sandboxed and options.warm and submissions and os.geteuid() == 0:
             try:
@@ -269,15 +271,20 @@ def _stopped_by_sigterm():
         yield
         return
 
+    stopping = []
+
     def stop(signum, frame):
-        # once: a second SIGTERM must not cut the clean-up short (the folders, the claims)
+        # once: a second SIGTERM must not cut the clean-up short (the folders, the claims),
+        # nor kill the process on its way out once it is done
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stopping.append(signum)
         raise SystemExit(128 + signum)
     before = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, before)
+        if not stopping:
+            signal.signal(signal.SIGTERM, before)
 
 
 def _run(course, submissions, options, context, server, on_done, on_running, held, wanted,
