@@ -59,6 +59,12 @@ CASES = {
                       lambda nb: gc.cell(nb, "test_square").metadata.nbgrader.update(
                           grade=False, solution=True, points=0),
                       status.GRADED, 3, "restored the nbgrader metadata"),
+    # a released cell copied (JupyterLab's copy keeps its metadata): the last copy is the one
+    # graded, as nbgrader's own DeduplicateIds has it, the others are plain cells
+    "copied-cell": ({"answer_square": WRONG_SQUARE},
+                    lambda nb: nb.cells.insert(0, new_code_cell("pass", metadata={
+                        "nbgrader": dict(gc.cell(nb, "test_square").metadata.nbgrader)})),
+                    status.GRADED, 3, "removed nbgrader metadata from 1 copied cell(s)"),
     # a graded cell the learner made up (a grade_id the release does not have, and one with
     # none) counts for nothing, and the lesson's points stay its own
     "made-up-cells": ({"answer_square": WRONG_SQUARE},
@@ -136,3 +142,27 @@ def test_huge_output_is_cut_before_it_reaches_the_autograded_notebook(graded_cla
 def test_submitted_files_are_never_modified(graded_class):
     course, _, before = graded_class
     assert _fingerprint(course.root / "submitted") == before
+
+
+def test_copies_of_a_released_cell_cannot_make_the_staged_notebook_grow(tmp_path):
+    """Every copy of a released cell but the last loses its metadata before the notebook is
+    staged, rather than each being given the release's: a notebook of copies is no larger
+    staged than handed in."""
+    import nbformat
+
+    from autograd_lab.grading import worker
+
+    root = gc.make_course(tmp_path / "course")
+    course = Course(root)
+    copy = {"nbgrader": {"grade_id": "test_square"}}
+    path = gc.submit(root, "copier", edit=lambda nb: nb.cells.extend(
+        new_code_cell("", metadata=copy) for _ in range(5000)))
+    staged = tmp_path / "staged"
+    release = course.directory("release") / gc.LESSON / f"{gc.LESSON}.ipynb"
+    note, _ = worker.stage(path.parent, staged, gc.LESSON, release)
+    assert "removed nbgrader metadata from 5000 copied cell(s)" in note, note
+    written = staged / f"{gc.LESSON}.ipynb"
+    assert written.stat().st_size <= path.stat().st_size
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id")
+           for c in nbformat.read(written, as_version=4).cells]
+    assert ids.count("test_square") == 1 and ids[-1] == "test_square"

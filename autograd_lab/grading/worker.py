@@ -9,7 +9,6 @@ package's kernel (``kernel.py``), which judges every test cell outside the kerne
 """
 from __future__ import annotations
 
-import copy
 import os
 import re
 import resource
@@ -137,32 +136,48 @@ def restore_metadata(nb, notebook: Path, release: Path) -> str:
         if meta and meta.get("grade_id"):
             released[meta["grade_id"]] = meta
     cells = nb.get("cells")
-    restored, removed = [], 0
-    for cell in cells if isinstance(cells, list) else ():    # (else nbgrader says what is wrong)
-        metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    cells = [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
+    ids = [_grade_id(cell) for cell in cells]
+    # A released cell copied: only its last copy keeps the metadata (the one nbgrader's own
+    # DeduplicateIds keeps), so that copies cannot make the staged notebook grow.
+    last = {grade_id: i for i, grade_id in enumerate(ids) if grade_id in released}
+    restored, removed, copies = [], 0, 0
+    for i, (cell, grade_id) in enumerate(zip(cells, ids)):
+        metadata = cell.get("metadata")
         if not isinstance(metadata, dict) or "nbgrader" not in metadata:
             continue
-        meta = metadata["nbgrader"]
-        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-        want = released.get(grade_id) if isinstance(grade_id, str) else None
-        if want is None:
+        want = released.get(grade_id)
+        if want is None or last[grade_id] != i:
             del metadata["nbgrader"]
-            removed += 1
-        elif meta != want:
-            metadata["nbgrader"] = copy.deepcopy(want)
+            if want is None:
+                removed += 1
+            else:
+                copies += 1
+        elif metadata["nbgrader"] != want:
+            metadata["nbgrader"] = want     # (only written out: one dict may serve)
             restored.append(grade_id)
-    if not restored and not removed:
+    if not restored and not removed and not copies:
         return ""
     nbformat.write(nb, notebook)
     said = []
     if restored:
-        # (the release's ids: a learner's copies of one cell name it once)
-        names = ", ".join(sorted(set(restored)))
+        names = ", ".join(sorted(restored))     # (the release's ids, each once)
         said.append(f"restored the nbgrader metadata of {len(restored)} cell(s) as released: "
                     f"{names[:200]}")
     if removed:
         said.append(f"removed nbgrader metadata from {removed} cell(s) the release does not have")
+    if copies:
+        said.append(f"removed nbgrader metadata from {copies} copied cell(s), the last copy of "
+                    f"each kept (as nbgrader keeps it)")
     return "; ".join(said)
+
+
+def _grade_id(cell) -> str | None:
+    """A cell's nbgrader grade_id, if its metadata has one that could be a release's."""
+    metadata = cell.get("metadata")
+    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+    return grade_id if isinstance(grade_id, str) else None
 
 
 # the last line of a traceback: the exception and its message (nbgrader's log indents it)
