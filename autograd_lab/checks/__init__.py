@@ -40,9 +40,9 @@ import numpy as np
 from .._tensor import Tensor
 from .answers import Outcome, Remote, Unreadable, attempt, decode, describe, encode, rebuild
 
-__all__ = ["CheckFailed", "MISCONCEPTIONS", "Outcome", "Prediction", "VerdictPending", "attempt",
-           "called", "check", "fail", "is_function", "number_answer", "returned", "same_values",
-           "show", "tensor_answer"]
+__all__ = ["ANY", "CheckFailed", "MISCONCEPTIONS", "Many", "Maybe", "Outcome", "Prediction",
+           "Steps", "VerdictPending", "attempt", "called", "check", "conform", "fail",
+           "is_function", "number_answer", "returned", "same_values", "show", "tensor_answer"]
 
 #: In a graded run's kernel this is set (by the grader) to "grader": a check called there
 #: raises VerdictPending instead of judging (the grader judges, outside).
@@ -91,17 +91,106 @@ def _kernel_sources():
     return [str(s) for s in found if isinstance(s, str)]
 
 
-def check(judge=None, *, probe=None, sources=False):
+# ---------------------------------------------------------------------------------------------
+# the shape of a probe's reply, owned by the check
+# ---------------------------------------------------------------------------------------------
+#: any value at all: a learner's answer, whose kind the judge checks and names itself
+ANY = object()
+
+
+class Many:
+    """A list of ``n`` items (any number when ``n`` is None), each of shape ``item``. (A
+    Python list of shapes is a list of exactly those, in that order.)"""
+
+    def __init__(self, item, n=None):
+        self.item, self.n = item, n
+
+
+class Maybe:
+    """None, or a value of shape ``item`` (a probe says None for an answer it could not
+    call)."""
+
+    def __init__(self, item):
+        self.item = item
+
+
+class Steps:
+    """Lesson 08's run of ``n`` training steps: the parameters before (``params`` tensors),
+    then one (Outcome, parameters after) per step, ending early only at a step that raised."""
+
+    def __init__(self, n, params):
+        self.n, self.params = n, params
+
+
+def conform(value, shape, where="the reply"):
+    """Raise Malformed (recorded) unless ``value`` has ``shape``: ANY; a class (an instance
+    of it; an Outcome also holds an exception or none); a tuple of shapes (a tuple of that
+    length, item by item); a list of shapes (a list, likewise); Many, Maybe, Steps."""
+    __tracebackhide__ = True
+    from .answers import malformed
+
+    def refuse(what):
+        raise malformed(f"{where} is {what}") from None
+
+    if shape is ANY:
+        return
+    if isinstance(shape, Maybe):
+        if value is not None:
+            conform(value, shape.item, where)
+        return
+    if isinstance(shape, type):
+        if shape is int and type(value) is bool or not isinstance(value, shape):
+            refuse(f"a {type(value).__name__}, not a {shape.__name__}")
+        if shape is Outcome and not (value.error is None
+                                     or isinstance(value.error, BaseException)):
+            refuse("an outcome whose error is not an exception")
+        return
+    if isinstance(shape, Steps):
+        if not isinstance(value, list) or not 2 <= len(value) <= shape.n + 1:
+            refuse(f"not a run of 1 to {shape.n} steps")
+        conform(value[0], [Tensor] * shape.params, f"{where}'s parameters before step 1")
+        for k, step in enumerate(value[1:], start=1):
+            conform(step, (Outcome, [Tensor] * shape.params), f"{where}'s step {k}")
+        if len(value) <= shape.n and not value[-1][0].raised:
+            refuse(f"a run that stops after step {len(value) - 1} of {shape.n}, which did "
+                   "not raise")
+        return
+    if isinstance(shape, Many):
+        shape = [shape.item] * (len(value) if shape.n is None and isinstance(value, list)
+                                else shape.n or 0)
+        if not isinstance(value, list):
+            refuse(f"a {type(value).__name__}, not a list")
+    kind = type(shape)
+    if kind in (tuple, list):
+        if type(value) is not kind or len(value) != len(shape):
+            size = f" of {len(value)}" if isinstance(value, (tuple, list)) else ""
+            refuse(f"a {type(value).__name__}{size}, where a {kind.__name__} of "
+                   f"{len(shape)} was asked for")
+        for i, (item, part) in enumerate(zip(value, shape)):
+            conform(item, part, f"item {i + 1} of {where}")
+        return
+    raise TypeError(f"not a shape: {shape!r}")
+
+
+def check(judge=None, *, probe=None, reply=None, sources=False):
     """Make ``judge(*data, **settings)`` a check: called with the learner's answers (and
     keyword settings), it runs ``probe(*answers, **settings)`` where the answers live, and
     judges the description of the tuple the probe returned. ``sources=True``: the judge also
     gets ``sources=``, the learner's code cells so far (read from the notebook in a graded run,
     from the kernel's history otherwise), for what a check reads from the code itself.
 
+    ``reply(**settings)`` is the shape (``conform``) of what ``probe`` returns for those
+    settings: a check with a probe of its own must say it. The check holds every reply to it
+    before the judge reads any of it: a judge never trusts the length of a list it did not
+    choose. (The default probe returns the answers: a tuple of that many, of any kind.)
+
     A check's settings are keyword arguments (``points=[1.0]``), literals in the test cell;
     its positional arguments are the learner's names."""
     if judge is None:
-        return lambda judge: check(judge, probe=probe, sources=sources)
+        return lambda judge: check(judge, probe=probe, reply=reply, sources=sources)
+    if probe is not None and reply is None:
+        raise TypeError(f"{judge.__name__}: a check with a probe of its own says the shape of "
+                        "its reply (reply=)")
     probe = probe or _the_answers
 
     @functools.wraps(judge)
@@ -118,14 +207,14 @@ def check(judge=None, *, probe=None, sources=False):
             if os.environ.get(VERDICTS_ENV) == "grader":
                 return _pending(judge.__name__)
             data = rebuild(decode(encode(describe(probe(*answers, **settings)))))
-        if not isinstance(data, tuple):
-            raise Unreadable(f"the probe of {judge.__name__} did not describe a tuple")
+        shape = reply(**settings) if reply is not None else (ANY,) * len(answers)
+        conform(data, shape, f"the reply to {judge.__name__}")
         if sources:
             settings["sources"] = (list(answers[0].sources) if any(remote)
                                    else _kernel_sources())
         return judge(*data, **settings)
 
-    run.probe = probe
+    run.probe, run.reply = probe, reply
     return run
 
 

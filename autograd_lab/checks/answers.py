@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import builtins
 import json
+import secrets
 import sys
 import warnings
 import weakref
@@ -35,6 +36,28 @@ MAX_ELEMENTS = 250_000       # of one tensor or array
 class Unreadable(ValueError):
     """A description that is not one ``describe`` could have made: too large, too deep, or
     of the wrong form. The grader treats the answer as unreadable (it scores nothing)."""
+
+
+class Malformed(Unreadable):
+    """A reply no unchanged kernel sends: not an answer to the request that was sent (its id
+    not echoed), or not of the shape the check's probe returns for that request (a list of
+    outcomes of another length, a tuple of other kinds). The item scores nothing and the
+    grader flags the notebook as an attempt on the grade (``MALFORMED``)."""
+
+
+class TooLarge(Unreadable):
+    """An answer that stands for more than the grader reads (an honest kernel can send one)."""
+
+
+#: what the grader found malformed while judging: read and emptied for each test cell by
+#: ``verdict.judge`` (a record, not only an exception: a test cell may catch what it raises)
+MALFORMED: list[str] = []
+
+
+def malformed(text: str) -> Malformed:
+    """A Malformed error, recorded."""
+    MALFORMED.append(text)
+    return Malformed(text)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,7 +349,7 @@ def _list(data, key, required=True):
     return value
 
 
-def _array(data):
+def _array(data, spend=None):
     try:
         dtype = np.dtype(_str(data, "dtype", 16))
         shape = tuple(int(n) for n in _list(data, "shape"))
@@ -338,12 +361,27 @@ def _array(data):
     size = int(np.prod(shape, dtype=np.int64)) if shape else 1
     if size > MAX_ELEMENTS or size * dtype.itemsize != len(raw):
         raise Unreadable("an array's bytes do not match its dtype and shape")
+    if spend is not None:
+        spend(len(raw) * 4 // 3)
     return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
 
 
 class _Rebuilder:
+    """Makes the objects of a description, counting what they stand for: a reference to an
+    object described before (``same``) costs what that object cost, as ``describe`` would
+    have spent on it fresh, so a small description of one list shared at every level (whose
+    walk, by ``repr`` or ``np.asarray``, never ends) is refused like a large one."""
+
     def __init__(self):
         self.made = {}
+        self.cost = {}          # id -> what the object made under it stands for
+        self.spent = 0
+
+    def spend(self, n):
+        self.spent += n
+        if self.spent > MAX_BYTES:
+            raise TooLarge(f"the answer stands for more than {MAX_BYTES // 1024**2} MB once "
+                             "the objects it shares are counted as often as they are used")
 
     def __call__(self, data):
         if not isinstance(data, dict) or not isinstance(data.get("t"), str):
@@ -352,15 +390,23 @@ class _Rebuilder:
         if kind == "same":
             if data.get("id") not in self.made:
                 raise Unreadable("a reference to an object not described before it")
+            # (an object still being made, met again inside itself, is a cycle: walked once)
+            self.spend(self.cost.get(data["id"], 16))
             return self.made[data["id"]]
+        self.spend(16)
         if kind in _PLAIN:
-            return _PLAIN[kind](data)
+            value = _PLAIN[kind](data)
+            if isinstance(value, str):
+                self.spend(len(value))
+            return value
         maker = getattr(self, "make_" + kind, None)
         if maker is None:
             raise Unreadable(f"an item of unknown kind {kind!r}")
+        start = self.spent
         value = maker(data)
         if "id" in data:
             self.made[data["id"]] = value
+            self.cost[data["id"]] = self.spent - start + 16
         return value
 
     def make_list(self, data):
@@ -398,10 +444,10 @@ class _Rebuilder:
         return value
 
     def make_ndarray(self, data):
-        return _array(data)
+        return _array(data, self.spend)
 
     def make_npscalar(self, data):
-        return _array(data)[()]
+        return _array(data, self.spend)[()]
 
     def make_exception(self, data):
         return _exception(data)
@@ -426,7 +472,7 @@ class _Rebuilder:
 
     def make_tensor(self, data):
         from .._tensor import _wrap
-        values = _array(data)
+        values = _array(data, self.spend)
         t = _wrap(values, None, bool(data.get("requires_grad")))
         name = data.get("grad_fn")
         if name is not None:
@@ -481,11 +527,16 @@ _PLAIN = {"none": lambda data: None, "bool": _bool, "int": _int, "bigint": _bigi
 
 
 def rebuild(data):
-    """The objects a description stands for (Unreadable if it is not one ``describe`` makes)."""
+    """The objects a description stands for: TooLarge when they stand for more than the
+    grader reads, Malformed (recorded) when it is not a description ``describe`` makes."""
     try:
         return _Rebuilder()(data)
+    except (TooLarge, Malformed):
+        raise
+    except Unreadable as error:
+        raise malformed(str(error)) from None
     except RecursionError:
-        raise Unreadable("the answer's description is nested too deeply") from None
+        raise malformed("the answer's description is nested too deeply") from None
 
 
 class _RetainMark:
@@ -547,7 +598,10 @@ def serve(request: str, namespace=None) -> str:
     the check's probe run on the named answers; ``{"op": "call", "name": ..., "args": ...,
     "kwargs": ...}``: an Outcome of calling a learner's function on data. A name that is not
     defined is ``{"missing": name}``; the grader's time limit, ``{"interrupted": true}``.
+    Every reply echoes the request's id (``re``), by which the grader knows it for the answer
+    to what it asked.
     """
+    asked = {}
     try:
         if namespace is None:
             namespace = sys.modules["IPython"].get_ipython().user_ns
@@ -573,6 +627,8 @@ def serve(request: str, namespace=None) -> str:
         reply = {"interrupted": True}
     except Exception as error:                  # noqa: BLE001 -- said to the grader as data
         reply = {"unreadable": f"{type(error).__name__}: {_text(error, str)}"}
+    if isinstance(asked, dict) and isinstance(asked.get("re"), str):
+        reply["re"] = asked["re"]
     return encode(reply)
 
 
@@ -583,17 +639,29 @@ class Interrupted(Exception):
     """The grader's time limit stopped the learner's code while a check was asking for it."""
 
 
-def read_reply(text: str):
-    """What ``serve`` replied, as objects: the answer rebuilt, or the error the reply stands
-    for (NameError for a name the learner never defined, as Python would have raised)."""
+def read_reply(text: str, re: str | None = None):
+    """What ``serve`` replied to the request of id ``re``, as objects: the answer rebuilt, or
+    the error the reply stands for (NameError for a name the learner never defined, as Python
+    would have raised). A reply that is not to that request is Malformed; so is one that
+    answers with nothing the protocol has. (The grader's own word that the kernel did not
+    answer at all, its time limit or its death, carries no id and is only Unreadable.)"""
     reply = decode(text)
     if not isinstance(reply, dict):
-        raise Unreadable("the kernel's reply is not a reply")
+        raise malformed("the kernel's reply is not a reply")
+    said = [key for key in ("answer", "missing", "interrupted", "unreadable") if key in reply]
+    if re is not None and said != ["unreadable"] and reply.get("re") != re:
+        raise malformed("the kernel's reply is not to the request the grader sent (its id "
+                        "is not echoed)")
+    if len(said) != 1:
+        raise malformed("the kernel's reply says none, or more than one, of the things a "
+                        "reply says")
     if "answer" in reply:
         return rebuild(reply["answer"])
     if "missing" in reply:
         raise NameError(f"name {str(reply['missing'])[:200]!r} is not defined")
-    if reply.get("interrupted") is True:
+    if "interrupted" in reply:
+        if reply["interrupted"] is not True:
+            raise malformed("the kernel's reply is not a reply")
         raise Interrupted("your code was stopped: it ran longer than the time limit while "
                           "this check was calling it")
     raise Unreadable(f"the grader could not read your answer ({_str(reply, 'unreadable', 500)})")
@@ -612,13 +680,15 @@ class Remote:
         self.sources = list(sources)    # the learner's code cells before this test, as text
 
     def request(self, request: dict):
-        return read_reply(self.ask(encode(request)))
+        re = secrets.token_hex(8)
+        return read_reply(self.ask(encode(dict(request, re=re))), re)
 
     def __call__(self, *args, **kwargs):
         outcome = self.request({"op": "call", "name": self.name, "args": describe(args),
                                 "kwargs": describe(kwargs)})
-        if not isinstance(outcome, Outcome):
-            raise Unreadable("the kernel's reply to a call is not an outcome")
+        if not isinstance(outcome, Outcome) or not (
+                outcome.error is None or isinstance(outcome.error, BaseException)):
+            raise malformed(f"the kernel's reply to a call of {self.name} is not an outcome")
         if outcome.raised:
             raise outcome.error
         return outcome.value

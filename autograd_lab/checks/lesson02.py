@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from .. import float64, tensor
-from . import (Prediction, called, check, fail, is_function, number_answer, returned, show,
-               tensor_answer)
+from . import (ANY, Many, Maybe, Outcome, Prediction, called, check, fail, is_function,
+               number_answer, returned, show, tensor_answer)
 
 
 def _grad_at(fn, x0, seed=None, dtype=None):
@@ -135,12 +135,12 @@ def _at_points(dy_dx, *, points):
     return called(dy_dx, *[(x0,) for x0 in points])
 
 
-@check(probe=_at_points)
+@check(probe=_at_points, reply=lambda *, points: (ANY, Maybe(Many(Outcome, len(points)))))
 def chain_rule_formula(dy_dx, outcomes, *, points):
     """dy_dx(x) for y = (x**2 + 1)**3, against backward in float64."""
     __tracebackhide__ = True
     is_function("dy_dx", dy_dx, outcomes, "def dy_dx(x): ...")
-    for x0, outcome in zip(points, outcomes):
+    for x0, outcome in zip(points, outcomes, strict=True):
         truth = _grad_at(_y, x0, dtype=float64)
         found = number_answer(f"dy_dx({x0})", returned(f"dy_dx({x0})", outcome))
         if np.isclose(found, truth, rtol=1e-6, atol=1e-9):
@@ -180,7 +180,7 @@ def _on_case(numerical_derivative, *, case):
     return called(numerical_derivative, (f, x, h))
 
 
-@check(probe=_on_case)
+@check(probe=_on_case, reply=lambda *, case: (ANY, Maybe(Many(Outcome, 1))))
 def central_difference(numerical_derivative, outcomes, *, case):
     """numerical_derivative(f, x, h) against (f(x+h) - f(x-h)) / (2h) for one case."""
     __tracebackhide__ = True

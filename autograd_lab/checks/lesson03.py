@@ -13,6 +13,7 @@ from .._tensor import Tensor
 from ..autograd import functional
 from . import (Prediction, as_tensor_text, attempt, calls_named, check, defining_cell, fail,
                returned, same_values, show, tensor_answer)
+from . import ANY, Many, Maybe, Outcome
 
 
 def _square():
@@ -240,18 +241,23 @@ def _judge_jacobians(jacobian_by_rows, results, cases, sources):
     if used:
         fail(f"jacobian_by_rows calls {used[0]}: build J yourself, from one backward call per "
              "row.")
-    for result, case in zip(results, cases):
+    for result, case in zip(results, cases, strict=True):
         _check_jacobian(result, *case)
 
 
+def _jacobians_shape(cases):
+    return lambda: (ANY, Maybe(Many((Outcome, bool), len(cases))))
+
+
 @check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, (_LESSON_CASE,)),
-       sources=True)
+       reply=_jacobians_shape((_LESSON_CASE,)), sources=True)
 def jacobian_of_lesson_function(jacobian_by_rows, results, *, sources):
     __tracebackhide__ = True
     _judge_jacobians(jacobian_by_rows, results, (_LESSON_CASE,), sources)
 
 
-@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, _OTHER_CASES), sources=True)
+@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, _OTHER_CASES),
+       reply=_jacobians_shape(_OTHER_CASES), sources=True)
 def jacobian_of_other_functions(jacobian_by_rows, results, *, sources):
     __tracebackhide__ = True
     _judge_jacobians(jacobian_by_rows, results, _OTHER_CASES, sources)

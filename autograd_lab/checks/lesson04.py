@@ -9,6 +9,8 @@ import numpy as np
 from .. import no_grad, ones, tensor
 from . import (Prediction, as_tensor_text as _text, attempt, check, fail, number_answer, returned,
                same_values, show, tensor_answer)
+from . import ANY, Maybe, Outcome
+from .._tensor import Tensor
 
 
 def _grad(t):
@@ -145,7 +147,7 @@ def _train(train, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20, lr=0.02):
     return train, attempt(train, x, x * slope, steps=steps, lr=lr)
 
 
-@check(probe=_train)
+@check(probe=_train, reply=lambda **settings: (ANY, Maybe(Outcome)))
 def fixed_loop(train, outcome, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20, lr=0.02):
     """train(x, y, steps, lr) -> (w, losses), with .grad zeroed every step."""
     __tracebackhide__ = True
@@ -225,7 +227,8 @@ def _accumulate(accumulate_grad, **settings):
     return accumulate_grad, outcome, w, len(calls)
 
 
-@check(probe=_accumulate)
+@check(probe=_accumulate,
+       reply=lambda **settings: (ANY, Maybe(Outcome), Maybe(Tensor), int))
 def microbatches(accumulate_grad, outcome, w, calls, *, w0=0.5,
                  data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), bias=1.0, batch_size=2,
                  stale=None):

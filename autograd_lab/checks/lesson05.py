@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import autograd, tensor
 from . import Prediction, as_tensor_text, attempt, check, fail, same_values, show, tensor_answer
+from . import ANY, Maybe, Outcome
 
 #: The lesson's snippets, each run on a fresh x = tensor([1., 2.], requires_grad=True).
 SNIPPETS = {
@@ -87,7 +88,7 @@ def _separate(fn, *, values=(1.0, 2.0), kind="cube", stale=None):
     return fn, attempt(fn, x, loss_a, loss_b)
 
 
-@check(probe=_separate)
+@check(probe=_separate, reply=lambda **settings: (ANY, Maybe(Outcome)))
 def separate_gradients(fn, outcome, *, values=(1.0, 2.0), kind="cube", stale=None):
     """fn(x, loss_a, loss_b) -> (g_a, g_b): d loss_a/dx and d loss_b/dx from one forward pass;
     ``stale``: an old .grad x holds on entry."""

@@ -11,6 +11,7 @@ from .. import autograd, exp, tanh, tensor
 from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad, Node
 from . import Prediction, attempt, calls_named, check, defining_cell, fail, same_values, show
+from . import ANY, Many, Maybe, Outcome
 
 
 def _names(name, value):
@@ -242,7 +243,7 @@ def _judge_run(what, result):
 
 def _check_grads(what, mine, reference, misconception=None):
     __tracebackhide__ = True
-    for name, leaf, ref in zip("xw", mine, reference):
+    for name, (leaf, ref) in zip("xw", zip(mine, reference, strict=True)):
         if ref.grad is None:
             continue
         found = leaf.grad
@@ -299,6 +300,16 @@ _BASIC = (("z = x * x + x", _square_plus, ([1.0, 2.0],), "recursive-backward"),
           (_what("fan-out", 8), _graph, ("fan-out", 8, 99), "recursive-backward"))
 
 
+#: how many leaves each visible case's graph has (the leaves my_backward's run sends back)
+_BASIC_LEAVES = (1, 1, 2, 2)
+
+
+def _runs_shape(leaves):
+    """What a probe of my_backward returns: per case, its Outcome, the nodes it ran more than
+    once (name, times) and that case's leaves."""
+    return ANY, Maybe([(Outcome, Many((str, int)), [Tensor] * n) for n in leaves])
+
+
 def _mine_basic(my_backward):
     """Probe: my_backward on each visible case."""
     if not callable(my_backward):
@@ -306,32 +317,34 @@ def _mine_basic(my_backward):
     return my_backward, [_run_mine(my_backward, *build(*args)) for _, build, args, _ in _BASIC]
 
 
-@check(probe=_mine_basic, sources=True)
+@check(probe=_mine_basic, reply=lambda: _runs_shape(_BASIC_LEAVES), sources=True)
 def my_backward_basic(my_backward, results, *, sources):
     """x * x + x, a + a, a chain of 3,000 operations and a random graph with fan-out, each
     against .backward() on the same graph built here."""
     __tracebackhide__ = True
     _walks_itself(my_backward, results, sources)
-    for (what, build, args, misconception), result in zip(_BASIC, results):
+    for (what, build, args, misconception), result in zip(_BASIC, results, strict=True):
         _judge_run(what, result)
         root, gradient, reference = build(*args)
         root.backward(gradient)
         _check_grads(what, result[2], reference, misconception=misconception)
 
 
-@check(probe=lambda my_backward: _mine_on(my_backward, _GRAPHS), sources=True)
+@check(probe=lambda my_backward: _mine_on(my_backward, _GRAPHS),
+       reply=lambda: _runs_shape([2] * len(_GRAPHS)), sources=True)
 def my_backward_hidden(my_backward, results, *, sources):
     """Random graphs, compared with .backward() on the same graphs built here."""
     __tracebackhide__ = True
     _walks_itself(my_backward, results, sources)
-    for (kind, depth, seed, misconception, before), result in zip(_GRAPHS, results):
+    for (kind, depth, seed, misconception, before), result in zip(_GRAPHS, results,
+                                                                  strict=True):
         what = _what(kind, depth)
         _judge_run(what, result)
         root, gradient, reference = _graph(kind, depth, seed, before)
         root.backward(gradient)
         mine = result[2]
         if before is not None:
-            for name, leaf, r, b in zip("xw", mine, reference, before):
+            for name, (leaf, r), b in zip("xw", zip(mine, reference, strict=True), before):
                 if isinstance(leaf.grad, Tensor) and not same_values(leaf.grad.detach()._data,
                                                                      r.grad._data):
                     fail(f"{name}.grad held {np.asarray(b, np.float32)} before the call; "

@@ -9,6 +9,7 @@ import numpy as np
 from .. import autograd, exp, float64, log, sigmoid, tensor
 from .._tensor import Tensor
 from . import Prediction, attempt, check, fail, number_answer, returned, same_values, show
+from . import ANY, Many, Maybe, Outcome
 
 
 # -- the prediction ------------------------------------------------------------------------
@@ -93,6 +94,20 @@ def _softplus_basic(Softplus):
                       _backward_of(Softplus, _BASIC_X, _BASIC_V))
 
 
+#: what _backward_of returns: forward's Outcome, backward's (none when forward gave nothing
+#: to go back through) and x.grad
+_BACKWARD = (Outcome, Maybe(Outcome), Maybe(Tensor))
+
+
+def _hidden_shape():
+    """What _softplus_hidden returns: per hidden point, forward, backward and forward at each
+    central-difference point; backward of each one-hot; what forward saved."""
+    points = _hidden_points()
+    steps = 2 * len(points[-1][0])
+    return ANY, Maybe(([(Outcome, _BACKWARD, [Outcome] * steps)] * len(points),
+                       [_BACKWARD] * len(points[-1][0]), Maybe(Outcome)))
+
+
 def _the_class(Softplus, found):
     __tracebackhide__ = True
     if found is not None:
@@ -125,7 +140,7 @@ def _gradient(result, shape):
     return grad
 
 
-@check(probe=_softplus_basic)
+@check(probe=_softplus_basic, reply=lambda: (ANY, Maybe((Outcome, _BACKWARD))))
 def softplus_basic(Softplus, found):
     """Forward values at x = [-1., 0., 2.], and x.grad after y.backward([1., -2., 0.5])."""
     __tracebackhide__ = True
@@ -203,7 +218,7 @@ def _softplus_hidden(Softplus):
     return Softplus, (found, rows, saved)
 
 
-@check(probe=_softplus_hidden)
+@check(probe=_softplus_hidden, reply=lambda: _hidden_shape())
 def softplus_hidden(Softplus, found):
     """A gradient check in float64: forward against log(1 + exp(x)), backward(v) against
     central differences of the learner's own forward, for random x and v; the whole Jacobian
@@ -211,7 +226,7 @@ def softplus_hidden(Softplus, found):
     __tracebackhide__ = True
     _the_class(Softplus, found)
     points, rows, saved = found
-    for (xs, vs), (applied, backward, stepped) in zip(_hidden_points(), points):
+    for (xs, vs), (applied, backward, stepped) in zip(_hidden_points(), points, strict=True):
         y = _forward(applied, xs.shape)
         if not same_values(y._data, np.log1p(np.exp(xs))):
             fail("Softplus.apply(x) should compute log(1 + exp(x)).",

@@ -10,6 +10,7 @@ import numpy as np
 from .. import no_grad, tanh, tensor
 from .._tensor import Tensor
 from . import Prediction, attempt, check, fail, number_answer, show, same_values
+from . import ANY, Maybe, Steps
 from .answers import snapshot
 
 
@@ -101,6 +102,11 @@ def _run_steps(train_step, cases):
     return train_step, runs
 
 
+def _runs_shape(cases):
+    """What _run_steps returns for ``cases``: a run of each case's steps."""
+    return ANY, Maybe([Steps(n, len(_PROBLEMS[build](seed)[0])) for build, seed, lr, n in cases])
+
+
 def _step_failure(k, outcome):
     """A failure for a step that raised, or warned that it read a non-leaf's .grad."""
     __tracebackhide__ = True
@@ -134,7 +140,7 @@ def _text(state):
 def _judge_steps(runs, cases):
     """The learner's steps against the reference's, on the same problems built here."""
     __tracebackhide__ = True
-    for steps, (build, seed, lr, n) in zip(runs, cases):
+    for steps, (build, seed, lr, n) in zip(runs, cases, strict=True):
         ref, ref_loss = _PROBLEMS[build](seed)
         before = steps[0]
         for k, (outcome, after) in enumerate(steps[1:], start=1):
@@ -160,7 +166,8 @@ def _judge(k, mine, ref, before, got, expected_loss, lr):
              "parameter itself: `p -= lr * p.grad` inside `with torch.no_grad():`",
              misconception="inplace-leaf-update")
     expected = [r.detach()._data for r in ref]
-    if not all(same_values(a, e, rtol=1e-4, atol=1e-6) for a, e in zip(after, expected)):
+    if not all(same_values(a, e, rtol=1e-4, atol=1e-6)
+               for a, e in zip(after, expected, strict=True)):
         moved = [a - b for a, b in zip(after, before)]
         wanted = [e - b for e, b in zip(expected, before)]
         if all(same_values(m, -w, rtol=1e-4, atol=1e-6) for m, w in zip(moved, wanted)):
@@ -192,7 +199,7 @@ _BASIC = (("line", 0, 0.1, 2),)                                  # two steps on 
 _MORE = (("line", 1, 0.3, 5), ("mlp", 2, 0.05, 4))   # more steps, other rates, a network
 
 
-@check(probe=lambda train_step: _run_steps(train_step, _BASIC))
+@check(probe=lambda train_step: _run_steps(train_step, _BASIC), reply=lambda: _runs_shape(_BASIC))
 def train_step_basic(train_step, runs):
     """Two steps on a line fit, lr 0.1."""
     __tracebackhide__ = True
@@ -200,7 +207,7 @@ def train_step_basic(train_step, runs):
     _judge_steps(runs, _BASIC)
 
 
-@check(probe=lambda train_step: _run_steps(train_step, _MORE))
+@check(probe=lambda train_step: _run_steps(train_step, _MORE), reply=lambda: _runs_shape(_MORE))
 def train_step_hidden(train_step, runs):
     """More steps, other learning rates, and a small network whose parameters are a tuple of
     matrices and vectors."""

@@ -54,6 +54,8 @@ _PR_SET_PDEATHSIG = 1
 INCIDENTS: list[str] = []
 # per test cell judged: (grade_id, points the kernel's own run claimed, points given, most)
 CLAIMS: list[tuple[str, float, float, float]] = []
+# per test cell whose check got a reply no unchanged kernel sends: (grade_id, what was wrong)
+MALFORMED: list[tuple[str, str]] = []
 
 # What one message from a kernel may hold. A larger one is not read (its content is never
 # parsed: the grader keeps its header, and counts it as output dropped); one larger than
@@ -345,6 +347,7 @@ class GradingExecute(Execute):
         most = float(cell.metadata["nbgrader"].get("points", 0))
         CLAIMS.append((grade_id, verdict.points(cell, claim.outputs),
                        verdict.points(cell, judged.outputs), most))
+        MALFORMED.extend((grade_id, what) for what in judged.malformed[:1])
         if claim.outputs:
             print(f"[kernel's own run of {grade_id}]", *(_one_line(o) for o in claim.outputs),
                   sep="\n  ", file=sys.stderr)

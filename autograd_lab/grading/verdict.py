@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 
+from autograd_lab.checks import answers
 from autograd_lab.checks.answers import Remote
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
@@ -63,6 +64,7 @@ def free_names(source: str) -> list[str]:
 class Judged:
     outputs: list             # nbformat outputs, as the autograded notebook shows them
     raised: bool              # whether the cell ended in an error
+    malformed: list = ()      # replies of the kernel no unchanged kernel sends (an attempt)
 
 
 def _error(error: BaseException) -> NotebookNode:
@@ -87,6 +89,7 @@ def judge(source: str, ask, sources: list[str], import_path: str | None = None) 
     tree = ast.parse(source)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     printed, value, failure = io.StringIO(), None, None
+    answers.MALFORMED.clear()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(printed), \
             _importable(import_path):
         warnings.simplefilter("default")
@@ -109,7 +112,7 @@ def judge(source: str, ask, sources: list[str], import_path: str | None = None) 
     elif value is not None:
         outputs.append(new_output("execute_result", data={"text/plain": _cut(repr(value))},
                                   execution_count=None))
-    return Judged(outputs, failure is not None)
+    return Judged(outputs, failure is not None, list(answers.MALFORMED))
 
 
 @contextlib.contextmanager

@@ -239,15 +239,21 @@ def test_sources(course: Course, lesson: str) -> dict[str, str]:
     return found
 
 
-def _attempt(claims) -> str:
-    """What the instructor should know when a kernel claimed points the grader did not give."""
+def _attempt(claims, malformed=()) -> str:
+    """What the instructor should know when a kernel claimed points the grader did not give,
+    or answered a check with a reply no unchanged kernel sends."""
+    found = []
     claimed = [(gid, c, g) for gid, c, g, _ in claims if c > g + 1e-9]
-    if not claimed:
-        return ""
-    more = sum(c - g for _, c, g in claimed)
-    cells = ", ".join(gid for gid, _, _ in claimed)
-    return (f"ATTEMPT: the kernel's own run of {len(claimed)} test cell(s) claimed {more:g} "
-            f"point(s) the grader did not give ({cells})")
+    if claimed:
+        more = sum(c - g for _, c, g in claimed)
+        cells = ", ".join(gid for gid, _, _ in claimed)
+        found.append(f"ATTEMPT: the kernel's own run of {len(claimed)} test cell(s) claimed "
+                     f"{more:g} point(s) the grader did not give ({cells})")
+    if malformed:
+        cells = ", ".join(dict.fromkeys(gid for gid, _ in malformed))
+        found.append(f"ATTEMPT: the kernel answered {len(malformed)} test cell(s) with a reply "
+                     f"of a shape no unchanged kernel sends ({cells}: {malformed[0][1][:200]})")
+    return "; ".join(found)
 
 
 def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None = None,
@@ -259,6 +265,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     started = time.monotonic()
     kernel.INCIDENTS.clear()
     kernel.CLAIMS.clear()
+    kernel.MALFORMED.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
     with tempfile.TemporaryDirectory(prefix="autograd-lab-", dir=scratch) as tmp:
         try:
@@ -295,7 +302,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     seconds = time.monotonic() - started
     graded = course.directory("autograded") / student / lesson / f"{lesson}.ipynb"
     row["sandbox"] = "; ".join(filter(None, [
-        handed, _attempt(kernel.CLAIMS),
+        handed, _attempt(kernel.CLAIMS, kernel.MALFORMED),
         _sandbox_note(graded if result["success"] else None, sandboxed)]))
     # (the grading process's own high-water mark: a kernel's output must not grow it)
     print(f"peak memory of the grading process: "

@@ -1,0 +1,215 @@
+"""The grader's own red team, at the protocol: every test cell of every lesson judged as the
+grader judges it (``verdict.judge``, the learner's names as Remotes), against a kernel that
+ran the solution and then answers each probe with a reply of another shape than the one its
+probe returns: the tuple emptied, cut short, made longer or turned around, and each list or
+tuple inside it the same way. An unchanged kernel never sends one, so every such reply fails
+its cell (what a blank notebook's cell scores) and is recorded as malformed, for the grader
+to flag the notebook.
+
+What an attacker who has read answers.py can send is any well-formed description: these
+replies are built from the honest one, so that everything but their shape is right.
+(A check added to a lesson is covered here without a change: the test walks every test cell.)
+"""
+import copy
+import importlib
+import json
+
+import nbformat
+import pytest
+
+import course as lessons
+from autograd_lab import checks
+from autograd_lab._tensor import Tensor
+from autograd_lab.checks import answers
+from autograd_lab.checks.answers import Outcome
+from autograd_lab.grading import verdict
+
+LESSONS = [lesson for lesson in lessons.LESSONS if lesson != "00_start_here"]
+
+
+def _solution(lesson):
+    """The solution's cells in order: ("code", source) and ("test", grade_id, source, the
+    learner's code cells before it)."""
+    nb = nbformat.read(lessons.solution_path(lesson), as_version=4)
+    cells, sources = [], []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and not meta.get("solution"):
+            cells.append(("test", meta["grade_id"], cell.source, list(sources)))
+        else:
+            sources.append(cell.source)
+            cells.append(("code", cell.source))
+    return cells
+
+
+def _run(source, namespace):
+    """A code cell, as a kernel runs it (one that raises, as some lessons show on purpose,
+    and IPython's magics, are passed over)."""
+    if source.lstrip().startswith(("%", "!")):
+        return
+    try:
+        exec(compile(source, "<cell>", "exec"), namespace)
+    except Exception:                           # noqa: BLE001 -- a cell that raises on purpose
+        pass
+
+
+def _structure(data, shape, path=()):
+    """The paths of every list or tuple of a reply's description that the probe itself
+    makes (the shape the check says), outermost first: what is inside a learner's answer
+    (ANY, an Outcome's value) is theirs, of any kind, and judged as such."""
+    if shape is checks.ANY or isinstance(shape, type) or data.get("t") == "same":
+        return []
+    if isinstance(shape, checks.Maybe):
+        return [] if data.get("t") == "none" else _structure(data, shape.item, path)
+    items = data.get("items", [])
+    if isinstance(shape, checks.Steps):
+        params = [Tensor] * shape.params
+        shape = [params] + [(Outcome, params)] * (len(items) - 1)
+    elif isinstance(shape, checks.Many):
+        shape = [shape.item] * len(items)
+    found = [path] if items else []
+    for i, (item, part) in enumerate(zip(items, shape)):
+        found += _structure(item, part, (*path, "items", i))
+    return found
+
+
+def _at(data, path):
+    for key in path:
+        data = data[key]
+    return data
+
+
+MUTATIONS = {
+    "empty": lambda items: [],
+    "short": lambda items: items[:-1],
+    "extra": lambda items: items + [copy.deepcopy(items[-1])],
+    "reordered": lambda items: items[::-1],
+}
+
+
+def _forged(reply, path, how):
+    """The honest reply with the list or tuple at ``path`` of its answer changed ``how``;
+    None when that changes nothing (a tuple of one turned around)."""
+    reply = json.loads(reply)
+    node = _at(reply["answer"], path)
+    items = MUTATIONS[how](node["items"])
+    if items == node["items"]:
+        return None
+    # a shared object's later references would point at nothing described: keep them valid
+    node["items"] = items
+    return answers.encode(reply)
+
+
+def _judge(source, ask, sources, lesson):
+    return verdict.judge(source, ask, sources, str(lessons.ROOT / "solutions" / lesson))
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_reply_of_the_wrong_shape_fails_its_cell_and_is_recorded(lesson):
+    import matplotlib
+    matplotlib.use("Agg")
+    namespace = {"__name__": "__main__"}
+    forged_cells = 0
+    for cell in _solution(lesson):
+        if cell[0] == "code":
+            _run(cell[1], namespace)
+            continue
+        _, grade_id, source, sources = cell
+        honest_replies = []
+
+        def honest(request):
+            reply = answers.serve(request, namespace)
+            honest_replies.append((request, reply))
+            return reply
+
+        judged = _judge(source, honest, sources, lesson)
+        assert not judged.raised and not judged.malformed, (grade_id, judged.outputs)
+        probes = [(json.loads(q), r) for q, r in honest_replies
+                  if json.loads(q)["op"] == "probe" and "answer" in json.loads(r)]
+        for index, (asked, reply) in enumerate(probes):
+            check = _check(asked["check"])
+            default = check.probe is checks._the_answers
+            shape = (check.reply(**answers.rebuild(asked["settings"])) if check.reply
+                     else (checks.ANY,) * len(asked["answers"]))
+            for path in _structure(json.loads(reply)["answer"], shape):
+                for how in MUTATIONS:
+                    forged = _forged(reply, path, how)
+                    if forged is None or default and path == () and how == "reordered":
+                        # (the learner's own answers, in another order: what a learner who
+                        # swapped them scores, which is nothing the grader could tell)
+                        continue
+                    seen = []
+
+                    def attacker(request, forged=forged, seen=seen):
+                        # the kernel answers this probe (the index-th asked) forged, the rest
+                        # honestly, echoing the id as an unchanged kernel does
+                        asked_now = json.loads(request)
+                        reply = answers.serve(request, namespace)
+                        if asked_now["op"] == "probe":
+                            seen.append(1)
+                            if len(seen) == index + 1:
+                                forged_reply = json.loads(forged)
+                                forged_reply["re"] = asked_now["re"]
+                                return answers.encode(forged_reply)
+                        return reply
+
+                    judged = _judge(source, attacker, sources, lesson)
+                    where = (grade_id, index, path, how)
+                    kinds = _kinds(json.loads(reply)["answer"], path)
+                    if how != "reordered" or len(set(kinds)) > 1:
+                        assert judged.raised, where
+                        assert verdict.points(_cell(), judged.outputs) == 0, where
+                        assert judged.malformed, where
+                    # (items of one kind turned around are each judged against their own
+                    # case: from right answers they may still be right, or not)
+                    forged_cells += 1
+    assert forged_cells or lesson in ("01_tensors_that_remember",), lesson
+
+
+def _check(path):
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _kinds(answer, path):
+    return [item.get("t") for item in _at(answer, path)["items"]]
+
+
+def _cell():
+    return nbformat.v4.new_code_cell(metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "points": 1, "grade_id": "t",
+        "schema_version": 3}})
+
+
+def test_a_reply_to_another_request_is_malformed_and_recorded():
+    from autograd_lab.checks import lesson02
+
+    kernel = {"dy_dx": lambda x: 6 * x * (x ** 2 + 1) ** 2}
+    kept = []
+
+    def replaying(request):
+        reply = json.loads(answers.serve(request, kernel))
+        kept.append(reply)
+        return answers.encode(dict(kept[0], re="0" * 16))     # not this request's id
+    answers.MALFORMED.clear()
+    with pytest.raises(answers.Malformed, match="not to the request"):
+        lesson02.chain_rule_formula(answers.Remote("dy_dx", replaying), points=[1.5])
+    assert answers.MALFORMED
+
+
+def test_a_shared_list_counts_as_often_as_it_is_used():
+    """A reply of a few hundred bytes standing for 10**18 floats is refused as it is rebuilt,
+    before anything walks it."""
+    level = {"t": "list", "id": 0, "items": [{"t": "float", "v": "0x0p+0"}] * 1000}
+    data = level
+    for depth in range(1, 7):
+        data = {"t": "list", "id": depth, "items": [data] + [{"t": "same", "id": depth - 1}] * 999}
+    text = answers.encode(data)
+    assert len(text) < 1024**2
+    with pytest.raises(answers.Unreadable, match="counted as often"):
+        answers.rebuild(answers.decode(text))
+    # an honest answer that shares a little is rebuilt as it was
+    a = [1.0, 2.0]
+    assert answers.rebuild(answers.decode(answers.encode(answers.describe([a, a, a])))) == [a] * 3
