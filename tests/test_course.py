@@ -96,9 +96,52 @@ def graded(lesson, tmp_path_factory):
         for predicted in _predictions(lesson):
             notebooks[f"malformed-{predicted.cell}"] = course.submission(
                 lesson, {predicted.cell: predicted.malformed})
+        notebooks["recorder"] = _recorder(lesson)
         _roots[lesson] = tmp_path_factory.mktemp(lesson)
         _graded[lesson] = course.grade_class(lesson, notebooks, _roots[lesson])
     return _graded[lesson]
+
+
+# What a learner who wants the hidden tests writes, with no trick on the grader: every call
+# of a function of theirs notes its arguments (the source of any function it is given too),
+# and a cell at the end prints what was noted. In their own run it printed OWN_RUN.
+RECORDER = """
+import inspect as _inspect, sys as _sys
+_NOTED = []
+def _note(frame, event, arg):
+    if event == "call" and "ipykernel" in frame.f_code.co_filename and len(_NOTED) < 500:
+        for _value in list(frame.f_locals.values()):
+            try:
+                _NOTED.append(_inspect.getsource(_value) if callable(_value) else repr(_value))
+            except Exception:
+                _NOTED.append(repr(_value))
+_sys.setprofile(_note)
+"""
+OWN_RUN = "nothing was noted in my own run"
+
+
+def _recorder(lesson):
+    answers = course.solution_answers(lesson)
+    first = next(iter(answers))
+    nb = course.submission(lesson, {first: RECORDER + answers[first]})
+    cell = nbformat.v4.new_code_cell("print('HANDED' + '-BACK', len(_NOTED), _NOTED)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=OWN_RUN + "\n")]
+    nb.cells.append(cell)
+    return nb
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_hidden_inputs_never_reach_the_feedback_page(lesson, tmp_path_factory):
+    """The recorder's last cell runs after the hidden tests asked their questions: the page
+    shows what it printed in the learner's own run, and says so, never what it noted."""
+    results = graded(lesson, tmp_path_factory)
+    page = results["recorder"].feedback
+    assert results["recorder"].score == results["solution"].score
+    assert "HANDED-BACK" not in page
+    hidden = "BEGIN HIDDEN TESTS" in course.solution_path(lesson).read_text()
+    if hidden:
+        assert OWN_RUN in page
+        assert "what the hidden tests asked stays with the grader" in " ".join(page.split())
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

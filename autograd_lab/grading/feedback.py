@@ -60,6 +60,12 @@ class HideTests(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         self._hidden = _hidden_lines(nb)
+        # the page says from where the learner's cells show their own run's outputs (the
+        # grader's run keeps what they printed once a hidden test had asked its questions)
+        first = next((cell.metadata["nbgrader"].get("grade_id") for cell in nb.cells
+                      if cell.cell_type == "code" and _is_test(cell)
+                      and _HIDDEN.search(cell.source)), None)
+        resources.setdefault("autograd_lab", {})["own_run_after"] = first
         return super().preprocess(nb, resources)
 
     def _scrub(self, text):

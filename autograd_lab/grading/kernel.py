@@ -300,6 +300,9 @@ class GradingExecute(Execute):
                              "gradebook): the cells the grader judges itself.").tag(config=True)
     lesson_dir = Unicode("", help="The lesson's folder in the source directory: importable "
                                   "while a test cell is judged.").tag(config=True)
+    own_run = Unicode("", help="The notebook as the learner handed it in, with the outputs of "
+                               "their own run: what their cells show once a hidden test has "
+                               "been asked.").tag(config=True)
     cell_output_limit = Integer(2 * 1024**2, help="Bytes of output one cell may show.").tag(
         config=True)
     # A flood past the limits above can cost a cell its last messages (its "idle" among them):
@@ -318,21 +321,47 @@ class GradingExecute(Execute):
     # -- test cells: judged here ----------------------------------------------------------
     def preprocess(self, nb, resources=None, km=None):
         self._verdicts, self._shown, self._dropped = {}, {}, {}
+        self._hidden_asked = False
+        self._after_hidden = []             # the learner's code cells run after a hidden test
         nb, resources = super().preprocess(nb, resources, km)
         # the grader's verdicts are the last word: nothing the kernel sent after a test cell
         # (an update of a display it showed there) may change them
         for index, outputs in self._verdicts.items():
             nb.cells[index].outputs = copy.deepcopy(outputs)
+        # once the kernel has been asked a hidden test's question (its inputs, the functions
+        # it passes), the learner's code has seen them and may print them: the learner's cells
+        # from there on show what they showed in the learner's own run, never this one's
+        own = self._own_outputs(nb)
+        for index in self._after_hidden:
+            nb.cells[index].outputs = own.get(index, [])
         for index, dropped in sorted(self._dropped.items()):
             name = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}"
             _incident(f"output limit: {dropped / 1024**2:.1f} MB of output dropped from {name}")
         return nb, resources
 
+    def _own_outputs(self, nb) -> dict:
+        """index -> the outputs of that code cell in the notebook as handed in, for the cells
+        whose source is the same there as here (nothing else is shown from it)."""
+        import nbformat
+        try:
+            handed = nbformat.read(self.own_run, as_version=4) if self.own_run else None
+        except Exception:                       # noqa: BLE001 -- staged and read before
+            handed = None
+        if handed is None or len(handed.cells) != len(nb.cells):
+            return {}
+        return {i: copy.deepcopy(mine.get("outputs", [])) for i, (mine, here)
+                in enumerate(zip(handed.cells, nb.cells))
+                if here.cell_type == "code" and mine.get("cell_type") == "code"
+                and mine.get("source") == here.source}
+
     def preprocess_cell(self, cell, resources, index):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or grade_id not in self.test_sources:
+            if cell.cell_type == "code" and self._hidden_asked:
+                self._after_hidden.append(index)
             return super().preprocess_cell(cell, resources, index)
         trusted = self.test_sources[grade_id]
+        self._hidden_asked = self._hidden_asked or bool(verdict.HIDDEN.search(trusted))
         # the kernel runs the learner's view of the cell, where a check only says we decide:
         # what it shows is its claim, kept for comparison, never scored
         claim = copy.deepcopy(cell)

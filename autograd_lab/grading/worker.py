@@ -294,6 +294,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         execute["warm_server"] = server if sandboxed else ""
         execute["test_sources"] = test_sources(course, lesson)
         execute["lesson_dir"] = str(course.directory("source") / lesson)
+        execute["own_run"] = str(Path(tmp) / student / lesson / f"{lesson}.ipynb")
         api = course.api(CourseDirectory={"submitted_directory": tmp},
                          Autograde={"autograde_preprocessors": ours},
                          GradingExecute=execute)
