@@ -130,6 +130,40 @@ _kernel.shell_handlers["execute_request"] = _execute
 """,
 }
 
+# Tricks on the grader's own protocol, by a learner who has read it: the kernel's answer to
+# the grader's requests (answers.serve) replaced, so that a probe's reply has another shape
+# than the one the probe returns. Plain nbgrader never asks, so these forge nothing there.
+PROTOCOL_TRICKS = {
+    # a function exercise answered with no outcomes at all: a judge that loops over the
+    # outcomes the reply lists would judge nothing (a blank notebook scored full marks)
+    "empties-outcomes": """
+import json as _json
+import autograd_lab.checks.answers as _answers
+_serve = _answers.serve
+def _forged(request, namespace=None):
+    reply = _json.loads(_serve(request, namespace))
+    answer = reply.get("answer") or {}
+    if answer.get("t") == "tuple" and len(answer.get("items", [])) == 2:
+        answer["items"][1] = {"t": "list", "items": []}
+    return _json.dumps(reply)
+_answers.serve = _forged
+""",
+    # the function exercises' replies turned around: (outcomes, function)
+    "reorders-replies": """
+import json as _json
+import autograd_lab.checks.answers as _answers
+_serve = _answers.serve
+def _forged(request, namespace=None):
+    reply = _json.loads(_serve(request, namespace))
+    answer = reply.get("answer") or {}
+    if answer.get("t") == "tuple" and ("chain_rule" in request or "central_diff" in request):
+        answer["items"] = answer.get("items", [])[::-1]
+    return _json.dumps(reply)
+_answers.serve = _forged
+""",
+}
+TRICKS_ALL = {**TRICKS, **PROTOCOL_TRICKS}
+
 # handed in beside the notebook, no code in it: modules the kernel imports on its first
 # traceback (IPython's traceback formatting), which a working directory on the import path
 # would load: a Python one that empties `fail`, and a compiled one
@@ -168,7 +202,7 @@ def _notebook(base, trick=None):
     if trick is not None:
         first = next(c for c in nb.cells if lessons.grade_id(c) == "predict_cube")
         names = (" = ".join(ANSWER_NAMES.split()) + " = None\n") if base == "blank" else ""
-        first.source = TRICKS[trick] + names + first.source
+        first.source = TRICKS_ALL[trick] + names + first.source
     return nb
 
 
@@ -201,7 +235,7 @@ def _submit(course: Course, student: str, nb, shadow: bool = False):
 
 
 CONTROLS = ("right", "wrong", "blank")
-FORGED = [f"{trick}-{base}" for trick in TRICKS for base in ("wrong", "blank")] + [
+FORGED = [f"{trick}-{base}" for trick in TRICKS_ALL for base in ("wrong", "blank")] + [
     "shadow-wrong", "shadow-blank"]
 
 
@@ -211,7 +245,7 @@ def graded(tmp_path_factory):
     course = _course(tmp_path_factory.mktemp("forgery") / "course")
     for base in CONTROLS:
         _submit(course, base, _notebook(base))
-    for trick in TRICKS:
+    for trick in TRICKS_ALL:
         for base in ("wrong", "blank"):
             _submit(course, f"{trick}-{base}", _notebook(base, trick))
     for base in ("wrong", "blank"):

@@ -558,7 +558,12 @@ def _resolve(namespace, name):
         return namespace[name]
     if hasattr(builtins, name):
         return getattr(builtins, name)
-    raise NameError(name)
+    raise _Missing(name)
+
+
+class _Missing(NameError):
+    """A name the grader asked for that the learner never defined (not one their probe or
+    function raised: that is what it did, and is described as such)."""
 
 
 _PROBES = {}     # lesson module -> a private copy of it, loaded from its file for probes
@@ -608,21 +613,17 @@ def serve(request: str, namespace=None) -> str:
         asked = json.loads(request)
         if asked["op"] == "probe":
             probe = _check_function(asked["check"])
-            try:
-                answers = [_resolve(namespace, name) for name in asked["answers"]]
-            except NameError as missing:
-                return encode({"missing": str(missing)})
+            answers = [_resolve(namespace, name) for name in asked["answers"]]
             settings = rebuild(asked["settings"])
             reply = {"answer": describe(probe(*answers, **settings))}
         elif asked["op"] == "call":
-            try:
-                fn = _resolve(namespace, asked["name"])
-            except NameError as missing:
-                return encode({"missing": str(missing)})
+            fn = _resolve(namespace, asked["name"])
             outcome = attempt(fn, *rebuild(asked["args"]), **rebuild(asked["kwargs"]))
             reply = {"answer": describe(outcome)}
         else:
             raise Unreadable(f"unknown request {asked['op']!r}")
+    except _Missing as missing:
+        reply = {"missing": str(missing)}
     except KeyboardInterrupt:
         reply = {"interrupted": True}
     except Exception as error:                  # noqa: BLE001 -- said to the grader as data
