@@ -484,6 +484,26 @@ def defining_cell(sources, name):
     return None, None
 
 
+def parsed(sources):
+    """The learner's code cells that are Python, parsed (an IPython magic is not)."""
+    import ast
+    trees = []
+    for text in sources:
+        try:
+            trees.append(ast.parse(text))
+        except (SyntaxError, ValueError):
+            continue
+    return trees
+
+
+def recursive(tree) -> list[str]:
+    """The functions defined in ``tree`` that call themselves by name."""
+    import ast
+    return [node.name for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name in calls_named(node, {node.name})]
+
+
 def calls_named(tree, names) -> list[str]:
     """The calls in ``tree`` of a function or method whose name is in ``names``
     (``y.backward(...)``, ``torch.autograd.grad(...)`` for "backward", "grad")."""

@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from .. import float64, tensor
-from . import (ANY, Many, Maybe, Outcome, Prediction, called, check, fail, is_function,
-               number_answer, returned, show, tensor_answer)
+from . import (ANY, Many, Maybe, Outcome, Prediction, called, calls_named, check, fail,
+               is_function, number_answer, parsed, returned, show, tensor_answer)
 
 
 def _grad_at(fn, x0, seed=None, dtype=None):
@@ -85,8 +85,8 @@ def _leaf_t(t):
         fail("`t` should hold 2.0.", expected=2.0, found=show(t))
 
 
-@check
-def autograd_derivative(t, g, dg_dt):
+@check(sources=True)
+def autograd_derivative(t, g, dg_dt, *, sources):
     """t = 2 (a leaf that requires grad), g = t**4 - 3t, dg_dt from backward."""
     __tracebackhide__ = True
     _leaf_t(t)
@@ -110,13 +110,27 @@ def autograd_derivative(t, g, dg_dt):
              hint="after g.backward() the derivative is in t.grad")
     if not np.isclose(found, truth):
         fail("`dg_dt` is not dg/dt at t = 2.", expected=truth, found=found)
+    _called_backward(sources)
 
 
-@check
-def derivative_came_from_backward(t):
-    """What backward left in t.grad is dg/dt (the answer was not typed in)."""
+def _called_backward(sources):
+    """Fail unless the learner's code calls backward (or autograd.grad) somewhere: read from
+    the notebook itself in a graded run, which the kernel cannot change (from the kernel's
+    history on the learner's machine; nothing to read outside IPython)."""
+    __tracebackhide__ = True
+    if sources and not any(calls_named(tree, {"backward", "grad"}) for tree in parsed(sources)):
+        fail("`dg_dt` did not come from autograd: your code never calls backward().",
+             hint="call g.backward() and take the derivative from t.grad, not from a formula "
+             "or a number typed in")
+
+
+@check(sources=True)
+def derivative_came_from_backward(t, *, sources):
+    """What backward left in t.grad is dg/dt (the answer was not typed in), and the code
+    calls backward: t.grad is what the kernel says, the code is the notebook's."""
     __tracebackhide__ = True
     _leaf_t(t)
+    _called_backward(sources)
     if t.grad is None:
         fail("t.grad is None: your cell never ran backward through t.", found=None,
              hint="call g.backward() and take the derivative from t.grad")

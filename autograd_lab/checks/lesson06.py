@@ -10,7 +10,8 @@ import numpy as np
 from .. import autograd, exp, tanh, tensor
 from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad, Node
-from . import Prediction, attempt, calls_named, check, defining_cell, fail, same_values, show
+from . import (Prediction, attempt, calls_named, check, defining_cell, fail, recursive,
+               same_values, show)
 from . import ANY, Many, Maybe, Outcome
 
 
@@ -276,6 +277,15 @@ def _walks_itself(my_backward, results, sources):
         fail(f"my_backward called the engine ({engine[0]}): it should walk the graph itself, "
              "calling the nodes.", hint="start from root.grad_fn and call the nodes, as in "
              "section 2")
+    # (what the kernel reports of a run, a RecursionError, the nodes run twice, is the
+    # kernel's word; the code is the notebook's)
+    calling = recursive(tree) if tree else []
+    if calling:
+        fail(f"my_backward's cell has a function that calls itself ({calling[0]}): a walk "
+             "that recurses once per node runs out of stack on a deep graph, and one that "
+             "follows every path sends a gradient on before all of it has arrived.",
+             misconception="recursive-backward", hint="keep the nodes still to visit in a "
+             "list, and loop")
 
 
 def _square_plus(values):
