@@ -213,3 +213,64 @@ def test_a_shared_list_counts_as_often_as_it_is_used():
     # an honest answer that shares a little is rebuilt as it was
     a = [1.0, 2.0]
     assert answers.rebuild(answers.decode(answers.encode(answers.describe([a, a, a])))) == [a] * 3
+
+
+# -- what a kernel reports of itself ------------------------------------------------------------
+def _test_cell(lesson, grade_id):
+    return next(cell[2] for cell in _solution(lesson) if cell[0] == "test" and cell[1] == grade_id)
+
+
+def _judged_with(lesson, grade_id, code, forge=lambda answer: None, reports=None):
+    """The test cell judged against a kernel that ran ``code``, whose probe replies ``forge``
+    changes (in place, as a kernel changed to report what it likes would send them), or that
+    reports what running ``reports`` instead would have (the right answer's runs, say)."""
+    namespace = {"__name__": "__main__"}
+    if reports is None:
+        exec("import autograd_lab as torch\n" + code, namespace)
+    else:
+        for source in reports:
+            _run(source, namespace)
+
+    def ask(request):
+        reply = json.loads(answers.serve(request, namespace))
+        if json.loads(request)["op"] == "probe" and "answer" in reply:
+            forge(reply["answer"])
+        return answers.encode(reply)
+    return _judge(_test_cell(lesson, grade_id), ask, [code], lesson)
+
+
+def _error(judged):
+    return "\n".join(o.get("evalue", "") for o in judged.outputs)
+
+
+def test_a_derivative_set_by_hand_is_caught_by_the_code():
+    """t.grad set without backward: the kernel reports exactly what a backward leaves."""
+    code = ("t = torch.tensor(2.0, requires_grad=True)\ng = t ** 4 - 3 * t\n"
+            "t.grad = torch.tensor(29.0)\ndg_dt = t.grad\n")
+    judged = _judged_with("02_scalar_backward", "autograd_derivative_test", code)
+    assert judged.raised and "never calls backward" in _error(judged)
+
+
+def test_one_backward_reported_as_one_per_batch_is_caught_by_the_code():
+    code = ("def accumulate_grad(w, x, y, batch_size):\n    w.grad = None\n"
+            "    ((w * x - y) ** 2).mean().backward()\n")
+
+    def four_calls(answer):         # (accumulate_grad, outcome, w, calls): calls said to be 4
+        answer["items"][3] = {"t": "int", "v": 4}
+    honest = _judged_with("04_accumulation", "microbatches_test", code)
+    assert honest.raised and "backward reached w 1 times" in _error(honest)
+    judged = _judged_with("04_accumulation", "microbatches_test", code, four_calls)
+    assert judged.raised and "outside any loop" in _error(judged)
+
+
+def test_a_recursive_walk_reported_as_running_each_node_once_is_caught_by_the_code():
+    """The notebook's walk recurses; the kernel reports the runs of a walk that does not."""
+    code = importlib.import_module("submissions.06_inside_backward").DEPTH_FIRST
+    honest = _judged_with("06_inside_backward", "my_backward_test", code)
+    assert honest.raised and "Misconception [recursive-backward]" in _error(honest)
+    solution = [cell[1] for cell in _solution("06_inside_backward") if cell[0] == "code"]
+    judged = _judged_with("06_inside_backward", "my_backward_test", code, reports=solution)
+    assert judged.raised and "calls itself" in _error(judged), _error(judged)
+    right = lessons.solution_answers("06_inside_backward")["my_backward"]
+    assert not _judged_with("06_inside_backward", "my_backward_test", right,
+                            reports=solution).raised

@@ -33,6 +33,7 @@ The engine never imports this package; ``lessonNN`` modules hold each lesson's c
 import functools
 import math
 import os
+import reprlib
 import textwrap
 
 import numpy as np
@@ -386,6 +387,14 @@ def _indent(value):
     return str(value).replace("\n", "\n            ")
 
 
+#: how a learner's list, dict or object is shown in a message: shortened at every level (a
+#: tensor prints itself, summarised past 1,000 elements as PyTorch does)
+_SHORT = reprlib.Repr()
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxset = _SHORT.maxdict = 20
+_SHORT.maxstring = _SHORT.maxother = 300
+_SHORT.maxlevel = 4
+
+
 def show(value):
     """A short description of any answer, for 'found:' lines."""
     if value is None:
@@ -398,10 +407,11 @@ def show(value):
     if isinstance(value, np.ndarray):
         return f"a numpy array {np.array2string(value, precision=4)} (a Tensor was asked for)"
     if isinstance(value, (list, tuple)):
-        return f"a {type(value).__name__} {value!r} (a Tensor was asked for)"
+        return f"a {type(value).__name__} {_SHORT.repr(value)} (a Tensor was asked for)"
     if type(value).__module__.startswith("torch"):
-        return f"{value!r} (a real PyTorch object: use autograd_lab, `import autograd_lab as torch`)"
-    return f"{value!r} ({type(value).__name__})"
+        return (f"{_SHORT.repr(value)} (a real PyTorch object: use autograd_lab, "
+                "`import autograd_lab as torch`)")
+    return f"{_SHORT.repr(value)} ({type(value).__name__})"
 
 
 def tensor_answer(name, value, shape=None, requires_grad=None, floating=True):

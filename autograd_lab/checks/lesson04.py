@@ -274,7 +274,11 @@ def microbatches(accumulate_grad, outcome, w, calls, *, w0=0.5,
         fail("w.grad is not the full-batch gradient.", expected=f"{full:.4f}", found=found_text)
     # (how often backward reached w is the kernel's word; the code is the notebook's)
     _, tree = defining_cell(sources, "accumulate_grad")
-    if calls != n_batches or tree is not None and not _loops_over_backward(tree):
+    if calls == n_batches and tree is not None and not _loops_over_backward(tree):
+        fail("accumulate_grad calls backward outside any loop: one backward per micro-batch "
+             "needs a loop over the micro-batches.",
+             hint="the point of micro-batches is never to build the whole batch's graph at once")
+    if calls != n_batches:
         fail(f"backward reached w {calls} times; one backward per micro-batch means "
              f"{n_batches} here (batch size {batch_size}, {len(data)} points).",
              expected=n_batches, found=calls,

@@ -277,15 +277,21 @@ def _walks_itself(my_backward, results, sources):
         fail(f"my_backward called the engine ({engine[0]}): it should walk the graph itself, "
              "calling the nodes.", hint="start from root.grad_fn and call the nodes, as in "
              "section 2")
-    # (what the kernel reports of a run, a RecursionError, the nodes run twice, is the
-    # kernel's word; the code is the notebook's)
+
+
+def _no_recursion(sources):
+    """Fail if my_backward's cell defines a function that calls itself: checked once every
+    run has passed, since what the kernel reports of a run (a RecursionError, a node run
+    twice) is the kernel's word, and the code is the notebook's."""
+    __tracebackhide__ = True
+    _, tree = defining_cell(sources, "my_backward")
     calling = recursive(tree) if tree else []
     if calling:
-        fail(f"my_backward's cell has a function that calls itself ({calling[0]}): a walk "
-             "that recurses once per node runs out of stack on a deep graph, and one that "
-             "follows every path sends a gradient on before all of it has arrived.",
-             misconception="recursive-backward", hint="keep the nodes still to visit in a "
-             "list, and loop")
+        fail(f"my_backward's cell has a function that calls itself ({calling[0]}): on a "
+             "deep graph (a chain of 3,000 operations) a walk that recurses once per node "
+             "raises RecursionError, and one that follows every path sends a gradient on "
+             "before all of it has arrived.", misconception="recursive-backward",
+             hint="keep the nodes still to visit in a list, and loop")
 
 
 def _square_plus(values):
@@ -338,6 +344,7 @@ def my_backward_basic(my_backward, results, *, sources):
         root, gradient, reference = build(*args)
         root.backward(gradient)
         _check_grads(what, result[2], reference, misconception=misconception)
+    _no_recursion(sources)
 
 
 @check(probe=lambda my_backward: _mine_on(my_backward, _GRAPHS),
@@ -361,3 +368,4 @@ def my_backward_hidden(my_backward, results, *, sources):
                          "backward ADDS into .grad, it does not overwrite it.",
                          expected=repr(r.grad), found=show(leaf.grad))
         _check_grads(what, mine, reference, misconception)
+    _no_recursion(sources)

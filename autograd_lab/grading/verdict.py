@@ -21,6 +21,7 @@ import builtins
 import contextlib
 import io
 import re
+import reprlib
 import sys
 import warnings
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ from autograd_lab.checks.answers import Remote
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
                     re.DOTALL | re.MULTILINE)
 MAX_PRINTED = 20_000            # characters a judged cell's printed output keeps
+# a test cell's last value, shown: shortened at every level (nbgrader reads a number there)
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = MAX_PRINTED
 
 
 def visible(source: str) -> str:
@@ -110,7 +114,7 @@ def judge(source: str, ask, sources: list[str], import_path: str | None = None) 
     if failure is not None:
         outputs.append(_error(failure))
     elif value is not None:
-        outputs.append(new_output("execute_result", data={"text/plain": _cut(repr(value))},
+        outputs.append(new_output("execute_result", data={"text/plain": _cut(_SHORT.repr(value))},
                                   execution_count=None))
     return Judged(outputs, failure is not None, list(answers.MALFORMED))
 
