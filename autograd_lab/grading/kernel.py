@@ -333,7 +333,10 @@ class GradingExecute(Execute):
         # from there on show what they showed in the learner's own run, never this one's
         own = self._own_outputs(nb)
         for index in self._after_hidden:
-            nb.cells[index].outputs = own.get(index, [])
+            # (what the grader itself says of the cell, that the time limit stopped it, stays)
+            stopped = [o for o in nb.cells[index].outputs if o.get("output_type") == "error"
+                       and o.get("ename") == "CellTimeoutError"]
+            nb.cells[index].outputs = own.get(index, []) + stopped
         for index, dropped in sorted(self._dropped.items()):
             name = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}"
             _incident(f"output limit: {dropped / 1024**2:.1f} MB of output dropped from {name}")
