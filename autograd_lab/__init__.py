@@ -27,8 +27,9 @@ from ._ops import clamp as clip
 from ._ops import dot
 from ._random import Generator, default_generator, initial_seed, manual_seed, rand, randn, seed
 from ._tensor import Tensor, _wrap, tensor
-from .autograd.grad_mode import (enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled,
-                                 is_grad_enabled, no_grad, set_grad_enabled)
+from .autograd.grad_mode import (enable_grad, inference_mode, is_anomaly_check_nan_enabled,
+                                 is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled,
+                                 no_grad, set_grad_enabled)
 
 __version__ = "0.1.0"
 

@@ -17,6 +17,8 @@ import numpy as np
 from . import _device, _dtype
 from ._dtype import Size
 from .autograd import graph
+from .autograd.grad_mode import INFERENCE_REQUIRES_GRAD
+from .autograd.grad_mode import _State as _grad_state
 from .autograd.graph import AccumulateGrad
 
 _ndarray = np.ndarray
@@ -74,6 +76,7 @@ class Tensor:
     _base = None    # a view's base tensor
     _no_grad_view = False   # a view made under no_grad (True), or a view of one (its op's name)
     _stale = None           # such a view once its base changed in place: (the grad_fn it had,)
+    _inference = False      # made under inference_mode (is_inference())
 
     @property
     def grad_fn(self):
@@ -128,7 +131,13 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if flag and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if flag and self._inference and not _grad_state.inference:
+            raise RuntimeError(INFERENCE_REQUIRES_GRAD)
         self._rg = bool(flag)
+
+    def is_inference(self):
+        """Whether this tensor was made under ``inference_mode`` (it stays out of graphs)."""
+        return self._inference
 
     def requires_grad_(self, requires_grad=True):
         if self._history() is not None and not requires_grad:
@@ -469,6 +478,8 @@ def _wrap(data, grad_fn=None, rg=False):
     t._grad_fn = grad_fn
     t._rg = rg
     t._vc = None
+    if _grad_state.inference:
+        t._inference = True
     return t
 
 

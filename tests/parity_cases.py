@@ -4083,3 +4083,130 @@ m[1] = torch.tensor(True)
 print(m)
 """,
 })
+
+# inference_mode: no_grad made final (lesson 09)
+_add("inference_mode", {
+    "flags_inside_and_out": """
+x = torch.tensor([1., 2.], requires_grad=True)
+print(torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+with torch.inference_mode():
+    q = x * 2
+    print(torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+    print(q, q.requires_grad, q.grad_fn, q.is_leaf, q.is_inference(), torch.ones(2).is_inference())
+print(torch.is_inference_mode_enabled(), torch.is_grad_enabled(), x.is_inference())
+with torch.inference_mode(False):
+    print(torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+with torch.no_grad():
+    with torch.inference_mode():
+        pass
+    print(torch.is_grad_enabled())
+print(torch.autograd.inference_mode is torch.inference_mode)
+""",
+    "decorator_with_and_without_parentheses": """
+x = torch.tensor([1., 2.], requires_grad=True)
+@torch.inference_mode()
+def f(t):
+    return t * 3
+@torch.inference_mode
+def g(t):
+    return t * 4
+print(f(x), f(x).is_inference(), g(x), g(x).is_inference(), torch.is_inference_mode_enabled())
+""",
+    "saved_for_backward_refused": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.inference_mode():
+    q = x * 2
+print((q + x).grad_fn.name(), (q * 3).is_inference())
+(q.sum() + x.sum()).backward()
+print(x.grad)
+q * x
+""",
+    "clone_is_a_normal_tensor": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.inference_mode():
+    q = x * 2
+c = q.clone()
+print(c.is_inference())
+(c * x).sum().backward()
+print(x.grad)
+""",
+    "requires_grad_refused_outside": """
+with torch.inference_mode():
+    q = torch.ones(2)
+q.requires_grad_()
+""",
+    "inplace_refused_outside": """
+with torch.inference_mode():
+    q = torch.ones(2)
+    q.mul_(3)
+    print(q)
+q.zero_()
+""",
+    "no_grad_result_can_join_a_graph": """
+x = torch.tensor([1., 2.], requires_grad=True)
+with torch.no_grad():
+    n = x * 2
+print(n.is_inference())
+(n * x).sum().backward()
+print(x.grad)
+""",
+})
+
+# the gradient PyTorch defines where a function has a kink (lesson 09)
+_add("kinks", {
+    "relu_abs_sign_sqrt_at_zero": """
+for name in ["relu", "abs", "sign", "sqrt"]:
+    x = torch.tensor([-1., 0., 1.], requires_grad=True)
+    getattr(x, name)().sum().backward()
+    print(name, x.grad)
+z = torch.tensor(0., requires_grad=True)
+(z ** 0.5).backward()
+print(z.grad)
+""",
+    "max_min_at_a_tie": """
+x = torch.tensor([1., 3., 3.], requires_grad=True)
+x.max().backward()
+print(x.grad)
+x.grad = None
+x.max(dim=0).values.backward()
+print(x.grad)
+x.grad = None
+x.min().backward()
+print(x.grad)
+a = torch.tensor(2., requires_grad=True)
+b = torch.tensor(2., requires_grad=True)
+torch.maximum(a, b).backward()
+print(a.grad, b.grad)
+""",
+    "clamp_and_norm_at_the_edge": """
+c = torch.tensor([-1., 0., 2.], requires_grad=True)
+c.clamp(min=0).sum().backward()
+print(c.grad)
+n = torch.zeros(2, requires_grad=True)
+n.norm().backward()
+print(n.grad)
+""",
+})
+
+# a frozen parameter and the nodes backward runs (lesson 09)
+_add("frozen", {
+    "frozen_layer_has_no_accumulator": """
+w1 = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+w2 = torch.tensor([[0.5, -1.]], requires_grad=True)
+w1.requires_grad_(False)
+x = torch.tensor([1., 1.])
+h = (w1 @ x).relu()
+out = (w2 @ h).sum()
+print(h.requires_grad, h.grad_fn, out.grad_fn.next_functions[0][0].next_functions)
+out.backward()
+print(w1.grad, w2.grad)
+""",
+    "frozen_first_of_two": """
+w1 = torch.tensor([[1., 2.], [3., 4.]], requires_grad=False)
+w2 = torch.tensor([[0.5, -1.]], requires_grad=True)
+x = torch.tensor([1., 1.], requires_grad=True)
+out = (w2 @ (w1 @ x).relu()).sum()
+out.backward()
+print(w1.grad, w2.grad, x.grad)
+""",
+})

@@ -5,7 +5,6 @@ with the same exception (class and message) and raise the same warnings (categor
 and where the warning points: the snippet's own line or inside the library).
 
 Left out, because autograd_lab has no such API:
-* ``torch.inference_mode`` / ``q.is_inference()``: the engine has only no_grad-style modes.
 * ``torch.optim.SGD([x]).zero_grad()``: the engine has no optimizers; ``x.grad = None`` and
   ``x.grad.zero_()``, which that line is about, are covered (``vjp/zero_and_none``).
 A case autograd_lab cannot match yet would be marked in ``parity_cases.XFAIL``, with the

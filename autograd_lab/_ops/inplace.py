@@ -20,7 +20,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, _wrap, no_grad_view_error
 from ..autograd.graph import Node, new_node, unbroadcast
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import INFERENCE_INPLACE, _State
 from .arithmetic import add, div, mul, sub
 from .indexing import _scatter, index_put, setitem_target
 from .shape import clone
@@ -40,6 +40,8 @@ def _check_inplace(x, other=None, operand=False, fill=False):
     """PyTorch's refusals, in its order (``operand``: other is an operand of arithmetic, which
     may not share only some of x's elements)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    if x._inference and not _State.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
     if _State.enabled and (x._rg or type(other) is Tensor and other._rg):   # to be recorded
         base = x._base
         if base is not None:

@@ -6,11 +6,12 @@ from .function import Function
 #  `from torch.autograd.gradcheck import GradcheckError` before it would leave the module, not
 #  the function, as `autograd.gradcheck`: importing a submodule sets its name on the package)
 from .gradcheck import gradcheck, gradgradcheck
-from .grad_mode import (detect_anomaly, enable_grad, is_grad_enabled, no_grad, set_detect_anomaly,
-                        set_grad_enabled)
+from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_grad_enabled,
+                        is_inference_mode_enabled, no_grad, set_detect_anomaly, set_grad_enabled)
 
 __all__ = ["backward", "grad", "Function", "Variable", "functional", "graph", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "gradcheck", "gradgradcheck"]
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "

@@ -11,6 +11,21 @@ class _State:
     # 2`` there records MulBackward1 (one input), where Python's ``x * 2`` wraps the 2 in a
     # tensor and records MulBackward0 (two inputs).
     formula = False
+    inference = False       # inference_mode: tensors made now are inference tensors
+
+
+#: what PyTorch says when an inference tensor meets the graph
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+INFERENCE_REQUIRES_GRAD = (
+    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 def is_grad_enabled():
@@ -68,6 +83,43 @@ class set_grad_enabled(_Mode):
             with set_grad_enabled(mode):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+class inference_mode(_Mode):
+    """``no_grad``, made final: nothing is recorded, and every tensor made inside is an
+    *inference tensor* (``t.is_inference()``), marked for good. Outside, autograd refuses
+    to save one for backward, to make it require grad or to change it in place: PyTorch can
+    then skip the bookkeeping (version counters, views' history) that a later graph would
+    need. ``inference_mode(False)`` is grad mode back on. A decorator too, with or without
+    parentheses."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):                  # @torch.inference_mode, without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = (_State.enabled, _State.inference)
+        _State.enabled, _State.inference = not self.mode, self.mode
+
+    def __exit__(self, *exc):
+        _State.enabled, _State.inference = self.prev
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def is_inference_mode_enabled():
+    return _State.inference
 
 
 # -- anomaly detection: slower, for debugging a backward that fails -------------------------

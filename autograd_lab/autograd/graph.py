@@ -26,7 +26,7 @@ import weakref
 
 import numpy as _np
 
-from .grad_mode import _State
+from .grad_mode import INFERENCE_SAVED, _State
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -148,6 +148,8 @@ class Node:
         values, checks = list(items), ()
         for i, t in enumerate(items):
             if type(t) is _Tensor:
+                if t._inference:
+                    raise RuntimeError(INFERENCE_SAVED)
                 values[i] = t._data
                 vc = t._vc or t._counter()
                 checks += (i, None if t._grad_fn is self else t, vc, vc[0])
@@ -329,6 +331,8 @@ def save_one(node, t):
     counter and the version now.)"""
     if _pack_hooks:
         return _save_packed(node, (t,))
+    if t._inference:
+        raise RuntimeError(INFERENCE_SAVED)
     counter = t._vc
     if counter is None:
         counter = t._vc = [0]
