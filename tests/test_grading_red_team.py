@@ -64,9 +64,8 @@ def _structure(data, shape, path=()):
     if isinstance(shape, checks.Maybe):
         return [] if data.get("t") == "none" else _structure(data, shape.item, path)
     items = data.get("items", [])
-    if isinstance(shape, checks.Steps):
-        params = [Tensor] * shape.params
-        shape = [params] + [(Outcome, params)] * (len(items) - 1)
+    if isinstance(shape, checks.Shape):
+        shape = shape.expand(items)
     elif isinstance(shape, checks.Many):
         shape = [shape.item] * len(items)
     found = [path] if items else []
@@ -240,7 +239,7 @@ def _judged_with(lesson, grade_id, code, forge=lambda answer: None, reports=None
 
 
 def _error(judged):
-    return "\n".join(o.get("evalue", "") for o in judged.outputs)
+    return " ".join(" ".join(o.get("evalue", "") for o in judged.outputs).split())
 
 
 def test_a_derivative_set_by_hand_is_caught_by_the_code():

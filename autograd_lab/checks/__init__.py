@@ -42,7 +42,7 @@ from .._tensor import Tensor
 from .answers import Outcome, Remote, Unreadable, attempt, decode, describe, encode, rebuild
 
 __all__ = ["ANY", "CheckFailed", "MISCONCEPTIONS", "Many", "Maybe", "Outcome", "Prediction",
-           "Steps", "VerdictPending", "attempt", "called", "check", "conform", "fail",
+           "Shape", "VerdictPending", "attempt", "called", "check", "conform", "fail",
            "is_function", "number_answer", "returned", "same_values", "show", "tensor_answer"]
 
 #: In a graded run's kernel this is set (by the grader) to "grader": a check called there
@@ -115,18 +115,22 @@ class Maybe:
         self.item = item
 
 
-class Steps:
-    """Lesson 08's run of ``n`` training steps: the parameters before (``params`` tensors),
-    then one (Outcome, parameters after) per step, ending early only at a step that raised."""
+class Shape:
+    """A shape of a lesson's own: ``expand(value)`` is the plain shape ``value`` must have (a
+    list whose length depends on the value itself), after ``refuse(value)`` has said what is
+    wrong with it as a whole, if anything."""
 
-    def __init__(self, n, params):
-        self.n, self.params = n, params
+    def refuse(self, value):
+        return None
+
+    def expand(self, value):
+        raise NotImplementedError
 
 
 def conform(value, shape, where="the reply"):
     """Raise Malformed (recorded) unless ``value`` has ``shape``: ANY; a class (an instance
     of it; an Outcome also holds an exception or none); a tuple of shapes (a tuple of that
-    length, item by item); a list of shapes (a list, likewise); Many, Maybe, Steps."""
+    length, item by item); a list of shapes (a list, likewise); Many, Maybe, a Shape."""
     __tracebackhide__ = True
     from .answers import malformed
 
@@ -146,15 +150,11 @@ def conform(value, shape, where="the reply"):
                                      or isinstance(value.error, BaseException)):
             refuse("an outcome whose error is not an exception")
         return
-    if isinstance(shape, Steps):
-        if not isinstance(value, list) or not 2 <= len(value) <= shape.n + 1:
-            refuse(f"not a run of 1 to {shape.n} steps")
-        conform(value[0], [Tensor] * shape.params, f"{where}'s parameters before step 1")
-        for k, step in enumerate(value[1:], start=1):
-            conform(step, (Outcome, [Tensor] * shape.params), f"{where}'s step {k}")
-        if len(value) <= shape.n and not value[-1][0].raised:
-            refuse(f"a run that stops after step {len(value) - 1} of {shape.n}, which did "
-                   "not raise")
+    if isinstance(shape, Shape):
+        wrong = shape.refuse(value)
+        if wrong:
+            refuse(wrong)
+        conform(value, shape.expand(value), where)
         return
     if isinstance(shape, Many):
         shape = [shape.item] * (len(value) if shape.n is None and isinstance(value, list)
@@ -526,6 +526,31 @@ def calls_named(tree, names) -> list[str]:
             if name in names:
                 found.append(ast.unparse(fn))
     return found
+
+
+def assigned(sources, name):
+    """What the last cell of ``sources`` that assigns ``name`` at its top level assigns to it
+    (``name = ...``, ``name += ...``), parsed: a list of expressions, empty when no cell does."""
+    import ast
+    for tree in reversed(parsed(sources)):
+        found = []
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                found.append(node.value)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None \
+                    and isinstance(node.target, ast.Name) and node.target.id == name:
+                found.append(node.value)
+        if found:
+            return found
+    return []
+
+
+def uses_data(tree) -> list[str]:
+    """The ``.data`` attributes read or written in ``tree`` (``w.data``, ``p.data``)."""
+    import ast
+    return [ast.unparse(node) for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "data"]
 
 
 def same_values(found, expected, rtol=1e-4, atol=1e-6):

@@ -10,7 +10,7 @@ import numpy as np
 from .. import no_grad, tanh, tensor
 from .._tensor import Tensor
 from . import Prediction, attempt, check, fail, number_answer, show, same_values
-from . import ANY, Maybe, Steps
+from . import ANY, Maybe, Outcome, Shape
 from .answers import snapshot
 
 
@@ -102,9 +102,31 @@ def _run_steps(train_step, cases):
     return train_step, runs
 
 
+class _Steps(Shape):
+    """A run of ``n`` training steps as _run_steps returns it: the parameters before (so many
+    tensors), then (Outcome, the parameters after) per step, ending early only at a step
+    that raised."""
+
+    def __init__(self, n, params):
+        self.n, self.params = n, params
+
+    def refuse(self, value):
+        if not isinstance(value, list) or not 2 <= len(value) <= self.n + 1:
+            return f"not a run of 1 to {self.n} steps"
+        last = value[-1]
+        if len(value) <= self.n and isinstance(last, tuple) and last \
+                and isinstance(last[0], Outcome) and not last[0].raised:
+            return f"a run that stops after step {len(value) - 1} of {self.n}, which did not raise"
+        return None
+
+    def expand(self, value):
+        params = [Tensor] * self.params
+        return [params] + [(Outcome, params)] * (len(value) - 1)
+
+
 def _runs_shape(cases):
     """What _run_steps returns for ``cases``: a run of each case's steps."""
-    return ANY, Maybe([Steps(n, len(_PROBLEMS[build](seed)[0])) for build, seed, lr, n in cases])
+    return ANY, Maybe([_Steps(n, len(_PROBLEMS[build](seed)[0])) for build, seed, lr, n in cases])
 
 
 def _step_failure(k, outcome):
