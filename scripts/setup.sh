@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the course needs on a fresh machine: graphviz's `dot`, Chromium, PostgreSQL,
-# Slurm and munge (Debian packages) and a virtual environment in .venv with the project and its
-# course and dev extras.
-#   scripts/setup.sh          everything: the course, `autograd-lab` and the test tools
+# Slurm and munge (Debian packages), a virtual environment in .venv with the project and its
+# course, dev and docs extras, and the MathJax the course's site ships (npm, docs/package.json).
+#   scripts/setup.sh          everything: the course, `autograd-lab`, the test tools and the
+#                             site's (./run docs)
 #   scripts/setup.sh course   an instructor's machine: the course and `autograd-lab`
 #                             (graphviz, bubblewrap, the course extra), no PyTorch, Playwright,
 #                             Chromium, PostgreSQL or Slurm
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 case "$what" in
-    all)    extras="course,dev" ;;
+    all)    extras="course,dev,docs" ;;
     course) extras="course" ;;
     *)      echo "usage: scripts/setup.sh [all | course]" >&2; exit 2 ;;
 esac
@@ -34,6 +35,8 @@ if [ "$what" = all ]; then
     # Debian's own python3 with venv: tests/test_grading_k8s.py builds the grader's environment
     # as deploy/k8s/Containerfile does, from Debian 12's python3
     /usr/bin/python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
+    # npm: the course's site ships its own MathJax, npm's mathjax package (docs/package.json)
+    command -v npm >/dev/null 2>&1 || missing+=(npm)
 fi
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -45,7 +48,8 @@ if [ ${#missing[@]} -gt 0 ]; then
         echo "setup: missing ${missing[*]}; install them (sudo apt-get install ${missing[*]}," \
              "or brew install graphviz): graphviz's 'dot' draws the graphs, Chromium runs" \
              "the browser test, PostgreSQL's and Slurm's tests are skipped without them" \
-             "(slurm-wlm, munge), bubblewrap is the grading sandbox" >&2
+             "(slurm-wlm, munge), bubblewrap is the grading sandbox, npm brings the site's" \
+             "MathJax" >&2
     fi
 fi
 
@@ -84,4 +88,21 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
             --config-settings editable_mode=compat -e ".[$extras]"
     fi
     touch "$stamp"
+fi
+
+# The site's MathJax (./run docs, tests/test_site.py): docs/package-lock.json's version, into
+# docs/node_modules, which the build copies into the site (docs/conf.py); again only when the
+# lock file changed
+if [ "$what" = all ]; then
+    mathjax=docs/node_modules/mathjax/es5/tex-mml-chtml.js
+    if [ ! -f "$mathjax" ] || [ docs/package-lock.json -nt docs/node_modules/.package-lock.json ]
+    then
+        if command -v npm >/dev/null 2>&1; then
+            echo "setup: installing the site's MathJax (npm) into docs/node_modules"
+            npm ci --prefix docs --no-audit --no-fund --loglevel=error >/dev/null
+        else
+            echo "setup: no npm: the course's site (./run docs) cannot be built without its" \
+                 "MathJax" >&2
+        fi
+    fi
 fi
