@@ -218,3 +218,130 @@ def test_the_same_notebook_in_a_later_download_is_unchanged_whatever_its_zip_tim
                                                _nb(course) + b" "))
     assert [r[:2] for r in changed.replaced] == [("11", L)]
     assert stamp.read_text().strip() == "2026-11-30 09:00:00 UTC"
+
+
+# -- names an LMS hands over are the learners' to choose -----------------------------------
+
+# Moodle: (name parts, participant id read, or the ids an ambiguous name could be read as)
+MOODLE_NAMES = [
+    (["Ann Lee_11_assignsubmission_file_lesson.ipynb"], "11"),
+    (["Ann_Lee_11_assignsubmission_file_lesson.ipynb"], "11"),          # an _ in a name, once
+    (["Ann Lee_11_assignsubmission_file_", "Bob_22_assignsubmission_file_x.ipynb"], "11"),
+    # a full name chosen to read as participant 1002's (Eve is 1003)
+    (["Eve_1002_assignsubmission_file_x_1003_assignsubmission_file_lesson.ipynb"],
+     ("1002", "1003")),
+    (["Eve_1002_assignsubmission_file_x_1003_assignsubmission_file_", "lesson.ipynb"],
+     ("1002", "1003")),
+    # ...its last `_` shared with Moodle's own part (a non-overlapping search sees one)
+    (["Eve_1002_assignsubmission_file_1003_assignsubmission_file_lesson.ipynb"],
+     ("1002", "1003")),
+    (["Eve_1002_assignsubmission_file_1003_assignsubmission_file_", "lesson.ipynb"],
+     ("1002", "1003")),
+    (["Eve_1002_assignsubmission_onlinetext_x_1003_assignsubmission_file_lesson.ipynb"],
+     ("1002", "1003")),
+    # a learner's own file name that holds Moodle's form (flat: it cannot be told apart)
+    (["Ann Lee_11_assignsubmission_file_Bob_22_assignsubmission_file_lesson.ipynb"],
+     ("11", "22")),
+    # another script's digits are no id: the name is Eve's, and so is the file
+    (["Eve_\uff11\uff10\uff10\uff12_assignsubmission_file_x_1003_assignsubmission_file_l.ipynb"],
+     "1003"),
+    (["Eve_\u0661\u0660\u0660\u0662_assignsubmission_file_x_1003_assignsubmission_file_l.ipynb"],
+     "1003"),
+]
+
+# Canvas: (name, user id read or None, late)
+CANVAS_NAMES = [
+    ("smithjohn_100_900_lesson.ipynb", "100", False),
+    ("smithjohn_late_100_900_lesson.ipynb", "100", True),
+    ("smithjohn_100_900_200_901_lesson.ipynb", "100", False),      # the learner's file name
+    ("smithjohn_100_900_late_200_901_lesson.ipynb", "100", False),  # ...says late: it is not
+    ("late_100_900_lesson.ipynb", "100", False),                   # a learner named Late
+    ("_100_900_lesson.ipynb", "100", False),                       # a name with no letter
+    ("_late_100_900_lesson.ipynb", "100", True),
+    ("smithjohn_\uff11\uff10\uff10_900_lesson.ipynb", None, False),  # fullwidth digits
+    ("smithjohn_late_late_100_900_lesson.ipynb", None, False),
+]
+
+
+def test_a_moodle_name_read_more_than_one_way_names_no_one():
+    from autograd_lab.grading import lms
+
+    for parts, expected in MOODLE_NAMES:
+        found = lms.moodle(parts)
+        if isinstance(expected, tuple):
+            assert found.student == "" and found.ambiguous == expected, parts
+        else:
+            assert found.student == expected and found.ambiguous == (), parts
+
+
+def test_a_canvas_user_id_is_the_one_after_the_letters():
+    """Canvas's lastfirst is letters only: neither the learner's file name nor their name can
+    move the user id or the late mark."""
+    from autograd_lab.grading import lms
+
+    for name, user, late in CANVAS_NAMES:
+        found = lms.canvas([name])
+        if user is None:
+            assert found is None, name
+        else:
+            assert (found.student, found.late) == (user, late), name
+
+
+def _moodle_download(path, members):
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members:
+            z.writestr(name, data)
+    return path
+
+
+def test_a_crafted_moodle_name_places_nothing_as_a_classmates(course, tmp_path):
+    """Eve (participant 33) names herself so that her file reads as Bob's (22): refused and
+    listed; Bob's own notebook is his (not "2 notebooks"), and the others are placed."""
+    mine, eves = _nb(course), _nb(course) + b"\n\n"
+    for folders in (False, True):
+        sep = "/" if folders else ""
+        download = _moodle_download(tmp_path / f"eve-{folders}.zip", [
+            (f"Ann Lee_11_assignsubmission_file_{sep}{L}.ipynb", mine),
+            (f"Bob Ray_22_assignsubmission_file_{sep}{L}.ipynb", mine),
+            (f"Eve_22_assignsubmission_file_x_33_assignsubmission_file_{sep}{L}.ipynb", eves),
+            (f"Eve_22_assignsubmission_file_33_assignsubmission_file_{sep}{L}.ipynb", eves)])
+        target = Course(gc.copy_course(course.root, tmp_path / f"c-{folders}"))
+        result = collect.collect(target, download, lesson=L)
+        assert result.lms == "moodle"      # (one crafted name does not make it a plain folder)
+        assert sorted(s for s, _, f in result.placed if f == f"{L}.ipynb") == ["11", "22"]
+        assert target.submission(L, "22").joinpath(f"{L}.ipynb").read_bytes() == mine
+        assert not target.submission(L, "33").exists()
+        refused = {name: why for name, why in result.not_placed if name.startswith("Eve")}
+        assert len(refused) == 2
+        for why in refused.values():
+            assert "more than one learner's (Moodle participant 22 or 33)" in why
+            assert "placed as no one's" in why
+        assert result.refused == {}
+        assert result.names == {"11": "Ann Lee", "22": "Bob Ray"}
+
+
+def test_a_moodle_name_that_is_not_the_rosters_is_refused(course, tmp_path):
+    from autograd_lab.grading.roster import add_learners
+
+    add_learners(course, [("11", "Ann Lee", ""), ("22", "Bob Ray", ""),
+                          ("44", "Siobhán O'Brien", ""), ("55", "Smith, John", ""),
+                          ("66", "Ada_Lovelace", "")])
+    nb = _nb(course)
+    download = _moodle_download(tmp_path / "names.zip", [
+        (f"Ann Lee_11_assignsubmission_file_{L}.ipynb", nb),
+        (f"Mallory_22_assignsubmission_file_{L}.ipynb", nb),            # not Bob Ray
+        # Moodle's download spells the roster's names its own way: still theirs
+        (f"Siobhán OBrien_44_assignsubmission_file_{L}.ipynb", nb),
+        (f"John Smith_55_assignsubmission_file_{L}.ipynb", nb),
+        (f"Ada Lovelace_66_assignsubmission_file_{L}.ipynb", nb),
+        (f"Newcomer_77_assignsubmission_file_{L}.ipynb", nb)])          # not on the roster
+    result = collect.collect(course, download, lesson=L)
+    assert sorted(s for s, _, f in result.placed if f == f"{L}.ipynb") == [
+        "11", "44", "55", "66", "77"]
+    why = dict(result.not_placed)[f"Mallory_22_assignsubmission_file_{L}.ipynb"]
+    assert "its name says 'Mallory', but participant 22 is 'Bob Ray'" in why
+    assert "placed as no one's" in why and "autograd-lab roster" in why
+    assert not course.submission(L, "22").exists()
+    from autograd_lab.grading.roster import names
+    assert names(course)["22"] == "Bob Ray"
+

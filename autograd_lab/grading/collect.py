@@ -9,7 +9,11 @@ nothing here trusts them:
   - a file is read in pieces and dropped past ``max_bytes`` (a zip member whose declared size
     is over it is not even opened: 1 MB of zip can unpack to a gigabyte);
   - the learner's id is read only at the level where the layout puts it, so a folder cannot
-    plant a notebook as a classmate's (``alice/bob/<lesson>/<lesson>.ipynb`` is refused).
+    plant a notebook as a classmate's (``alice/bob/<lesson>/<lesson>.ipynb`` is refused);
+  - a Moodle name that can be read as more than one participant's (a learner may choose a
+    full name such as ``Eve_1002_assignsubmission_file_x``), or whose full name is not the
+    one the course's roster (nbgrader's Student table) has for its participant id, is
+    refused: placed as no one's, and listed.
 
 Layouts, one per download (``lms`` says which, or it is recognised from the names):
   - Canvas, Moodle (both of its forms): the LMS's id is the student id (lms.py), and a
@@ -186,6 +190,28 @@ def _student(text: str) -> str:
     return re.sub(r"[^\w.@-]+", "-", lms.nfc(text).strip()).strip("-.").lower()
 
 
+_AMBIGUOUS = ("its name can be read as more than one learner's (Moodle participant {ids}): "
+              "placed as no one's; if you know whose it is, place it by hand with "
+              "`autograd-lab collect FILE --student ID --lesson LESSON`")
+_NOT_THEIR_NAME = ("its name says {said!r}, but participant {student} is {known!r} in the course's "
+                   "roster: placed as no one's (if they renamed themselves, read a new grading "
+                   "worksheet with `autograd-lab roster` and collect again)")
+
+
+def _name_key(name: str) -> str:
+    """A full name as Moodle's download and its worksheet both spell it: letters and digits
+    only, case folded (Moodle's download turns `_` into a space and drops ' & : and the like)."""
+    return "".join(c for c in lms.nfc(name).casefold() if c.isalnum())
+
+
+def _same_name(said: str, known: str) -> bool:
+    """Whether a download's name is the roster's: also when one of them is ``Last, First``."""
+    def keys(name):
+        last, comma, first = name.partition(",")
+        return {_name_key(name)} | ({_name_key(first + last)} if comma else set())
+    return bool(keys(said) & keys(known))
+
+
 @dataclass
 class Placement:
     student: str
@@ -209,6 +235,8 @@ def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN,
             raise Refused(f"not in the {kind.capitalize()} download's form"
                           + (" (a folder inside the learner's folder)"
                              if kind == lms.MOODLE and len(parts) > 2 else ""))
+        if found.ambiguous:
+            raise Refused(_AMBIGUOUS.format(ids=" or ".join(found.ambiguous)))
         if kind == lms.MOODLE and found.plugin != "file":
             raise Refused(f"Moodle {found.plugin} answer, not a notebook")
         return _notebook(found.student, found.file, lessons, lesson, name=found.name,
@@ -257,7 +285,7 @@ def _download_lesson(entries: list[Entry], kind: str, lessons: list[str]) -> str
     counts = {}
     for entry in entries:
         found = lms.identify(kind, [p for p in entry.parts if p not in ("", ".")])
-        if found and found.file.endswith(".ipynb"):
+        if found and not found.ambiguous and found.file.endswith(".ipynb"):
             named = _lesson_in(found.file[:-len(".ipynb")], lessons)
             if named:
                 counts[named] = counts.get(named, 0) + 1
@@ -349,6 +377,9 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
         lesson = _download_lesson(readable, kind, lessons)
         result.lesson = lesson
     dues = _dues(course) if kind == lms.CANVAS else {}
+    if kind == lms.MOODLE:
+        from .roster import names
+        known = names(course)
     wanted: dict[tuple[str, str], list[tuple[Entry, Placement]]] = {}
     for entry in entries:
         if entry.problem:
@@ -356,6 +387,10 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
             continue
         try:
             placement = place(entry.name, lessons, student_pattern, kind=kind, lesson=lesson)
+            if kind == lms.MOODLE and known.get(placement.student) and \
+                    not _same_name(placement.name, known[placement.student]):
+                raise Refused(_NOT_THEIR_NAME.format(said=placement.name, student=placement.student,
+                                                     known=known[placement.student]))
         except Refused as why:
             result.not_placed.append((entry.name, str(why)))
             continue

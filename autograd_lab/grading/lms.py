@@ -12,6 +12,12 @@
 Only the LMS's own part of a name is trusted: the learner chose the original file name, so it
 is read for a lesson id and nothing else. Names are NFC-normalised (a zip made on macOS
 spells ``ë`` as ``e`` and a combining diaeresis) and otherwise kept as they are.
+
+Many Moodle sites let a learner choose their own full name, and Moodle's own download spells
+an ``_`` of it as a space; a name whose ``_<digits>_assignsubmission_<plugin>_`` can be read in
+more than one place (``Eve_1002_assignsubmission_file_x_1003_assignsubmission_file_...``) is
+``ambiguous``: it names no one, and collect refuses it. Canvas's ``lastfirst`` is letters only,
+so its user id is always the first run of digits after it.
 """
 from __future__ import annotations
 
@@ -22,12 +28,15 @@ from dataclasses import dataclass
 CANVAS, MOODLE = "canvas", "moodle"
 KINDS = (CANVAS, MOODLE)
 
-_CANVAS = re.compile(r"^(?P<sortable>[^\W\d_]+)(?P<late>_late)?_(?P<user>\d+)_(?P<submission>\d+)_"
-                     r"(?P<file>.+)$")
-# the learner's name comes first and may hold anything, underscores included: the first
-# `_<digits>_assignsubmission_<plugin>_` ends it (what follows is the learner's file name)
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)_"
-                     r"(?P<file>.*)$")
+# (ids are ASCII digits: `\d` would take any script's digits, `١٠٠٢` or `１００２`)
+_CANVAS = re.compile(r"^(?P<sortable>[^\W\d_]*)(?P<late>_late)?_(?P<user>[0-9]+)_"
+                     r"(?P<submission>[0-9]+)_(?P<file>.+)$")
+# Moodle's own part of a name: every place it can be read (overlapping ones too: in
+# `Eve_1002_assignsubmission_file_1003_assignsubmission_file_` the `_` before 1003 ends one
+# and starts the next)
+_MOODLE_PART = r"_(?P<participant>[0-9]+)_assignsubmission_(?P<plugin>[a-z]+)_"
+_MOODLE_MARK = re.compile(f"(?={_MOODLE_PART})")
+_MOODLE_AT = re.compile(_MOODLE_PART)
 
 
 def nfc(text: str) -> str:
@@ -38,11 +47,12 @@ def nfc(text: str) -> str:
 class Identity:
     """A learner as the LMS names them in a download, and the file they handed in."""
     lms: str
-    student: str            # the LMS's id: Canvas user id, Moodle participant id
+    student: str            # the LMS's id: Canvas user id, Moodle participant id ("" if ambiguous)
     name: str               # Moodle's full name; "" for Canvas (its file names lose the name)
     file: str               # the learner's own file name
     late: bool = False      # Canvas's _late mark
     plugin: str = "file"    # Moodle's submission plugin (file, onlinetext)
+    ambiguous: tuple[str, ...] = ()     # Moodle: the ids a name can be read as, when several
 
 
 def canvas(parts: list[str]) -> Identity | None:
@@ -55,23 +65,37 @@ def canvas(parts: list[str]) -> Identity | None:
     return Identity(CANVAS, match["user"], "", match["file"], late=bool(match["late"]))
 
 
+def _moodle_marks(text: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, participant id, plugin) of every place Moodle's part can be read."""
+    found = (_MOODLE_AT.match(text, mark.start()) for mark in _MOODLE_MARK.finditer(text))
+    return [(m.start(), m.end(), m["participant"], m["plugin"]) for m in found]
+
+
 def moodle(parts: list[str]) -> Identity | None:
     """The identity in a Moodle download entry, folder form (two parts: the learner's folder
-    and a file directly in it) or flat form (one part), or None."""
+    and a file directly in it) or flat form (one part), or None. A name Moodle's part can be
+    read from in more than one place gives an identity of no one (``ambiguous``)."""
+    if len(parts) not in (1, 2):
+        return None
+    head = nfc(parts[0])
+    marks = _moodle_marks(head)
+    if not marks:
+        return None
+    if len(marks) > 1:
+        ids = tuple(dict.fromkeys(participant for _, _, participant, _ in marks))
+        file = nfc(parts[1]) if len(parts) == 2 else ""
+        return Identity(MOODLE, "", "", file, plugin=marks[-1][3], ambiguous=ids)
+    (start, end, participant, plugin), = marks
+    rest = head[end:]
     if len(parts) == 2:
-        match = _MOODLE.match(nfc(parts[0]))
-        if not match or match["file"]:         # a folder's name ends at its plugin's `_`
+        if rest:                    # a folder's name ends at its plugin's `_`
             return None
         file = nfc(parts[1])
-    elif len(parts) == 1:
-        match = _MOODLE.match(nfc(parts[0]))
-        if not match or not match["file"]:
-            return None
-        file = match["file"]
     else:
-        return None
-    return Identity(MOODLE, match["participant"], match["name"].strip(), file,
-                    plugin=match["plugin"])
+        if not rest:
+            return None
+        file = rest
+    return Identity(MOODLE, participant, head[:start].strip(), file, plugin=plugin)
 
 
 def identify(kind: str, parts: list[str]) -> Identity | None:
@@ -83,8 +107,8 @@ def _looks(kind: str, parts: list[str]) -> bool:
     or Moodle's learner folder (whatever is inside it) or flat name. Such an entry may still
     be refused when placed (a folder inside a Moodle learner's folder)."""
     if kind == MOODLE and len(parts) > 2:
-        match = _MOODLE.match(nfc(parts[0]))
-        return bool(match) and not match["file"]
+        found = moodle(parts[:1] + ["-"])
+        return found is not None
     return identify(kind, parts) is not None
 
 
