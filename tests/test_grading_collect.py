@@ -345,3 +345,56 @@ def test_a_moodle_name_that_is_not_the_rosters_is_refused(course, tmp_path):
     from autograd_lab.grading.roster import names
     assert names(course)["22"] == "Bob Ray"
 
+
+HOSTILE_NAMES = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\t=1+1", "\r=1+1"]
+
+
+def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
+    import csv
+    import io
+
+    from autograd_lab.grading.roster import add_learners, names
+
+    ids = [str(100 + i) for i in range(len(HOSTILE_NAMES))]
+    add_learners(course, list(zip(ids, HOSTILE_NAMES, [""] * len(ids))))
+    gradebook = tmp_path / "gradebook.csv"
+    with gradebook.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                    f"{L} (7001)", "Quiz (7002)"])
+        w.writerow(["    Points Possible", "", "", "", "", "5.00", "2.00"])
+        for i, (student, name) in enumerate(zip(ids, HOSTILE_NAMES)):
+            w.writerow([name, student, "", "", "@section", "", "-1.5" if i == 0 else "+2"])
+    worksheet = tmp_path / "worksheet.csv"
+    with worksheet.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["Identifier", "Full name", "Email address", "Status", "Grade",
+                    "Maximum grade", "Grade can be changed", "Last modified (submission)",
+                    "Last modified (grade)", "Feedback comments"])
+        for student, name in zip(ids, HOSTILE_NAMES):
+            w.writerow([f"Participant {student}", name, "-x@y", "", "", "10.00", "Yes", "",
+                        "-", ""])
+    out = tmp_path / "grades"
+    written = export.export(course, out, [L])
+    written.append(export.fill_canvas(course, gradebook, out / "canvas.csv", [L]).path)
+    written.append(export.fill_moodle(course, worksheet, out / "moodle.csv", L).path)
+    shown = names(course)       # (nbgrader splits a name at its comma: grades.csv's name)
+    for path in written:
+        text = path.read_bytes().decode("utf-8-sig")
+        table = list(csv.reader(io.StringIO(text, newline="")))
+        for row in table:
+            for value in row:
+                if value.startswith(("=", "+", "-", "@", "\t", "\r")):
+                    assert value in ("-1.5", "+2"), (path.name, value)    # numbers stay numbers
+        if path.name == "questions.csv":          # (no names in it)
+            continue
+        cells = {value for row in table for value in row}
+        for name in ([shown[s] for s in ids] if path.name == "grades.csv" else HOSTILE_NAMES):
+            assert name in cells or "'" + name in cells, (path.name, name)   # the name, as text
+        assert "'+1+1" in cells and "'@SUM(A1)" in cells
+    canvas = list(csv.reader((out / "canvas.csv").open(encoding="utf-8", newline="")))
+    assert [row[1] for row in canvas[2:]] == ids                      # ids as Canvas wrote them
+    assert canvas[2][6] == "-1.5" and canvas[3][6] == "+2"
+    moodle = list(csv.DictReader((out / "moodle.csv").open(encoding="utf-8")))
+    assert [row["Identifier"] for row in moodle] == [f"Participant {s}" for s in ids]
+

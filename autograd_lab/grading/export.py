@@ -22,6 +22,11 @@ questions.csv  a row per learner, lesson and question (nbgrader grade cell)
 lms.py's two LMSs take their own files back: ``fill_canvas`` fills the lesson's column of
 Canvas's gradebook export, ``fill_moodle`` the Grade and Feedback comments of Moodle's grading
 worksheet; every other cell is kept as it was, and a learner left empty is listed with why.
+
+Every CSV is written by ``write_csv``: a learner chooses their own name on many LMSs, and a
+spreadsheet reads a cell starting with = + - @ (or a tab or carriage return) as a formula, so
+such a text cell gets a leading ``'`` (OWASP's advice on CSV injection); a number (``-1.5``)
+and an id (digits) are written as they are, so the LMS still reads its file back.
 """
 from __future__ import annotations
 
@@ -43,6 +48,28 @@ GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late_pen
 QUESTIONS = ("student", "lesson", "question", "status", "score", "max_score")
 _KNOWN = {"lesson", "student", "status", "reason", "score", "max_score", "seconds", "graded_at",
           "sandbox"}
+
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def cell(value):
+    """A CSV cell a spreadsheet shows as text, never runs as a formula: a text that starts
+    like one gets a leading ``'``; a plain number stays a number."""
+    if isinstance(value, str) and value.startswith(_FORMULA) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def write_csv(path: Path, table, *, bom: bool = False, newline: str = "\r\n") -> Path:
+    """Write rows (lists of cells) as CSV, every cell through ``cell``: the one way this
+    package writes a CSV."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator=newline).writerows([cell(c) for c in row] for row in table)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes((b"\xef\xbb\xbf" if bom else b"") + out.getvalue().encode("utf-8"))
+    return Path(path)
 
 
 def _number(value):
@@ -201,12 +228,8 @@ def export(course: Course, out: Path, wanted: list[str] | None = None) -> list[P
     extra = sorted({k for row in grades for k in row} - set(GRADES))   # e.g. a later flag
     for name, fields, table in (("grades.csv", GRADES + tuple(extra), grades),
                                 ("questions.csv", QUESTIONS, questions)):
-        path = out / name
-        with path.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=fields)
-            writer.writeheader()
-            writer.writerows(table)
-        paths.append(path)
+        paths.append(write_csv(out / name, [list(fields)] + [[row.get(k, "") for k in fields]
+                                                            for row in table]))
     return paths
 
 
@@ -231,14 +254,6 @@ def _read_lms_csv(path: Path):
     if not table:
         raise ValueError(f"{path} is empty")
     return table, bom, newline
-
-
-def _write_lms_csv(path: Path, table, bom: bool, newline: str) -> Path:
-    out = io.StringIO()
-    csv.writer(out, lineterminator=newline).writerows(table)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_bytes((b"\xef\xbb\xbf" if bom else b"") + out.getvalue().encode("utf-8"))
-    return Path(path)
 
 
 def _points(value: float) -> str:
@@ -323,7 +338,7 @@ def fill_canvas(course: Course, gradebook: Path, target: Path, wanted: list[str]
             result.filled += 1
     result.not_in_file = sorted((o.student, o.lesson) for o in by_key.values()
                                 if (o.lesson, o.student) not in seen)
-    _write_lms_csv(target, table, bom, newline)
+    write_csv(target, table, bom=bom, newline=newline)
     return result
 
 
@@ -375,5 +390,5 @@ def fill_moodle(course: Course, worksheet: Path, target: Path, lesson: str) -> F
         if "Feedback comments" in at and comment:
             row[at["Feedback comments"]] = comment
     result.not_in_file = sorted((s, lesson) for s in by_student if s not in seen)
-    _write_lms_csv(target, table, bom, newline)
+    write_csv(target, table, bom=bom, newline=newline)
     return result
