@@ -398,3 +398,41 @@ def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
     moodle = list(csv.DictReader((out / "moodle.csv").open(encoding="utf-8")))
     assert [row["Identifier"] for row in moodle] == [f"Participant {s}" for s in ids]
 
+
+def test_the_moodle_feedback_zip_keeps_every_member_at_its_top(course, tmp_path):
+    from pathlib import PurePosixPath
+
+    from autograd_lab.grading import feedback
+    from autograd_lab.grading.roster import add_learners
+
+    hostile = {"71": "../../../etc/cron.d/x", "72": "/abs/Eve_1002_x", "73": "..\\..\\win",
+               "74": ".hidden\x00nul\x07bell\nline", "75": "..", "76": "Zoë Müller"}
+    add_learners(course, [(s, n, "") for s, n in hostile.items()])
+    pages = []
+    for student in hostile:
+        page = course.directory("feedback") / student / L / f"{L}.html"
+        page.parent.mkdir(parents=True)
+        page.write_text("<p>feedback</p>")
+        pages.append(page)
+    path = tmp_path / "feedback.zip"
+    result = feedback.moodle_zip(course, L, pages, path)
+    names = zipfile.ZipFile(path).namelist()
+    assert len(names) == len(hostile) and result.not_in_zip == []
+    for name in names:
+        assert not name.startswith(("/", ".")) and ".." not in name and "\\" not in name
+        assert len(PurePosixPath(name).parts) == 1, name
+        assert not any(ord(c) < 32 for c in name), name
+    # Moodle reads the participant id as the second `_`-separated field of a member's name
+    assert sorted(name.split("_")[1] for name in names) == sorted(hostile)
+    assert f"Zoë Müller_76_assignsubmission_file_{L}-feedback.html" in names
+    assert f"absEve 1002 x_72_assignsubmission_file_{L}-feedback.html" in names
+
+
+def test_a_roster_id_that_cannot_be_a_folder_is_refused(course, tmp_path):
+    from autograd_lab.grading import roster
+
+    for bad in ("../x", ".hidden", "a/b"):
+        path = tmp_path / "list.csv"
+        path.write_text(f"id,name\nalice,Alice\n{bad},Eve\n")
+        with pytest.raises(ValueError, match="cannot be a folder name"):
+            roster.roster(course, path)

@@ -239,7 +239,9 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
 def moodle_zip(course: Course, lesson: str, pages: list[Path], path: Path) -> Written:
     """The pages as Moodle's "upload multiple feedback files in a zip" reads them: each named
     with the learner's download prefix, ``<Full Name>_<participant id>_``, then
-    ``assignsubmission_file_<lesson>-feedback.html``."""
+    ``assignsubmission_file_<lesson>-feedback.html``. The name is the learner's own choice on
+    many Moodle sites: it goes in as ``lms.moodle_prefix`` makes it safe (no separator, no
+    ``..``, no leading dot, its ``_`` spaces), so every member is one file at the zip's top."""
     from .lms import moodle_prefix
     from .roster import names
 
@@ -249,7 +251,7 @@ def moodle_zip(course: Course, lesson: str, pages: list[Path], path: Path) -> Wr
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for page_path in pages:
             student = page_path.parent.parent.name
-            if not student.isdigit():
+            if not (student.isascii() and student.isdigit()):
                 result.not_in_zip.append((student, "not a Moodle participant id"))
                 continue
             if not known.get(student):

@@ -17,7 +17,8 @@ Many Moodle sites let a learner choose their own full name, and Moodle's own dow
 an ``_`` of it as a space; a name whose ``_<digits>_assignsubmission_<plugin>_`` can be read in
 more than one place (``Eve_1002_assignsubmission_file_x_1003_assignsubmission_file_...``) is
 ``ambiguous``: it names no one, and collect refuses it. Canvas's ``lastfirst`` is letters only,
-so its user id is always the first run of digits after it.
+so its user id is always the first run of digits after it. A name that becomes a path or a
+zip member goes through ``path_part`` first.
 """
 from __future__ import annotations
 
@@ -126,6 +127,23 @@ def detect(names: list[list[str]]) -> tuple[str | None, str]:
                   if partly else "")
 
 
+# what never goes into a path or a zip member's name: control characters (NUL, tab, newline
+# included), path separators, what Windows refuses in a name, what Moodle's clean_filename
+# drops (& ' `), and the marks that reverse how text reads (they disguise an extension)
+_NOT_IN_A_PATH = re.compile("[\x00-\x1f\x7f-\x9f/\\\\:*?\"<>|&'`\u202a-\u202e\u2066-\u2069]")
+
+
+def path_part(text: str) -> str:
+    """`text` (a learner's or an LMS's name) as one safe path component or zip member name
+    part: NFC, without separators, control characters or a leading dot, and no `..` in it
+    (a run of dots is one); may be ""."""
+    text = _NOT_IN_A_PATH.sub("", nfc(text))
+    text = re.sub(r"\.{2,}", ".", re.sub(r"\s+", " ", text))
+    return text.strip(" .")
+
+
 def moodle_prefix(name: str, participant: str) -> str:
-    """What Moodle's "upload multiple feedback files in a zip" matches a file to a learner by."""
-    return f"{nfc(name)}_{participant}_"
+    """What Moodle's "upload multiple feedback files in a zip" matches a file to a learner by:
+    Moodle reads the participant id as the second `_`-separated field, so the name's own `_`
+    become spaces (as in Moodle's download), and it is a safe name (``path_part``)."""
+    return f"{path_part(name.replace('_', ' '))}_{participant}_"

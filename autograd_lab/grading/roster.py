@@ -69,6 +69,10 @@ def read(path: Path) -> tuple[str, list[Learner]]:
         email_column = _column(headers, "email")
         for row in rows:
             student = lms.nfc(row.get(id_column, "").strip())
+            if student and lms.path_part(student) != student:
+                # (the id becomes a folder name: submitted/<id>/, feedback/<id>/)
+                raise ValueError(f"{path}: the id {student!r} cannot be a folder name (no / \\ "
+                                 ": * ? \" < > | & ' `, control character or leading dot)")
             if student:
                 learners.append(Learner(student, lms.nfc(row.get(name_column, "").strip()),
                                         row.get(email_column, "").strip() if email_column else ""))
