@@ -27,6 +27,13 @@ Write your answers where a cell says `# YOUR CODE HERE`, run the check cell unde
 its message: when a check fails it says what it expected, what it found, and which
 misconception that usually means. The Validate button runs every check before you hand in.
 Hand in the notebook file itself, keeping its name.
+
+## The course as a website
+
+`docs/` builds every lesson, run as released, into a site with a Binder and a download
+button on each lesson; `.github/workflows/pages.yml` publishes it on GitHub Pages (Settings >
+Pages > Source: GitHub Actions). On your machine: `pip install -e '.[course,docs]'`,
+`npm ci --prefix docs`, then `python -m sphinx -b html docs docs/_build/html`.
 """
 
 BINDER = """\
@@ -46,6 +53,9 @@ __pycache__/
 *.egg-info/
 .venv/
 build/
+# the course's site: its build and the MathJax npm installs for it
+docs/_build/
+docs/node_modules/
 """
 
 # the learners' pyproject.toml: the engine and what its notebooks need, no instructor command
@@ -65,6 +75,7 @@ dependencies = [{dependencies}]
 
 [project.optional-dependencies]
 course = [{course}]
+docs = [{docs}]     # the course's site (docs/, .github/workflows/pages.yml)
 
 [tool.setuptools.packages.find]
 include = ["autograd_lab*"]
@@ -72,6 +83,60 @@ include = ["autograd_lab*"]
 # what the learners' course extra keeps of the instructor's
 _LEARNER_TOOLS = ("jupyterlab", "nbgrader", "matplotlib", "ipywidgets")
 MARK = ".autograd-lab-student-repo"      # a repository student-repo wrote (and may update)
+
+# GitHub Pages builds and publishes the course's site from the learners' repository: every
+# lesson there run as released (docs/conf.py), its Binder buttons opening this repository
+PAGES_WORKFLOW = """\
+# The course's site on GitHub Pages (Settings > Pages > Source: GitHub Actions): every lesson
+# of notebooks/ run as released, with Binder and download buttons. Written by
+# `autograd-lab student-repo`.
+name: Course site
+on:
+  push:
+    branches: [main]
+  workflow_dispatch:
+permissions:
+  contents: read
+  pages: write
+  id-token: write
+concurrency:
+  group: pages
+  cancel-in-progress: false
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - name: graphviz draws the lessons' graphs
+        run: sudo apt-get update -qq && sudo apt-get install -y -qq graphviz
+      - name: the course and the site's tools
+        run: python -m pip install -e '.[course,docs]'
+      - name: the MathJax the site ships (docs/package-lock.json)
+        run: npm ci --prefix docs --no-audit --no-fund
+      - name: build (warnings are errors)
+        env:
+          AUTOGRAD_LAB_REPO: ${{ github.repository }}
+        run: python -m sphinx -W --keep-going -b html docs docs/_build/html
+      - uses: actions/upload-pages-artifact@v3
+        with:
+          path: docs/_build/html
+  deploy:
+    needs: build
+    runs-on: ubuntu-latest
+    environment:
+      name: github-pages
+      url: ${{ steps.deployment.outputs.page_url }}
+    steps:
+      - id: deployment
+        uses: actions/deploy-pages@v4
+"""
+# what of the course's docs/ the learners get: the site's sources, not its build, its
+# installed MathJax or the instructor's screenshots
+_SITE_SKIP = shutil.ignore_patterns("_build", "node_modules", "*.png", "learners-repo.txt",
+                                    "__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
 def binder_link(owner_repo: str, lesson: str, ref: str = "HEAD") -> str:
@@ -102,12 +167,14 @@ def _learner_pyproject(root: Path) -> str:
     import tomllib
 
     quote = lambda items: ", ".join(f'"{i}"' for i in items)
+    docs = []
     source = next((p for p in (root / "pyproject.toml",
                                Path(__file__).resolve().parents[2] / "pyproject.toml")
                    if p.is_file()), None)
     if source is not None:
         project = tomllib.loads(source.read_text())["project"]
         course = project.get("optional-dependencies", {}).get("course", [])
+        docs = project.get("optional-dependencies", {}).get("docs", [])
         fields = dict(version=project["version"], description=project["description"],
                       python=project["requires-python"], dependencies=project["dependencies"])
     else:
@@ -116,6 +183,7 @@ def _learner_pyproject(root: Path) -> str:
         meta = metadata.metadata("autograd-lab")
         requires = metadata.requires("autograd-lab") or []
         course = [r.split(";")[0].strip() for r in requires if 'extra == "course"' in r]
+        docs = [r.split(";")[0].strip() for r in requires if 'extra == "docs"' in r]
         fields = dict(version=meta["Version"], description=meta["Summary"],
                       python=meta["Requires-Python"],
                       dependencies=[r for r in requires if ";" not in r])
@@ -124,7 +192,7 @@ def _learner_pyproject(root: Path) -> str:
                                     description=fields["description"],
                                     python=fields["python"],
                                     dependencies=quote(fields["dependencies"]),
-                                    course=quote(course))
+                                    course=quote(course), docs=quote(docs))
 
 
 def _git(dest: Path, *args: str) -> str:
@@ -159,7 +227,7 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
     before = sorted(p.name for p in (dest / "notebooks").iterdir()) if update else []
     chosen = sorted(set(before) | set(lessons or known))
     if update:
-        for name in ("autograd_lab", "notebooks", "binder"):
+        for name in ("autograd_lab", "notebooks", "binder", "docs"):
             shutil.rmtree(dest / name, ignore_errors=True)
     dest.mkdir(parents=True, exist_ok=True)
     root = course.root
@@ -174,6 +242,15 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
         shutil.copytree(released / lesson, dest / "notebooks" / lesson, ignore=_SKIP)
     if (root / "binder").is_dir():
         shutil.copytree(root / "binder", dest / "binder", ignore=_SKIP)
+    if (root / "docs" / "conf.py").is_file():
+        # the site's sources (docs/notebooks stays a link to ../notebooks) and its workflow
+        shutil.copytree(root / "docs", dest / "docs", symlinks=True, ignore=_SITE_SKIP)
+        if binder:
+            binder_link(binder, "00")                     # (refuses what is not OWNER/REPO)
+            (dest / "docs" / "learners-repo.txt").write_text(binder + "\n")
+        workflow = dest / ".github" / "workflows" / "pages.yml"
+        workflow.parent.mkdir(parents=True, exist_ok=True)
+        workflow.write_text(PAGES_WORKFLOW)
     for name in ("LICENSE", "nbgrader_config.py"):
         if (root / name).is_file():
             shutil.copy2(root / name, dest / name)
