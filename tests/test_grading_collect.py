@@ -428,6 +428,16 @@ def test_the_moodle_feedback_zip_keeps_every_member_at_its_top(course, tmp_path)
     assert f"absEve 1002 x_72_assignsubmission_file_{L}-feedback.html" in names
 
 
+def test_export_writes_into_the_courses_grades_folder_from_anywhere(course, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = runner.invoke(app, ["-C", str(course.root), "export", "--lesson", L])
+    assert result.exit_code == 0, result.output
+    assert (course.root / "grades" / "grades.csv").is_file()
+    assert not (elsewhere / "grades").exists()
+
+
 def test_a_roster_id_that_cannot_be_a_folder_is_refused(course, tmp_path):
     from autograd_lab.grading import roster
 

@@ -349,7 +349,8 @@ _LESSONS = typer.Option(None, "--lesson", "-l", help="A lesson to include (repea
 
 @app.command()
 def export(ctx: typer.Context,
-           out: Path = typer.Option(Path("grades"), help="Folder for the CSV files."),
+           out: Optional[Path] = typer.Option(
+               None, help="Folder for the CSV files (default: the course's grades/)."),
            lessons: Optional[List[str]] = _LESSONS,
            canvas: Optional[Path] = typer.Option(
                None, exists=True, dir_okay=False,
@@ -370,6 +371,7 @@ def export(ctx: typer.Context,
     from . import export as step
 
     course = _course(ctx)
+    out = course.root / "grades" if out is None else out
     try:
         for path in step.export(course, out, lessons or None):
             console.print(f"wrote {path}")
