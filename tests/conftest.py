@@ -23,10 +23,10 @@ _GROUPS = {"test_learner_code": "lesson-runs", "test_headless": "lesson-runs",
 _BY_LESSON = {"test_course"}
 _BY_FILE = {"test_grading_claims", "test_grading_collect", "test_grading_feedback_page",
             "test_grading_forgery", "test_grading_hostile", "test_grading_k8s",
-            "test_grading_lms", "test_grading_postgres", "test_grading_robustness",
-            "test_grading_sandbox", "test_grading_slurm", "test_grading_steps",
-            "test_grading_student_repo", "test_lesson_times", "test_tracebacks",
-            "test_viz_notebook"}
+            "test_grading_lms", "test_grading_memory", "test_grading_postgres",
+            "test_grading_robustness", "test_grading_sandbox", "test_grading_slurm",
+            "test_grading_steps", "test_grading_student_repo", "test_lesson_times", "test_site",
+            "test_tracebacks", "test_viz_notebook"}
 
 
 def _group(item):

@@ -216,6 +216,10 @@ def grade(ctx: typer.Context,
               None, min=1, help="Seconds a cell may run (default: the course's Execute.timeout)."),
           memory: Optional[int] = typer.Option(None, min=1, help="Megabytes per grading kernel "
                                                                  "(default: 2048)."),
+          grader_memory: Optional[int] = typer.Option(
+              None, min=1, help="Megabytes per grading process, which reads the kernel's "
+                                "answers outside the sandbox; past it, only that submission "
+                                "fails (default: 3072)."),
           shard: str = typer.Option("1/1", help="Grade part K of N of the class (K/N), for "
                                                 "several graders sharing one gradebook."),
           run: Optional[str] = typer.Option(
@@ -240,7 +244,9 @@ def grade(ctx: typer.Context,
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None,
                            sandboxed=_sandbox(no_sandbox), warm=not cold,
-                           students=tuple(students or ()), run=run or "")
+                           students=tuple(students or ()), run=run or "",
+                           **({"grader_memory": grader_memory * 1024**2} if grader_memory
+                              else {}))
     skipped = []
 
     def start(total, unchanged):

@@ -15,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import multiprocessing
+import resource
 import select
 import signal
 import threading
 import os
+import re
 import sys
 import tempfile
 import time
@@ -35,6 +37,11 @@ from .course import Course
 
 # what the forkserver loads before forking a grading process (preload.py)
 PRELOAD = "autograd_lab.grading.preload"
+# bytes of address space a grading process may use (its kernel has a limit of its own): a
+# learner's answer that stands for more than the grader can hold fails its own submission,
+# never the machine (the out-of-memory killer takes other gradings with it). A grading
+# process of lesson 02 peaks at about 600 MB of address space, 100 MB of it resident.
+GRADER_MEMORY = 3 * 1024**3
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,7 @@ class Options:
     force: bool = False           # grade again what was graded before
     timeout: int | None = None    # seconds per cell; None: the course's Execute.timeout
     memory: int | None = None     # bytes of address space per kernel; None: kernel.Limits'
+    grader_memory: int = GRADER_MEMORY  # bytes of address space per grading process
     shard: Shard = Shard()
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
     warm: bool = True             # kernels forked from a warm server where it can run (warm.py)
@@ -79,7 +87,7 @@ class Options:
 
     def __post_init__(self):
         # (a negative --jobs would start nothing and wait for ever)
-        for name in ("jobs", "timeout", "memory"):
+        for name in ("jobs", "timeout", "memory", "grader_memory"):
             value = getattr(self, name)
             if value is not None and value < (0 if name == "jobs" else 1):
                 raise ValueError(f"grading option {name} must be "
@@ -101,9 +109,29 @@ def _child(course, lesson, student, options, server, log_path, conn, grader, scr
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
-    from .worker import grade_one
-    conn.send(grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory,
-                        sandboxed=options.sandboxed, server=server, scratch=scratch))
+    from .worker import grade_one, out_of_memory
+    limit_memory(options.grader_memory)
+    started = time.monotonic()
+    try:
+        row = grade_one(course, lesson, student, timeout=options.timeout, memory=options.memory,
+                        sandboxed=options.sandboxed, server=server, scratch=scratch)
+    except MemoryError:
+        # (what held the memory is gone with the frames the error left: a row is small)
+        row = dict(lesson=lesson, student=student, status=status.FAILED, reason=out_of_memory(),
+                   score=None, max_score=None, seconds=time.monotonic() - started)
+        print(f"autograd-lab: {row['reason']}", file=sys.stderr, flush=True)
+    conn.send(row)
+
+
+def limit_memory(limit: int) -> None:
+    """Hold this process to `limit` bytes of address space (the soft limit: a kernel it
+    starts sets its own, `--memory`, above it or below). Past it an allocation fails with
+    MemoryError instead of growing until the out-of-memory killer ends some process."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    print(f"memory limit of the grading process: {limit // 1024**2} MB", flush=True)
 
 
 def _die_with(grader: int) -> None:
@@ -322,7 +350,8 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
                 if receive not in ready and not over:
                     continue
                 row = _collect(process, receive, lesson, student, over, limits[lesson],
-                               now - started, _log(course, lesson, student))
+                               now - started, _log(course, lesson, student),
+                               options.grader_memory)
                 del running[receive]
                 if not held.finish(row):
                     print(f"autograd-lab: {student}: this grader's claim was lost (its database "
@@ -345,12 +374,46 @@ def _log(course: Course, lesson: str, student: str) -> Path:
     return course.root / "grading-logs" / lesson / f"{student}.log"
 
 
+def _tail(log: Path, size: int = 64 * 1024) -> str:
+    """The end of a grading log (a kernel writes there too, up to its file-size limit)."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - size))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def _last_line(log: Path) -> str:
-    lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+    lines = _tail(log).strip().splitlines()
     return lines[-1][:300] if lines else ""
 
 
-def _collect(process, receive, lesson, student, over, limit, seconds, log) -> dict:
+# what the end of a grading log shows when its process ran out of memory (Python's own
+# MemoryError, or one it could not even raise: "Fatal Python error: ... MemoryError")
+_OUT_OF_MEMORY = re.compile(r"MemoryError|Cannot allocate memory|std::bad_alloc")
+
+
+def _died(process, log: Path, grader_memory: int) -> str:
+    """Why a grading process ended without a row, as far as its exit code and log say."""
+    from .worker import out_of_memory
+    code = process.exitcode
+    tail = _tail(log)
+    if _OUT_OF_MEMORY.search(tail[-4096:]):
+        return out_of_memory(grader_memory)
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        said = (" (likely the system's out-of-memory killer, or its cgroup's)"
+                if -code == signal.SIGKILL else "")
+        return f"the grading process was killed by {name}{said}: {_last_line(log)}"[:400]
+    return f"the grading process died (exit code {code}): {_last_line(log)}"
+
+
+def _collect(process, receive, lesson, student, over, limit, seconds, log,
+             grader_memory=GRADER_MEMORY) -> dict:
     row = None
     if receive.poll():
         try:
@@ -362,7 +425,7 @@ def _collect(process, receive, lesson, student, over, limit, seconds, log) -> di
             process.kill()     # its kernel dies with it (kernel.py)
         process.join()
         reason = (f"grading took longer than {limit:.0f} s and was stopped" if over else
-                  f"the grading process died (exit code {process.exitcode}): {_last_line(log)}")
+                  _died(process, log, grader_memory))
         row = dict(lesson=lesson, student=student, status=status.FAILED, reason=reason,
                    score=None, max_score=None, seconds=seconds)
     process.join()

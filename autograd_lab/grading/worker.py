@@ -39,6 +39,19 @@ _FAILURES = [
 ]
 
 
+def out_of_memory(limit: int | None = None) -> str:
+    """The reason of a submission whose grading process ran out of memory (`limit`: its
+    limit, bytes; None: this process's own)."""
+    if limit is None:
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    said = "" if limit == resource.RLIM_INFINITY else f" (limit {limit / 1024**3:.3g} GB)"
+    return f"the grader ran out of memory reading this notebook's answers{said}"
+
+
+# the last line of a traceback of the grading process's own MemoryError, in nbgrader's log
+_GRADER_OUT_OF_MEMORY = re.compile(r"^\s*MemoryError\b", re.MULTILINE)
+
+
 class NotGradable(Exception):
     def __init__(self, status, reason):
         super().__init__(reason)
@@ -185,6 +198,10 @@ _RAISED = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Ex
 
 
 def _failure_reason(log: str) -> str:
+    # (nbgrader's log is the grading process's own: a kernel's MemoryError is a cell's output,
+    #  or its death, never a line of this traceback)
+    if _GRADER_OUT_OF_MEMORY.search(log):
+        return out_of_memory()
     for pattern, reason in _FAILURES:
         if re.search(pattern, log):
             return reason
@@ -256,6 +273,16 @@ def _attempt(claims, malformed=()) -> str:
     return "; ".join(found)
 
 
+def _peak_address_space() -> int | str:
+    """MB of address space this process has held at most (what its limit counts)."""
+    try:
+        with open("/proc/self/status") as f:
+            found = re.search(r"^VmPeak:\s*(\d+) kB", f.read(), re.MULTILINE)
+    except OSError:
+        found = None
+    return int(found.group(1)) // 1024 if found else "?"
+
+
 def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None = None,
               memory: int | None = None, sandboxed: bool = True, server: str = "",
               scratch: str | None = None) -> dict:
@@ -307,7 +334,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         _sandbox_note(graded if result["success"] else None, sandboxed)]))
     # (the grading process's own high-water mark: a kernel's output must not grow it)
     print(f"peak memory of the grading process: "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB")
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB "
+          f"(address space {_peak_address_space()} MB)")
     if not result["success"]:
         return dict(row, status=status.FAILED,
                     reason=_failure_reason(result.get("log", "") + (result.get("error") or "")),
