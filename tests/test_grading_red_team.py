@@ -66,8 +66,6 @@ def _structure(data, shape, path=()):
     items = data.get("items", [])
     if isinstance(shape, checks.Shape):
         shape = shape.expand(items)
-    elif isinstance(shape, checks.Many):
-        shape = [shape.item] * len(items)
     found = [path] if items else []
     for i, (item, part) in enumerate(zip(items, shape)):
         found += _structure(item, part, (*path, "items", i))

@@ -99,14 +99,6 @@ def _kernel_sources():
 ANY = object()
 
 
-class Many:
-    """A list of ``n`` items (any number when ``n`` is None), each of shape ``item``. (A
-    Python list of shapes is a list of exactly those, in that order.)"""
-
-    def __init__(self, item, n=None):
-        self.item, self.n = item, n
-
-
 class Maybe:
     """None, or a value of shape ``item`` (a probe says None for an answer it could not
     call)."""
@@ -127,10 +119,24 @@ class Shape:
         raise NotImplementedError
 
 
+class Many(Shape):
+    """A list of ``n`` items (any number when ``n`` is None), each of shape ``item``. (A
+    Python list of shapes is a list of exactly those, in that order.)"""
+
+    def __init__(self, item, n=None):
+        self.item, self.n = item, n
+
+    def refuse(self, value):
+        return None if isinstance(value, list) else f"a {type(value).__name__}, not a list"
+
+    def expand(self, value):
+        return [self.item] * (len(value) if self.n is None else self.n)
+
+
 def conform(value, shape, where="the reply"):
     """Raise Malformed (recorded) unless ``value`` has ``shape``: ANY; a class (an instance
     of it; an Outcome also holds an exception or none); a tuple of shapes (a tuple of that
-    length, item by item); a list of shapes (a list, likewise); Many, Maybe, a Shape."""
+    length, item by item); a list of shapes (a list, likewise); Maybe; a Shape (Many)."""
     __tracebackhide__ = True
     from .answers import malformed
 
@@ -156,11 +162,6 @@ def conform(value, shape, where="the reply"):
             refuse(wrong)
         conform(value, shape.expand(value), where)
         return
-    if isinstance(shape, Many):
-        shape = [shape.item] * (len(value) if shape.n is None and isinstance(value, list)
-                                else shape.n or 0)
-        if not isinstance(value, list):
-            refuse(f"a {type(value).__name__}, not a list")
     kind = type(shape)
     if kind in (tuple, list):
         if type(value) is not kind or len(value) != len(shape):
