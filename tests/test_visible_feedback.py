@@ -75,6 +75,13 @@ NAMED = {
         "not-a-leaf": "scaled-after-requires-grad",         # mind when requires_grad is set
         "requires-grad-on-loss": "b-as-no-grad",            # loop B
     },
+    "09_autograd_mechanics": {
+        "no-grad-freezes": "no-grad-freezes",               # a grad mode is not a freeze
+        "hook-result-ignored": "clip-not-returned",         # what a hook returns replaces
+        "hook-returns-nothing": "hook-rebinds-g",           # `look` returns None
+        "kink-gradient": "kink-first-max",                  # PyTorch's value at a kink
+        "create-graph-forgotten": "hvp-no-create-graph",    # a gradient without a grad_fn
+    },
 }
 
 #: more wrong answers the text warns about, with the misconception each must show as well
@@ -87,6 +94,10 @@ ALSO = {
                            ("recursive-backward", "recursive-walk"),
                            ("recursive-backward", "ready-at-once")],
     "08_training_loop": [("inplace-leaf-update", "in-place-outside-no-grad")],
+    "09_autograd_mechanics": [("hook-result-ignored", "hook-result-dropped"),
+                              ("kink-gradient", "kink-nan"),
+                              ("no-grad-freezes", "no-grad-lasts"),
+                              ("create-graph-forgotten", "plain-grad-differentiable")],
 }
 
 

@@ -316,6 +316,29 @@ MISCONCEPTIONS = {
         "A tensor that the graph saved for backward was changed in place afterwards, so the "
         "backward pass would use the wrong value: PyTorch refuses. Change a copy, or do the "
         "in-place change before the tensor is used."),
+    "no-grad-freezes": (
+        "torch.no_grad() does not freeze a parameter: it stops recording while the block "
+        "runs and changes no tensor's requires_grad. Inside, w still requires grad; after the "
+        "block, every operation on w is recorded again. To freeze w, call "
+        "w.requires_grad_(False)."),
+    "hook-result-ignored": (
+        "What a tensor hook returns replaces the gradient: the new tensor flows on to the "
+        "nodes below (for a leaf, into .grad). To change a gradient, return the changed one; "
+        "computing it inside the hook without returning it changes nothing."),
+    "hook-returns-nothing": (
+        "A hook that returns None leaves the gradient as it was: returning nothing is how a "
+        "hook only looks (prints, records). Rebinding the argument (g = g * 10) inside it "
+        "changes a local name, not the gradient."),
+    "kink-gradient": (
+        "Where a function has no derivative, backward neither raises nor gives nan: each "
+        "operation's formula gives one value there, PyTorch's choice. relu and abs give 0 at 0, "
+        "max() shares the gradient evenly among tied elements (max(dim) sends it to the one "
+        "index it returns), and sqrt gives inf at 0."),
+    "create-graph-forgotten": (
+        "Without create_graph=True the gradient that autograd.grad returns is plain numbers: "
+        "the backward pass that made it was not recorded, so it has no grad_fn and cannot be "
+        "differentiated again (\"element 0 of tensors does not require grad\"). Pass "
+        "create_graph=True to the grad call whose result you differentiate."),
 }
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import builtins
 import json
+import reprlib
 import secrets
 import sys
 import warnings
@@ -78,7 +79,9 @@ class Outcome:
         return self.error is not None
 
     def __repr__(self):
-        return f"Outcome(error={self.error!r})" if self.raised else f"Outcome({self.value!r})"
+        # (shortened: what a learner's function returned may be as large as a reply allows)
+        return (f"Outcome(error={reprlib.repr(self.error)})" if self.raised
+                else f"Outcome({reprlib.repr(self.value)})")
 
 
 def attempt(fn, *args, **kwargs) -> Outcome:

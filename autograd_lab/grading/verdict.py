@@ -102,6 +102,8 @@ def judge(source: str, ask, sources: list[str], import_path: str | None = None) 
             if last is not None:
                 value = eval(compile(ast.Expression(last.value), "<test cell>", "eval"),
                              namespace)
+        except MemoryError:
+            raise           # the grader's own trouble, not a verdict: the notebook fails, said
         except Exception as error:              # noqa: BLE001 -- the verdict: shown, scored 0
             failure = error
     outputs = []

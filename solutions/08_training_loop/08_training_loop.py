@@ -352,5 +352,4 @@ plt.show()
 #   parameters must require grad.
 # - A broadcast parameter's gradient is summed over the dimensions it was repeated along.
 #
-# The course ends here. [Lesson 00 · Start here](../00_start_here/00_start_here.ipynb) is where
-# it begins.
+# **Next:** [Lesson 09 · Autograd mechanics](../09_autograd_mechanics/09_autograd_mechanics.ipynb).
