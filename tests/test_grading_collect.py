@@ -386,10 +386,11 @@ def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
             for value in row:
                 if value.startswith(("=", "+", "-", "@", "\t", "\r")):
                     assert value in ("-1.5", "+2"), (path.name, value)    # numbers stay numbers
-        if path.name == "questions.csv":          # (no names in it)
+        if path.name.startswith("questions"):          # (no names in it)
             continue
         cells = {value for row in table for value in row}
-        for name in ([shown[s] for s in ids] if path.name == "grades.csv" else HOSTILE_NAMES):
+        for name in ([shown[s] for s in ids] if path.name.startswith("grades")
+                     else HOSTILE_NAMES):
             assert name in cells or "'" + name in cells, (path.name, name)   # the name, as text
         assert "'+1+1" in cells and "'@SUM(A1)" in cells
     canvas = list(csv.reader((out / "canvas.csv").open(encoding="utf-8", newline="")))
@@ -434,7 +435,7 @@ def test_export_writes_into_the_courses_grades_folder_from_anywhere(course, tmp_
     monkeypatch.chdir(elsewhere)
     result = runner.invoke(app, ["-C", str(course.root), "export", "--lesson", L])
     assert result.exit_code == 0, result.output
-    assert (course.root / "grades" / "grades.csv").is_file()
+    assert (course.root / "grades" / f"grades-{L}.csv").is_file()
     assert not (elsewhere / "grades").exists()
 
 
@@ -446,3 +447,57 @@ def test_a_roster_id_that_cannot_be_a_folder_is_refused(course, tmp_path):
         path.write_text(f"id,name\nalice,Alice\n{bad},Eve\n")
         with pytest.raises(ValueError, match="cannot be a folder name"):
             roster.roster(course, path)
+
+
+def test_a_learner_whose_file_collect_refuses_is_failed_with_its_name_not_missing(course, tmp_path):
+    """Canvas's download: Ann handed in a zip holding her notebook, Bob a PDF, Cy a notebook
+    and a PDF; Moodle's: Eve's crafted name claims participant 22. Ann and Bob are `failed`
+    with their files' names and reasons (the zip's says what to do); Cy is as any learner
+    with a notebook; no one's row is written against the id Eve's name claims."""
+    import csv
+    import io
+
+    from autograd_lab.grading.roster import add_learners
+
+    add_learners(course, [("101", "Lee, Ann", ""), ("102", "Ray, Bob", ""),
+                          ("103", "Yu, Cy", ""), ("22", "Dan Oh", "")])
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr(f"{L}.ipynb", _nb(course))
+    download = _moodle_download(tmp_path / "canvas.zip", [
+        (f"leeann_101_9001_{L}.zip", inner.getvalue()),
+        (f"raybob_102_9002_{L}-answers.pdf", b"%PDF-1.4"),
+        (f"yucy_103_9003_{L}.ipynb", _nb(course)),
+        ("yucy_103_9003_notes.pdf", b"%PDF-1.4")])
+    result = collect.collect(course, download, lesson=L)
+    assert result.lms == "canvas"
+    why = dict(result.not_placed)[f"leeann_101_9001_{L}.zip"]
+    assert "a zip, not a notebook" in why and "unzip it" in why
+    assert f"autograd-lab collect NOTEBOOK --student 101 --lesson {L}" in why
+    assert set(result.refused) == {(L, "101"), (L, "102")}
+    crafted = _moodle_download(tmp_path / "moodle.zip", [
+        (f"Dan Oh_22_assignsubmission_file_{L}.ipynb", _nb(course)),
+        (f"Eve_22_assignsubmission_file_x_33_assignsubmission_file_{L}.pdf", b"%PDF"),
+        (f"Mallory_22_assignsubmission_file_{L}.zip", b"PK")])       # not participant 22's name
+    result = collect.collect(course, crafted, lesson=L)
+    assert result.refused == {}
+    export.export(course, tmp_path / "out", [L])
+    rows = {r["student"]: r for r in csv.DictReader(
+        (tmp_path / "out" / f"grades-{L}.csv").open(encoding="utf-8"))}
+    assert rows["101"]["status"] == status.FAILED
+    assert f"leeann_101_9001_{L}.zip" in rows["101"]["reason"]
+    assert "a zip, not a notebook" in rows["101"]["reason"]
+    assert rows["102"]["status"] == status.FAILED and ".pdf" in rows["102"]["reason"]
+    assert rows["103"]["status"] == status.UNGRADED
+    assert rows["22"]["status"] == status.UNGRADED and "33" not in rows
+
+
+def test_an_export_of_some_lessons_leaves_the_class_wide_file_alone(course, tmp_path):
+    out = tmp_path / "grades"
+    export.export(course, out)
+    whole = (out / "grades.csv").read_bytes()
+    result = runner.invoke(app, ["-C", str(course.root), "export", "--out", str(out),
+                                 "--lesson", L])
+    assert result.exit_code == 0, result.output
+    assert (out / "grades.csv").read_bytes() == whole
+    assert (out / f"grades-{L}.csv").is_file() and (out / f"questions-{L}.csv").is_file()

@@ -198,6 +198,11 @@ _NOT_THEIR_NAME = ("its name says {said!r}, but participant {student} is {known!
                    "worksheet with `autograd-lab roster` and collect again)")
 
 
+_A_ZIP = ("a zip, not a notebook: collect opens no zip inside a download; unzip it, look at "
+          "what is inside, and place the notebook by hand with `autograd-lab collect "
+          "NOTEBOOK --student {student} --lesson {lesson}`")
+
+
 def _name_key(name: str) -> str:
     """A full name as Moodle's download and its worksheet both spell it: letters and digits
     only, case folded (Moodle's download turns `_` into a space and drops ' & : and the like)."""
@@ -266,6 +271,8 @@ def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN,
 def _notebook(student: str, file: str, lessons: list[str], lesson: str | None, *,
               name: str = "", late: bool = False, kind: str | None = None) -> Placement:
     if not file.endswith(".ipynb"):
+        if file.lower().endswith(".zip"):
+            raise Refused(_A_ZIP.format(student=student or "ID", lesson=lesson or "LESSON"))
         raise Refused("not a notebook")
     if not student:
         raise Refused("no student id")
@@ -381,6 +388,7 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
         from .roster import names
         known = names(course)
     wanted: dict[tuple[str, str], list[tuple[Entry, Placement]]] = {}
+    turned_down: dict[tuple[str, str], list[tuple[str, str]]] = {}    # refused, but whose
     for entry in entries:
         if entry.problem:
             result.not_placed.append((entry.name, entry.problem))
@@ -393,8 +401,17 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
                                                      known=known[placement.student]))
         except Refused as why:
             result.not_placed.append((entry.name, str(why)))
+            owner = _owner(entry, kind, lesson, lessons, known if kind == lms.MOODLE else {})
+            if owner is not None:
+                turned_down.setdefault(owner, []).append((entry.name, str(why)))
             continue
         wanted.setdefault((placement.student, placement.lesson), []).append((entry, placement))
+    # a learner whose download held only files collect refuses (a zip, a PDF, an online text)
+    # handed something in: `failed`, with the file and the reason, never `missing`
+    for (student, lesson_id), files in sorted(turned_down.items()):
+        if (student, lesson_id) not in wanted:
+            result.refused[(lesson_id, student)] = "; ".join(
+                f"collect refused {name}: {why}" for name, why in files)
     for (student, lesson_id), found in sorted(wanted.items()):
         notebooks = [(e, p) for e, p in found if p.file == f"{lesson_id}.ipynb"]
         if len(notebooks) > 1:
@@ -409,6 +426,32 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
         _record_names(course, {s: n for s, n in result.names.items() if n})
     _record_refusals(course, result)
     return result
+
+
+def _owner(entry: Entry, kind: str | None, lesson: str | None, lessons: list[str],
+           known: dict[str, str]) -> tuple[str, str] | None:
+    """(student, lesson) of a refused entry, where the layout names its learner beyond doubt:
+    an LMS's own part of the name (never an ambiguous one, nor a Moodle name that is not the
+    roster's: those belong to no one), or the top folder of ``<student>/<file>``. None when
+    it names no one, or no lesson."""
+    if _unsafe(entry.name):
+        return None
+    parts = [p for p in entry.parts if p not in ("", ".")]
+    if kind is not None:
+        if kind == lms.MOODLE and len(parts) > 2:
+            parts = [parts[0], parts[-1]]       # a folder inside the learner's folder
+        found = lms.identify(kind, parts)
+        if found is None or found.ambiguous or not found.student:
+            return None
+        if known.get(found.student) and not _same_name(found.name, known[found.student]):
+            return None
+        student = found.student
+    elif len(parts) == 2:
+        student = _student(parts[0])
+    else:
+        return None
+    lesson = lesson or _lesson_in(parts[-1], lessons)
+    return (student, lesson) if student and lesson else None
 
 
 def collect_file(course: Course, source: Path, student: str, lesson: str, *,
