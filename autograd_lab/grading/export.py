@@ -221,13 +221,16 @@ def rows(course: Course, wanted: list[str] | None = None):
 
 
 def export(course: Course, out: Path, wanted: list[str] | None = None) -> list[Path]:
+    """grades.csv and questions.csv of the whole class in `out`; lessons asked for by name
+    go to grades-<lesson>.csv and questions-<lesson>.csv, never over the class-wide files."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     grades, questions = rows(course, wanted)
     extra = sorted({k for row in grades for k in row} - set(GRADES))   # e.g. a later flag
-    for name, fields, table in (("grades.csv", GRADES + tuple(extra), grades),
-                                ("questions.csv", QUESTIONS, questions)):
+    suffix = "-" + "-".join(lessons(course, wanted)) if wanted else ""
+    for name, fields, table in ((f"grades{suffix}.csv", GRADES + tuple(extra), grades),
+                                (f"questions{suffix}.csv", QUESTIONS, questions)):
         paths.append(write_csv(out / name, [list(fields)] + [[row.get(k, "") for k in fields]
                                                             for row in table]))
     return paths
