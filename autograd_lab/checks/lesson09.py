@@ -157,7 +157,7 @@ def clipped(clip_gradient, made, first, found, removed, after, *, values=(1.0, -
     if handle is None or removed.raised:
         why = ("clip_gradient returned None" if handle is None else
                f"handle.remove() raised {type(removed.error).__name__}: {removed.error}")
-        fail(f"clip_gradient should return the handle register_hook gives back ({why}).",
+        fail(f"{why}: clip_gradient should return the handle that register_hook gives back.",
              hint="return t.register_hook(...)")
     if after is None or not same_values(np.asarray(after._data, dtype=np.float64), plain):
         fail("After handle.remove(), backward still clips the gradient.",
@@ -299,7 +299,7 @@ def hessian_vector(hvp, outcome, *, case="cube", x0=(1.0, 2.0), v=(1.0, 0.5)):
         weights = np.asarray(v, dtype=np.float64)
         if same_values(found, gradient * weights, rtol=1e-3, atol=1e-4) \
                 or same_values(found, gradient, rtol=1e-3, atol=1e-4):
-            fail(f"{call} returned the gradient of f (times v), not H v.",
+            fail(f"hvp returned the gradient of f (times v), not H v: {call}.",
                  expected=_text(expected), found=_text(found),
                  hint="differentiate the gradient again: the gradient of (g * v).sum() "
                  "with respect to x is H v")
