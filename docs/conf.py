@@ -153,8 +153,9 @@ def _missing_answers_noted(app, doctree, docname):
         tracebacks = [n for n in cell.findall(nodes.literal_block)
                       if "traceback" in n["classes"]]
         for tb in tracebacks:
-            note = nodes.paragraph(text=NEEDS_ANSWER, classes=["needs-answer"])
+            note = nodes.paragraph(text=NEEDS_ANSWER)
             tb.replace_self(note)
+            note["classes"] = ["needs-answer"]         # (not the traceback's, replace_self's)
 
 
 def setup(app):
