@@ -42,10 +42,22 @@ def generate(lesson, root=ROOT, db_url=None):
                            f"{result.get('error') or result.get('log', '')}")
 
 
+def model_answers(lesson, root=ROOT):
+    """notebooks/<L>/model_answers.json: the written answers' model answers and rubrics, for
+    learners who study alone (autograd_lab/checks/written.py reveals one once the learner has
+    written their own; `autograd-lab student-repo --no-model-answers` leaves the file out)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from autograd_lab.checks import written
+
+    written.write(root / "solutions" / lesson / f"{lesson}.ipynb", root / "notebooks" / lesson)
+
+
 def release(names=None, root=ROOT, db_url=None):
     for lesson in names or lessons(root):
         to_notebook(lesson, root)
         generate(lesson, root, db_url)
+        model_answers(lesson, root)
         print(f"released notebooks/{lesson}/{lesson}.ipynb")
 
 

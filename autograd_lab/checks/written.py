@@ -1,0 +1,116 @@
+"""Model answers for learners studying on their own.
+
+A written explanation is graded by hand, so neither Validate nor a test cell can say whether it
+is right. A learner with no instructor can instead compare their answer with the lesson's model
+answer and its rubric: ``reveal("explain_seed")``, in the cell after the written answer, shows
+them, but only once the notebook on disk holds an answer of their own in that cell (so the
+comparison comes after the attempt, not instead of it).
+
+The model answers travel beside each released notebook, in ``model_answers.json`` (written by
+``scripts/release.py`` from the solutions). An instructor who grades the written answers hands
+out a learners' repository without them (``autograd-lab student-repo --no-model-answers``):
+``reveal`` then says who grades the answer, and shows nothing. In a graded run it shows
+nothing either.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+ANSWERS_FILE = "model_answers.json"
+BLANK = "YOUR ANSWER HERE"
+MIN_WORDS = 8           # an attempt, not a placeholder ("see above", "x")
+
+
+def model_answers(notebook: dict) -> dict[str, str]:
+    """{grade_id: model answer} of a solution notebook's hand-graded written answers."""
+    found = {}
+    for cell in notebook.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") == "markdown" and meta.get("grade") and meta.get("solution"):
+            source = cell.get("source", "")
+            found[meta["grade_id"]] = "".join(source) if isinstance(source, list) else source
+    return found
+
+
+def write(solution: Path, folder: Path) -> Path | None:
+    """Write the model answers of the solution notebook ``solution`` into the released
+    lesson's ``folder`` (sorted, one run gives the same bytes); None, and no file, when the
+    lesson has no written answer."""
+    answers = model_answers(json.loads(Path(solution).read_text(encoding="utf-8")))
+    target = Path(folder) / ANSWERS_FILE
+    if not answers:
+        target.unlink(missing_ok=True)
+        return None
+    target.write_text(json.dumps(answers, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                      encoding="utf-8")
+    return target
+
+
+def _notebooks() -> list[Path]:
+    """The notebook this kernel runs, where Jupyter says which; else those in the kernel's
+    folder (JupyterLab starts a kernel in its notebook's folder)."""
+    named = os.environ.get("JPY_SESSION_NAME")
+    if named and Path(named).is_file():
+        return [Path(named)]
+    return sorted(Path.cwd().glob("*.ipynb"))
+
+
+def _written(grade_id: str) -> tuple[Path | None, str | None]:
+    """The saved notebook holding the written answer ``grade_id``, and that answer."""
+    for path in _notebooks():
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError):
+            continue
+        for cell in cells:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+                source = cell.get("source", "")
+                return path, "".join(source) if isinstance(source, list) else source
+    return None, None
+
+
+def _show(text: str) -> None:
+    """Markdown in a notebook; plain text anywhere else."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:
+        print(text)
+        return
+    display(Markdown(text))
+
+
+def reveal(grade_id: str) -> None:
+    """Show the model answer of the written answer ``grade_id`` and its rubric, once the saved
+    notebook holds an answer of the learner's own there; else say what to do first."""
+    from . import VERDICTS_ENV
+
+    if os.environ.get(VERDICTS_ENV) == "grader":
+        print("(Model answers are not shown in a graded run.)")
+        return
+    path, answer = _written(grade_id)
+    if path is None:
+        print(f"The written answer {grade_id!r} is not in a saved notebook in this folder: "
+              "save the notebook (Ctrl+S), then run this cell again.")
+        return
+    words = answer.replace(BLANK, " ").split()
+    if len(words) < MIN_WORDS:
+        print("Write your own answer in the cell above first, in two or three sentences, and "
+              "save the notebook (Ctrl+S). Then run this cell again to compare it with the "
+              "model answer.")
+        return
+    answers = path.parent / ANSWERS_FILE
+    try:
+        model = json.loads(answers.read_text(encoding="utf-8")).get(grade_id)
+    except (OSError, ValueError):
+        model = None
+    if model is None:
+        print("This copy of the course has no model answers: your instructor grades the "
+              "written answers by hand, and you will see their comments with your feedback.")
+        return
+    _show("**Model answer** (compare it with yours: the rubric says what earns the points)"
+          "\n\n" + model)

@@ -1,0 +1,90 @@
+"""Model answers for learners on their own (autograd_lab/checks/written.py): written beside
+every released lesson that has a written answer, revealed by the cell after the answer only
+once the saved notebook holds an attempt, never in a graded run, and left out of a learners'
+repository whose instructor grades the written answers."""
+import json
+
+import nbformat
+import pytest
+
+import course as lessons
+from autograd_lab.checks import VERDICTS_ENV, written
+
+WRITTEN = [lesson for lesson in lessons.LESSONS
+           if written.model_answers(json.loads(lessons.solution_path(lesson).read_text()))]
+
+
+def test_every_lesson_but_the_first_has_written_answers():
+    assert set(lessons.LESSONS) - set(WRITTEN) == {"00_start_here"}
+
+
+@pytest.mark.parametrize("lesson", WRITTEN)
+def test_the_release_holds_each_written_answers_model_and_rubric(lesson):
+    """What release.py wrote beside the learner's notebook is the solution's model answer
+    (rubric included), one per hand-graded cell, and nothing else of the solution."""
+    folder = lessons.ROOT / "notebooks" / lesson
+    kept = json.loads((folder / written.ANSWERS_FILE).read_text())
+    solution = nbformat.read(lessons.solution_path(lesson), as_version=4)
+    hand = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
+            if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution")}
+    assert kept == hand
+    assert all("Rubric" in text for text in kept.values()), lesson
+
+
+def _lesson_folder(tmp_path, answer, model=True):
+    lesson = WRITTEN[0]
+    nb = nbformat.read(lessons.release_path(lesson), as_version=4)
+    gid = next(c.metadata["nbgrader"]["grade_id"] for c in nb.cells if c.cell_type == "markdown"
+               and c.metadata.get("nbgrader", {}).get("solution"))
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == gid and answer is not None:
+            cell.source = answer
+    nbformat.write(nb, tmp_path / f"{lesson}.ipynb")
+    source = lessons.ROOT / "notebooks" / lesson / written.ANSWERS_FILE
+    if model:
+        (tmp_path / written.ANSWERS_FILE).write_text(source.read_text())
+    return gid, json.loads(source.read_text())[gid]
+
+
+MINE = "Backward starts from the derivative of what we care about, here z itself, so one."
+
+
+@pytest.mark.parametrize("answer", [None, "YOUR ANSWER HERE", "see above", "   "])
+def test_no_model_answer_before_an_attempt(tmp_path, monkeypatch, capsys, answer):
+    gid, model = _lesson_folder(tmp_path, answer)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    written.reveal(gid)
+    said = capsys.readouterr().out
+    assert "Write your own answer" in said and model not in said
+
+
+def test_the_model_answer_after_an_attempt(tmp_path, monkeypatch, capsys):
+    gid, model = _lesson_folder(tmp_path, MINE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    written.reveal(gid)
+    assert model in capsys.readouterr().out
+
+
+def test_the_notebook_jupyter_names_is_the_one_read(tmp_path, monkeypatch, capsys):
+    gid, model = _lesson_folder(tmp_path, MINE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(next(tmp_path.glob("*.ipynb"))))
+    written.reveal(gid)
+    assert model in capsys.readouterr().out
+
+
+def test_nothing_is_revealed_without_the_file_or_in_a_graded_run(tmp_path, monkeypatch, capsys):
+    gid, model = _lesson_folder(tmp_path, MINE, model=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    written.reveal(gid)
+    said = capsys.readouterr().out
+    assert "instructor grades the written answers" in said and model not in said
+    gid, model = _lesson_folder(tmp_path, MINE)
+    monkeypatch.setenv(VERDICTS_ENV, "grader")
+    written.reveal(gid)
+    assert model not in capsys.readouterr().out
