@@ -217,6 +217,17 @@ def test_each_lesson_links_to_the_next_one(site):
             assert f"../{other}/{other}.html" in hrefs, (lesson, other)
 
 
+def test_every_lesson_has_a_binder_and_a_download_button(site):
+    """Binder opens the lesson's notebook in the learners' repository, at the path
+    `autograd-lab student-repo` gives it; the download is the released notebook itself."""
+    for lesson in LESSONS:
+        path = f"notebooks/{lesson}/{lesson}.ipynb"
+        hrefs = [v for t, a, v in parsed(site["html"] / page(lesson)).links if t == "a"]
+        assert f"https://mybinder.org/v2/gh/{REPO}/HEAD?urlpath=lab/tree/{path}" in hrefs
+        assert f"../../_sources/{path}" in hrefs
+        assert (site["html"] / "_sources" / path).read_bytes() == (ROOT / path).read_bytes()
+
+
 # --- no solution, no hidden test --------------------------------------------------------
 
 def plain(text):
