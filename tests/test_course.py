@@ -168,8 +168,9 @@ def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, tmp_path_factory)
         if wrong.misconception:
             assert wrong.misconception in got.misconceptions, \
                 f"{wrong.name}: feedback names {got.misconceptions or 'no misconception'}"
-        if wrong.says:
-            assert wrong.says in got.feedback, f"{wrong.name}: feedback lacks {wrong.says!r}"
+        if wrong.says:      # (wherever the message's lines happen to break)
+            assert wrong.says in " ".join(got.feedback.split()), \
+                f"{wrong.name}: feedback lacks {wrong.says!r}"
 
 
 def _validate(nb, tmp_path):
@@ -207,6 +208,16 @@ def test_validate_passes_the_solution_and_explains_a_wrong_answer(lesson, tmp_pa
     (failed,) = said["failed"]
     assert failed["source"].strip() == test.source.strip(), failed["source"]
     assert f"Misconception [{wrong.misconception}]" in failed["raw_error"], said
+    # `nbgrader validate` prints the error indented, each line cut past its width: the
+    # message (from the exception's name on) is shown whole
+    from nbconvert.filters import strip_ansi
+    from nbgrader.validator import Validator
+    lines = strip_ansi(failed["raw_error"]).splitlines()
+    start = max(i for i, line in enumerate(lines) if line.startswith("CheckFailed: "))
+    validator = Validator()
+    cut = [line for line in lines[start:]
+           if len(validator.indent + line) > validator.width - 3]
+    assert not cut, f"nbgrader validate cuts these lines of the message: {cut}"
 
 
 def _prediction_cells(lesson):

@@ -159,3 +159,10 @@ def test_a_misconception_the_text_names_is_named_by_a_visible_test(lesson, misco
         assert not raised and "Prediction [wrong]" in shown
     else:
         assert raised, f"{name} passed the visible test"
+        # the message, from the exception's name on, as `nbgrader validate` prints it
+        # (indented by 4, every line past 87 characters cut): whole
+        from nbgrader.validator import Validator
+        validator = Validator()
+        message = shown[shown.index("CheckFailed: "):].splitlines()
+        cut = [line for line in message if len(validator.indent + line) > validator.width - 3]
+        assert not cut, f"{name}: nbgrader validate cuts {cut}"

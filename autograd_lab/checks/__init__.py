@@ -345,11 +345,11 @@ MISCONCEPTIONS = {
 def fail(what, expected=None, found=None, misconception=None, hint=None, pending=False):
     """Raise CheckFailed with the course's message layout (VerdictPending: ``pending``)."""
     __tracebackhide__ = True
-    lines = [_wrap(what)]
+    lines = [_wrap(what, first=len(f"{CheckFailed.__name__}: "))]
     if expected is not None:
-        lines.append(f"  expected: {_indent(expected)}")
+        lines.append(_field("  expected: ", expected))
     if found is not None:
-        lines.append(f"  found:    {_indent(found)}")
+        lines.append(_field("  found:    ", found))
     if misconception is not None:
         lines.append(_wrap(f"Misconception [{misconception}]: {MISCONCEPTIONS[misconception]}"))
     if hint is not None:
@@ -402,13 +402,28 @@ class Prediction:
         print("\n".join(lines))
 
 
-def _wrap(text):
-    # nbgrader's Validate cuts every line of a failure at 90 characters: keep ours shorter
-    return textwrap.fill(text, width=80, subsequent_indent="  ", break_on_hyphens=False)
+#: how wide a line of a message is: `nbgrader validate` shows a failing test's error indented
+#: by 4 and cuts every line longer than its width, 90, less 3 (for "..."): 83 are shown whole
+WIDTH = 80
 
 
-def _indent(value):
-    return str(value).replace("\n", "\n            ")
+def _wrap(text, first=0):
+    """``text`` filled to lines that Validate shows whole. ``first``: the width of what comes
+    before the first line (a failure's first line follows the exception's name,
+    "CheckFailed: ")."""
+    return textwrap.fill(text, width=WIDTH, initial_indent=" " * first,
+                         subsequent_indent="  ", break_on_hyphens=False)[first:]
+
+
+def _field(label, value):
+    """``label`` and ``value`` (a tensor's lines kept as they are, under one another), a line
+    too long for Validate filled to lines that are not."""
+    lines = []
+    for i, line in enumerate(str(value).split("\n")):
+        line = (label if i == 0 else " " * len(label)) + line
+        lines.append(line if len(line) <= WIDTH else textwrap.fill(
+            line, width=WIDTH, subsequent_indent=" " * len(label), break_on_hyphens=False))
+    return "\n".join(lines)
 
 
 #: how a learner's list, dict or object is shown in a message: shortened at every level (a
