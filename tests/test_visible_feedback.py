@@ -29,6 +29,7 @@ NAMED = {
         "copy-in-graph": "frozen-still-attached",           # numbers without their history
         "requires-grad-on-loss": "loss-requires-grad",      # "only silences the error"
         "forgot-zero-grad": "backward-twice",
+        "data-not-detach": "frozen-by-data",                # .detach() is the safe one
     },
     "02_scalar_backward": {
         "forgot-zero-grad": "cell-run-twice",               # "It does not reset .grad"
@@ -39,6 +40,7 @@ NAMED = {
         "finite-difference-step": "divides-by-h",           # a step h to each side
         "gradient-scales": "seed-ignored",                  # the starting value of the pass
         "grad-is-value": "cube-value",
+        "backward-returns-none": "backward-returned",       # "It does not return the derivative"
     },
     "03_vector_backward": {
         "gradient-is-input": "v-is-x",                      # y.backward(x)
@@ -68,12 +70,14 @@ NAMED = {
     },
     "07_custom_function": {
         "backward-ignores-grad-output": "softplus-derivative-alone",   # CubeForgetful
+        "chain-rule-inner": "softplus-no-inner-derivative",  # work out d/dx log(1 + e^x)
     },
     "08_training_loop": {
         "inplace-leaf-update": "rebinds-parameter",         # w = w - lr * w.grad
         "forgot-zero-grad": "never-zeroed",
         "not-a-leaf": "scaled-after-requires-grad",         # mind when requires_grad is set
         "requires-grad-on-loss": "b-as-no-grad",            # loop B
+        "data-not-detach": "update-through-data",           # not through .data
     },
     "09_autograd_mechanics": {
         "no-grad-freezes": "no-grad-freezes",               # a grad mode is not a freeze

@@ -312,6 +312,16 @@ MISCONCEPTIONS = {
     "chain-rule-inner": (
         "The chain rule multiplies by the derivative of the inside too: for y = g(u(x)), "
         "dy/dx = g'(u(x)) * u'(x). Backward does exactly that, one node at a time."),
+    "backward-returns-none": (
+        "backward() returns None: it does not hand the derivative back, it adds it into the "
+        ".grad of every leaf the result was computed from. Call it on its own line, then read "
+        "the derivative from the leaf (t.grad)."),
+    "data-not-detach": (
+        "`.data` is the numbers without their history, but autograd does not see what is done "
+        "through it: a change made through .data is not counted in the tensor's version, so "
+        "backward cannot tell that a saved value changed and gives a wrong gradient without a "
+        "word (lesson 05). Take numbers out of the graph with .detach(); change a parameter "
+        "in place under `with torch.no_grad():`."),
     "saved-tensor-modified": (
         "A tensor that the graph saved for backward was changed in place afterwards, so the "
         "backward pass would use the wrong value: PyTorch refuses. Change a copy, or do the "

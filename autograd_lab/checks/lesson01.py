@@ -6,7 +6,8 @@ typed in: what the lesson prints and what the check expects cannot drift apart.
 import numpy as np
 
 from .. import tensor
-from . import Prediction, as_tensor_text, check, fail, same_values, show, tensor_answer
+from . import (Prediction, as_tensor_text, assigned, check, fail, same_values, show,
+               tensor_answer, uses_data)
 
 
 def _flag(name, value):
@@ -110,11 +111,12 @@ def learning_rate_leaf(lr):
         fail("`lr` should hold 0.5.", expected=0.5, found=show(lr))
 
 
-@check
-def frozen_copy(w_frozen, w):
+@check(sources=True)
+def frozen_copy(w_frozen, w, *, sources):
     """The lesson's w = torch.tensor([0.5, -1.5], requires_grad=True) * 2: w_frozen holds its
-    numbers outside the graph. (The learner's w is passed to tell a copy from w itself; the
-    numbers are compared with the lesson's own w, made here.)"""
+    numbers outside the graph, taken out with .detach(), not .data (read from the learner's
+    code: the two tensors look the same). (The learner's w is passed to tell a copy from w
+    itself; the numbers are compared with the lesson's own w, made here.)"""
     __tracebackhide__ = True
     expected = tensor([0.5, -1.5], requires_grad=True) * 2
     if w_frozen is w:
@@ -128,6 +130,10 @@ def frozen_copy(w_frozen, w):
     if not np.allclose(values, expected.detach()._data):
         fail("`w_frozen` should hold the same numbers as w.", expected=repr(expected.detach()),
              found=show(w_frozen))
+    through = [data for value in assigned(sources, "w_frozen") for data in uses_data(value)]
+    if through:
+        fail(f"`w_frozen` holds the right numbers, but taken out through `{through[0]}`.",
+             found=show(w_frozen), misconception="data-not-detach")
 
 
 @check

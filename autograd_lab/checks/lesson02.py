@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from .. import float64, tensor
-from . import (ANY, Many, Maybe, Outcome, Prediction, called, calls_named, check, fail,
-               is_function, number_answer, parsed, returned, show, tensor_answer)
+from . import (ANY, Many, Maybe, Outcome, Prediction, assigned, called, calls_named, check,
+               fail, is_function, number_answer, parsed, returned, show, tensor_answer)
 
 
 def _grad_at(fn, x0, seed=None, dtype=None):
@@ -97,6 +97,9 @@ def autograd_derivative(t, g, dg_dt, *, sources):
     if not np.isclose(g.detach().item(), _g(tensor(2.0)).item()):
         fail("`g` is not t**4 - 3t at t = 2.", expected=_g(tensor(2.0)).item(), found=show(g))
     if dg_dt is None:
+        if any(calls_named(value, {"backward"}) for value in assigned(sources, "dg_dt")):
+            fail("`dg_dt` is None: it is what backward() returned.", found=None,
+                 misconception="backward-returns-none")
         fail("`dg_dt` is None: the derivative is not there.", found=None,
              misconception="nonleaf-grad",
              hint="backward() returns None and fills t.grad: answer dg_dt = t.grad")

@@ -164,6 +164,14 @@ def fixed_loop(train, outcome, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20
                  misconception="inplace-leaf-update",
                  hint="the update `w = w - lr * w.grad` makes a NEW tensor w: keep the loop's "
                  "`w -= lr * w.grad` inside `with torch.no_grad():`")
+        if isinstance(error, AttributeError) and "zero_" in str(error):
+            # zeroed first thing in the step, as optimizer.zero_grad() is: before the first
+            # backward there is no .grad to zero
+            fail(f"train(x, y, steps, lr) raised AttributeError: {error}",
+                 hint="On the first step w.grad is still None: no backward has run yet, so "
+                 "there is nothing to zero. Zeroing before the backward is fine if it allows "
+                 "for that: `w.grad = None` (what optimizer.zero_grad() does), or "
+                 "`if w.grad is not None:` before `w.grad.zero_()`")
     result = returned("train(x, y, steps, lr)", outcome)
     if not isinstance(result, tuple) or len(result) != 2:
         fail("train(...) should return a pair: (w, losses).", found=show(result))

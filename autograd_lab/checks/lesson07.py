@@ -168,8 +168,9 @@ def _compare_grad(grad, expected, x, v):
     xs, vs = x._data.astype(np.float64), v._data.astype(np.float64)
     if same_values(found, 1 / (1 + np.exp(xs))) or same_values(found, vs / (1 + np.exp(xs))):
         fail("The gradient of log(1 + exp(x)) is off.", expected=repr(expected),
-             found=show(grad), hint="the chain rule: d/dx log(u) = u'/u, and u = 1 + exp(x) "
-             "has u' = exp(x); exp(x) / (1 + exp(x)) is sigmoid(x)")
+             found=show(grad), misconception="chain-rule-inner",
+             hint="your backward takes the derivative of the outside, log(u) at "
+             "u = 1 + exp(x), and stops there: what is the derivative of the inside?")
     if same_values(found, 1 / (1 + np.exp(-xs))):
         fail("backward returned the derivative alone, not grad_output times it.",
              expected=repr(expected), found=show(grad),

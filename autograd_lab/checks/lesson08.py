@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import no_grad, tanh, tensor
 from .._tensor import Tensor
-from . import Prediction, attempt, check, fail, number_answer, show, same_values
+from . import (Prediction, attempt, check, defining_cell, fail, number_answer, show,
+               same_values, uses_data)
 from . import ANY, Maybe, Outcome, Shape
 from .answers import snapshot
 
@@ -221,12 +222,28 @@ _BASIC = (("line", 0, 0.1, 2),)                                  # two steps on 
 _MORE = (("line", 1, 0.3, 5), ("mlp", 2, 0.05, 4))   # more steps, other rates, a network
 
 
-@check(probe=lambda train_step: _run_steps(train_step, _BASIC), reply=lambda: _runs_shape(_BASIC))
-def train_step_basic(train_step, runs):
-    """Two steps on a line fit, lr 0.1."""
+@check(probe=lambda train_step: _run_steps(train_step, _BASIC), reply=lambda: _runs_shape(_BASIC),
+       sources=True)
+def train_step_basic(train_step, runs, *, sources):
+    """Two steps on a line fit, lr 0.1; and the update not made through .data (read from the
+    learner's code: through .data the numbers come out the same)."""
     __tracebackhide__ = True
     _is_function(train_step, runs)
     _judge_steps(runs, _BASIC)
+    _not_through_data(sources)
+
+
+def _not_through_data(sources):
+    """Fail if the cell that defines train_step reaches a parameter through ``.data``."""
+    __tracebackhide__ = True
+    import ast
+    _, tree = defining_cell(sources, "train_step")
+    step = tree and next((node for node in tree.body if isinstance(node, ast.FunctionDef)
+                          and node.name == "train_step"), None)
+    through = uses_data(step) if step is not None else []
+    if through:
+        fail(f"train_step updates the parameters through `{through[0]}`: the numbers come out "
+             "right, but autograd never sees the change.", misconception="data-not-detach")
 
 
 @check(probe=lambda train_step: _run_steps(train_step, _MORE), reply=lambda: _runs_shape(_MORE))

@@ -136,7 +136,7 @@ print(x.grad)
 # $L = 10z$, every gradient scaled by 10: $10 \cdot 3x^2 = 30$.*
 
 # %% [markdown]
-# ### Two things `backward()` does not do
+# ### Three things `backward()` does not do
 #
 # **It does not reset `.grad`.** It *adds* its result to what `.grad` already holds. In a
 # notebook this bites when you run a cell again: the graph is rebuilt, but `x` is the same
@@ -157,6 +157,10 @@ for run in range(2):
 #
 # **It does not fill `.grad` on results.** `z` is not a leaf, so `z.grad` stays `None` (with
 # the warning of lesson 01).
+#
+# **It does not return the derivative.** `z.backward()` returns `None`: what it computes goes
+# into the leaves' `.grad`, so `d = z.backward()` leaves `d` empty. Call it on its own line,
+# then read `x.grad`.
 
 # %% [markdown]
 # ## 3. Exercise: a derivative from autograd

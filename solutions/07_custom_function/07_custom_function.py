@@ -177,8 +177,9 @@ torch.autograd.gradcheck(CubeForgetful.apply, (x,))
 # Write `Softplus`, a `torch.autograd.Function` for
 # $\operatorname{softplus}(x) = \log(1 + e^x)$, a smooth cousin of ReLU. Save what backward
 # needs with `ctx.save_for_backward`, and return $\partial L/\partial x$ from `backward`.
-# (Work out $\frac{d}{dx}\log(1 + e^x)$ first; `torch.exp`, `torch.log` and `torch.sigmoid`
-# are there if you need them.) The visible test sends weights other than ones back through it.
+# (Work out $\frac{d}{dx}\log(1 + e^x)$ first, by the chain rule; `torch.exp`, `torch.log`
+# and `torch.sigmoid` are there if you need them.) The visible test sends weights other than
+# ones back through it.
 
 # %% nbgrader={"grade": false, "grade_id": "softplus", "locked": false, "schema_version": 3, "solution": true}
 ### BEGIN SOLUTION

@@ -76,7 +76,7 @@ loss = ((w * x + b - y) ** 2).mean()
 print(f"{loss.item():.4f}")
 
 # %% [markdown]
-# The loss went down, and `w` and `b` are still the same leaves. Then forward again, and so on.
+# The loss went down; `w` and `b` are still the same leaves.
 #
 # ### Predict
 # Why `torch.no_grad()` and `-=`? Suppose the update were written with no `no_grad`:
@@ -113,7 +113,8 @@ print(w, w.is_leaf)
 # %% [markdown]
 # `w` now names a *new* tensor made by a subtraction: not a leaf, so the next backward leaves
 # its `.grad` at `None`, and the original leaf is left unchanged. The in-place `w -= ...` keeps
-# the tensor, but outside `no_grad` autograd refuses to change a leaf that requires grad.
+# the tensor, but outside `no_grad` autograd refuses to change a leaf that requires grad. (Old
+# code's `w.data -= ...` is a change autograd never sees: lesson 05.)
 
 # %% tags=["raises-exception", "torch-parity"]
 w = torch.tensor(1.0, requires_grad=True)
@@ -153,7 +154,7 @@ check.train_step_hidden(train_step)
 # %% [markdown]
 # ## 4. Three broken loops
 #
-# Each loop below has a bug that learners really write.
+# Each loop below has a bug learners really write.
 #
 # ```python
 # # loop A
@@ -222,7 +223,7 @@ for step in range(3):
 
 # %% [markdown]
 # **Loop B.** No error, and nothing learned: the loss became a leaf of its own, cut off from
-# `w` and `b`, so no gradient ever reaches them.
+# `w` and `b`: no gradient reaches them.
 
 # %% tags=["torch-parity"]
 w = torch.tensor(0.0)
@@ -315,8 +316,8 @@ print(rows.shape, bias.grad)          # 4 rows, each sending 1, 2, 3
 
 # %% [markdown]
 # The loss is the mean of $\log(1 + e^{-t\cdot\text{score}})$ (with $t = \pm 1$): small when
-# the score has the target's sign. `train_step` trains a copy of your parameters, so that the
-# cell can run again. The picture: the score over the plane, in black where it is 0.
+# the score has the target's sign. `train_step` trains a copy of your parameters (so the cell
+# can run again). The picture: the score over the plane, in black where it is 0.
 
 # %%
 def mlp(X, W1, b1, W2, b2):

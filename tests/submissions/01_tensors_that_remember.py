@@ -29,6 +29,10 @@ WRONG = [
     Wrong("frozen-is-w", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
                                          "w_frozen = w"},
           misconception="copy-in-graph"),
+    # the numbers through .data, the old way (lesson 05 shows why .detach() is the safe one)
+    Wrong("frozen-by-data", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
+                                            "w_frozen = w.data"},
+          misconception="data-not-detach"),
     Wrong("grad-fn-as-object", {"predict_z": "z_requires_grad = True\nz_is_leaf = False\n"
                                              "z_grad_fn = z.grad_fn"},
           says="`z_grad_fn` should be the node's name as a string"),

@@ -29,6 +29,11 @@ WRONG = [
                                                  "g.backward()\n"
                                                  "dg_dt = t.grad"},
           misconception="not-a-leaf"),
+    # backward() taken to return the derivative: it returns None
+    Wrong("backward-returned", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
+                                                       "g = t ** 4 - 3 * t\n"
+                                                       "dg_dt = g.backward()"},
+          misconception="backward-returns-none"),
     Wrong("typed-the-number", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
                                                       "g = t ** 4 - 3 * t\n"
                                                       "dg_dt = 29.0"},

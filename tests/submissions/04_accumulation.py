@@ -65,6 +65,12 @@ WRONG = [
     Wrong("loop-zeroes-too-early", {"fix_loop": _LOOP.format(before="        w.grad.zero_()\n",
                                                              after="")},
           says="w never moved from 0"),
+    # zeroed first thing in the step, as optimizer.zero_grad() is: on the first step w.grad
+    # is still None, and None has no zero_()
+    Wrong("loop-zeroes-first", {"fix_loop": _LOOP.format(before="", after="").replace(
+        "        loss = ((w * x - y) ** 2).mean()\n",
+        "        w.grad.zero_()\n        loss = ((w * x - y) ** 2).mean()\n")},
+          says="On the first step w.grad is still None"),
     # each micro-batch mean treated as the whole batch's loss
     Wrong("micro-unscaled", {"microbatches": _MICRO.format(start="    w.grad = None\n", inside="",
                                                            loss="((w * xb - yb) ** 2).mean()")},

@@ -11,7 +11,7 @@ WRONG = [
           misconception="backward-ignores-grad-output"),
     Wrong("softplus-no-inner-derivative",
           {"softplus": edited(SOFTPLUS, (RETURN, "return grad_output / (1 + torch.exp(x))"))},
-          says="The gradient of log(1 + exp(x)) is off."),
+          misconception="chain-rule-inner", says="and stops there"),
     Wrong("softplus-ctx-attribute",
           {"softplus": edited(SOFTPLUS, ("ctx.save_for_backward(x)", "ctx.x = x"),
                               ("(x,) = ctx.saved_tensors", "x = ctx.x"))},

@@ -18,6 +18,11 @@ WRONG = [
     Wrong("in-place-outside-no-grad", {"train_step": edited(STEP, (
         UPDATE, "    for p in params:\n        p -= lr * p.grad\n        p.grad = None\n"))},
         misconception="inplace-leaf-update"),
+    # the update through .data, as code from before PyTorch 0.4 writes it: the numbers come
+    # out right, unseen by autograd
+    Wrong("update-through-data", {"train_step": edited(STEP, (
+        UPDATE, "    for p in params:\n        p.data -= lr * p.grad\n        p.grad = None\n"))},
+        misconception="data-not-detach"),
     Wrong("forward-under-no-grad", {"train_step": edited(
         STEP, ("    loss = compute_loss()\n    loss.backward()\n    with torch.no_grad():\n",
                "    with torch.no_grad():\n        loss = compute_loss()\n"
