@@ -18,21 +18,24 @@
 #
 # **Time:** about 25 minutes: 15 reading and running the code, 2 predicting and explaining, 5 on exercises. **You will be able to:**
 #
-# - open a lesson, run its cells, and tell the three kinds of cells apart (reading, answers, tests);
+# - open a lesson, run its cells, and tell the four kinds of cells apart (the lesson, code
+#   answers, written answers, tests);
 # - work in the course's rhythm: *read, predict, run, explain*;
 # - check your work with the **Validate** button, and hand a lesson in;
 # - say what `autograd_lab` is, and why everything you learn with it is PyTorch.
 #
-# This lesson has one small graded exercise (3 points) so that you meet every part of the
-# machinery once before it matters.
+# This lesson has two small graded items, an exercise (2 points) and a prediction (1 point),
+# so that you meet every part of the machinery once before it matters.
 
 # %% [markdown]
 # ## 1. Opening and running a lesson
 #
-# The lessons live in the folder `notebooks/`, one folder each: `notebooks/00_start_here/`,
-# `notebooks/01_tensors_that_remember/`, and so on up to `08`. In the repository,
-# `./run lab` starts JupyterLab (it installs what is missing the first time); open a lesson
-# from the file browser on the left by double-clicking its `.ipynb` file.
+# The lessons live in the folder `notebooks/`, one folder each, in order:
+# `notebooks/00_start_here/`, `notebooks/01_tensors_that_remember/`, and so on. On Binder,
+# JupyterLab is already open. On your own machine, in the course's folder, install the course
+# once as its README says (`pip install -e '.[course]'`, in a virtual environment), then start
+# JupyterLab with `jupyter lab notebooks`. Open a lesson from the file browser on the left by
+# double-clicking its `.ipynb` file.
 #
 # A notebook is a list of **cells**. Click a cell and press **Shift+Enter** to run it and move
 # to the next one. The number in `[ ]` on its left says in which order cells ran. Cells share
@@ -65,7 +68,7 @@ from autograd_lab import viz
 #
 # When a test fails, it does not just say `AssertionError`: it says what it checked, what it
 # expected, what it found and, for the mistakes people often make, names the misconception.
-# Here is a failing check on purpose (the exercise it belongs to comes in section 4). The cell
+# Here is a failing check on purpose (the exercise it belongs to comes in section 5). The cell
 # is tagged to show its error without stopping the notebook.
 
 # %% tags=["raises-exception", "course-helper"]

@@ -260,7 +260,7 @@ for name, t in {"a": a, "b": b, "c": c, "d": d}.items():
     print(name, t, "requires_grad:", t.requires_grad, "is_leaf:", t.is_leaf)
 
 # %% [markdown]
-# `b` is the one that catches people out. It *looks* like "a learnable 0.5", but the
+# `b` is the one that catches people out. It *looks* like "a 0.5 that requires grad", but the
 # multiplication by `0.1` happened after `requires_grad=True`, so `b` is the output of a
 # `MulBackward0` node (part 2 of the rule). The real leaf, the tensor holding 5.0, has no name
 # left to reach it by, and `b.grad` will stay `None` after any backward pass. `d` is a result
@@ -269,7 +269,8 @@ for name, t in {"a": a, "b": b, "c": c, "d": d}.items():
 #
 # ### Exercise: a learning rate and a frozen copy
 # Create
-# - `lr`: a **leaf** tensor holding `0.5` that requires grad (a learnable learning rate);
+# - `lr`: a **leaf** tensor holding `0.5` that requires grad (a learning rate whose gradient
+#   we want: a backward pass would then say in `lr.grad` how the loss changes with it);
 # - `w_frozen`: a tensor with the same numbers as `w` below that is **not** part of the graph
 #   (changing the graph's parameters must not reach it through autograd).
 

@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 03 · Vector outputs and weighted backward
 #
-# **Time:** about 45 minutes: 15 reading and running the code, 8 predicting and explaining, 21 on exercises. **You will be able to:**
+# **Time:** about 45 minutes: 16 reading and running the code, 8 predicting and explaining, 21 on exercises. **You will be able to:**
 #
 # - pass `gradient` to the backward of a vector, choose it for a given loss, and say why
 #   `y.backward(x)` is not "the derivative";
@@ -106,8 +106,9 @@ print(x.grad)
 #
 # **Why backward never builds $J$.** For 1,000 inputs and outputs, $J$ holds a million numbers.
 # $v^\top J$ needs none of them: each node applies its own short rule to what arrives (for
-# `x ** 2`, $v \cdot 2x$), so a backward pass costs about as much as the forward pass, however
-# many parameters a model has.
+# `x ** 2`, $v \cdot 2x$), so a backward pass costs a small constant multiple of the forward
+# pass (for a typical network about twice), however many parameters a model has: never a
+# factor of their number, as building $J$ would.
 #
 # ## 3. The tempting mistake: `y.backward(x)`
 #
@@ -150,8 +151,9 @@ x.grad
 # for *some* question, not for "what is $dy/dx$".
 #
 # ### Explain
-# Why is `tensor([2., 8.])` not the derivative of `y = x**2`? Which scalar loss $L$ is it the
-# gradient of? Answer in two or three sentences.
+# Why is `tensor([2., 8.])` not the derivative of `y = x**2`? It is the gradient of a scalar
+# loss $L$ that weights each $y_i$ by a fixed number, a constant that does not change when `x`
+# does: which $L$? Answer in two or three sentences.
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "explain_x_as_gradient", "locked": false, "points": 1, "schema_version": 3, "solution": true}
 # The argument of `backward` is not the point where we differentiate: it is $\partial L/\partial y$,

@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 05 · retain_graph and the freed graph
 #
-# **Time:** about 40 minutes: 14 reading and running the code, 11 predicting and explaining, 14 on exercises. **You will be able to:**
+# **Time:** about 40 minutes: 15 reading and running the code, 11 predicting and explaining, 14 on exercises. **You will be able to:**
 #
 # - say what backward frees, and predict which graphs can go backward twice;
 # - use `retain_graph=True` only where needed, and get two losses' gradients from one graph;
@@ -166,7 +166,11 @@ for name, code in snippets.items():
 # %% [markdown]
 # The rule: **a graph can go backward again only if no node on the way saved a tensor, or if
 # every earlier pass said `retain_graph=True`.** A new forward pass (E) makes a new graph: what
-# a training loop does every step, so it never needs `retain_graph`.
+# a training loop does every step, so a step with one loss and one backward call does not need
+# `retain_graph`. A step that goes backward twice through a shared part of its graph does:
+# two losses on one forward pass, each with its own backward (section 3), or a GAN's step,
+# when the discriminator's loss and then the generator's both go back through the same
+# generated batch (unless the first pass starts from `fake.detach()`).
 #
 # ### Explain
 # Why can `(x + 1).sum()` go backward twice while `(x * 2).sum()` cannot, although neither
@@ -316,7 +320,9 @@ print(x.grad)              # e^x would be [2.7183, 7.3891]
 #
 # - Nodes **save** what their derivative needs; backward frees it. A second pass through a
 #   node that saved a tensor (`x * x`, even `x * 2`; not `x + 1`) raises, unless every earlier
-#   pass said `retain_graph=True`. A training loop makes a new graph every step.
+#   pass said `retain_graph=True`. A training loop makes a new graph every step; it needs
+#   `retain_graph` only where a step goes backward twice through a shared part (two losses,
+#   each with its own backward; a GAN's two players).
 # - Two losses, one graph: `(loss_a + loss_b).backward()`, `retain_graph=True` on the first, or
 #   `torch.autograd.grad` for each gradient on its own.
 # - A saved tensor changed in place makes backward refuse: change a copy (`h + 1`). Through

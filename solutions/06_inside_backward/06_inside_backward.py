@@ -192,9 +192,8 @@ viz.draw(z, names={x: "x", z: "z"})
 # %% [markdown]
 # ## 4. Fan-out: a node waits for all its gradient
 #
-# $z = x^2 + x$, so $dz/dx = 2x + 1 = 7$ at $x = 3$. Three edges carry parts of it to the
-# `AccumulateGrad` of `x`: 3 and 3 from the multiplication (each factor gets the other one),
-# 1 from the addition.
+# In $z = x \cdot x + x$ at $x = 3$, three edges lead to the `AccumulateGrad` of `x`: two from
+# the multiplication, one from the addition. Each carries a part of $dz/dx$.
 #
 # ### Predict
 # `z.backward()` runs each node once. Write `order`, the names of the nodes in the order they
@@ -226,8 +225,10 @@ print(trace.table())
 trace
 
 # %% [markdown]
-# `AccumulateGrad` ran **once**, with `3 + 3 + 1 = 7`. It could have run as soon as the
-# addition sent it its 1, but then the 6 from the multiplication would have come too late.
+# `AccumulateGrad` ran **once**, with `3 + 3 + 1 = 7`: each factor of the multiplication gets
+# the other one (3), the addition passes on its 1, and $dz/dx = 2x + 1 = 7$. It could have run
+# as soon as the addition sent it its 1, but then the 6 from the multiplication would have
+# come too late.
 # Backward therefore runs the nodes in a **topological order**: a node runs only after every
 # node that sends it a gradient has run, so that by then its gradient is complete. PyTorch
 # gets there by counting, for each node, how many edges lead into it, and running a node when
