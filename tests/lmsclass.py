@@ -30,6 +30,8 @@ WRONG = {A: "def square(x):\n    return 2 * x",        # gradient-is-input
          B: "def slope(x):\n    return x"}             # gradient-shape
 DUE = datetime(2026, 11, 20, 23, 59)                    # both lessons' due date (UTC)
 ON_TIME = datetime(2026, 11, 19, 14, 30, 0)
+LATE = datetime(2026, 11, 22, 9, 0)
+EXTENDED_TO = datetime(2026, 11, 23, 12, 0)             # learner 13's own due date for lesson 02
 
 
 def _meta(grade_id, *, grade=False, solution=False, locked=False, points=None):
@@ -123,10 +125,11 @@ assert len(CLASS) == 20
 # what each learner hands in, per lesson: "right", "wrong", "missing", "broken" (cut-off JSON),
 # "empty" (a zero-byte file), "late" (right, after the due date), "untitled" (right, saved as
 # Untitled.ipynb), "other" (the other lesson's notebook handed in here), "blank" (the release,
-# nothing answered)
+# nothing answered), "zip" (right, but inside a zip: collect refuses it), "extended" (right,
+# late by the lesson's due date, within the extension the instructor gave outside the LMS)
 def plan(index: int, lesson: str) -> str:
     special = {(3, A): "late", (4, A): "broken", (5, A): "missing", (6, B): "empty",
-               (10, A): "blank",
+               (10, A): "blank", (12, A): "zip", (13, A): "extended", (12, B): "late",
                (7, B): "missing", (8, A): "untitled", (9, B): "other", (18, A): "missing",
                (18, B): "missing"}
     if (index, lesson) in special:
@@ -142,14 +145,24 @@ def handed_in(root: Path, lesson: str):
             continue
         other = B if lesson == A else A
         data = {"right": lambda: notebook(root, lesson), "late": lambda: notebook(root, lesson),
+                "extended": lambda: notebook(root, lesson), "zip": lambda: zipped(root, lesson),
                 "untitled": lambda: notebook(root, lesson),
                 "wrong": lambda: notebook(root, lesson, right=False),
                 "blank": lambda: notebook(root, lesson, blank=True),
                 "broken": lambda: notebook(root, lesson)[:200], "empty": lambda: b"",
                 "other": lambda: notebook(root, other)}[what]()
-        name = {"untitled": "Untitled.ipynb", "other": f"{other}.ipynb"}.get(what, f"{lesson}.ipynb")
-        time = datetime(2026, 11, 22, 9, 0) if what == "late" else ON_TIME
+        name = {"untitled": "Untitled.ipynb", "other": f"{other}.ipynb",
+                "zip": f"{lesson}.zip"}.get(what, f"{lesson}.ipynb")
+        time = LATE if what in ("late", "extended") else ON_TIME
         yield learner, what, name, data, time
+
+
+def zipped(root: Path, lesson: str) -> bytes:
+    """A zip holding the learner's notebook (what "Compress" in a file manager gives)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr(f"{lesson}/{lesson}.ipynb", notebook(root, lesson))
+    return out.getvalue()
 
 
 def _zip(path: Path, members):
@@ -167,7 +180,7 @@ def canvas_zip(root: Path, lesson: str, path: Path, changed: dict[str, bytes] | 
     with a PDF someone attached. `changed`: {canvas id: new bytes} (a resubmission)."""
     members = []
     for learner, what, name, data, time in handed_in(root, lesson):
-        late = "_late" if what == "late" else ""
+        late = "_late" if what in ("late", "extended") else ""
         data = (changed or {}).get(learner.canvas, data)
         sub = 900000 + int(learner.canvas) - 100000 + (1000 if lesson == B else 0)
         members.append((f"{learner.sortable}{late}_{learner.canvas}_{sub}_{name}", data, time))

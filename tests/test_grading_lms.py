@@ -3,7 +3,9 @@ download and Moodle's two, with a roster, through collect, grade (real nbgrader 
 hand grading through nbgrader's API, feedback and export into the LMS's own files.
 
 Canvas's class is graded for both lessons, Moodle's for one (its two download forms must give
-the same submissions, which is checked without grading both)."""
+the same submissions, which is checked without grading both). Lessons are named by their
+numbers (`02`, `04`) as an instructor types them. The late policy is nbgrader's "zero"
+(lmsclass's configuration); learner 13 has an extension for lesson 02, given with `extend`."""
 import csv
 import io
 import json
@@ -38,17 +40,23 @@ def _expected(lesson):
         exercise = lc.EXERCISE[lesson][2]
         out[learner.canvas] = {
             "right": (status.GRADED, exercise + 1), "untitled": (status.GRADED, exercise + 1),
-            # late: nbgrader's "zero" penalty takes what autograding gave (the exercise's
-            # points), at autograding; the hand grade comes after it
-            "wrong": (status.GRADED, 1), "late": (status.GRADED, 1), "blank": (status.GRADED, 0),
+            # late: the "zero" policy takes the whole final score, hand grade included; within
+            # an extension, nothing
+            "wrong": (status.GRADED, 1), "late": (status.GRADED, 0), "blank": (status.GRADED, 0),
+            "extended": (status.GRADED, exercise + 1), "zip": (status.FAILED, None),
             "missing": (status.MISSING, None), "broken": (status.FAILED, None),
             # another lesson's notebook: nbgrader cannot grade it as this lesson
             "empty": (status.FAILED, None), "other": (status.FAILED, None),
         }[what]
     if lesson in NOT_HAND_GRADED:
         out[NOT_HAND_GRADED[lesson]] = (status.MANUAL, None)
-    out["999999"] = (status.MISSING, None)        # Canvas's "Student, Test" row
     return out
+
+
+def _late(lesson):
+    """{canvas id: late flag} of those with a time (every learner who handed in)."""
+    return {l.canvas: lc.plan(i, lesson) == "late" for i, l in enumerate(lc.CLASS)
+            if lc.plan(i, lesson) not in ("missing", "zip")}
 
 
 def hand_grade(course, lesson, skip=()):
@@ -71,17 +79,25 @@ def canvas(tmp_path_factory):
     """The Canvas class collected and graded, before any hand grading."""
     base = tmp_path_factory.mktemp("canvas")
     course = Course(lc.make_course(base / "course"))
+    with course.gradebook() as gb:              # (the due date comes from release --due)
+        for lesson in lc.LESSONS:
+            gb.update_or_create_assignment(lesson, duedate=None)
+    outputs = {"release": cli(course, "release", "02", "04", "--due", "2026-11-21 00:59",
+                              "--timezone", "Europe/Berlin")}
     gradebook = lc.canvas_gradebook(base / "gradebook.csv")
     zips = {lesson: lc.canvas_zip(course.root, lesson, base / f"{lesson}.zip")
             for lesson in lc.LESSONS}
-    outputs = {"roster": cli(course, "roster", gradebook)}
+    outputs["roster"] = cli(course, "roster", gradebook)
+    outputs["extend"] = cli(course, "extend", "02", lc.CLASS[13].canvas, "--until",
+                            lc.EXTENDED_TO.isoformat() + "Z")
     outputs["collect", A] = cli(course, "collect", zips[A])
     # lesson 04's download holds one learner's lesson-02 notebook: its lesson must be said
     outputs["collect B unsaid"] = cli(course, "collect", zips[B])
-    outputs["collect", B] = cli(course, "collect", zips[B], "--lesson", B)
+    outputs["collect", B] = cli(course, "collect", zips[B], "--lesson", "04")
     before_b = {p: p.read_bytes() for p in (course.root / "submitted").rglob("*") if p.is_file()}
-    for lesson in lc.LESSONS:
+    for lesson in ("02", "04"):
         outputs["grade", lesson] = cli(course, "grade", lesson, "--jobs", "3")
+    outputs["grade", A], outputs["grade", B] = outputs["grade", "02"], outputs["grade", "04"]
     return dict(base=base, course=course, zips=zips, gradebook=gradebook, out=outputs,
                 submitted=before_b)
 
@@ -93,15 +109,31 @@ def hand_graded(canvas):
     return canvas
 
 
+def test_release_takes_lesson_numbers_and_a_due_date(canvas):
+    out = canvas["out"]["release"]
+    assert out.exit_code == 0, out.output
+    assert f"{A}: released, due 2026-11-20 23:59:00 UTC" in out.output      # (Berlin's 00:59)
+    assert f"{B}: released, due 2026-11-20 23:59:00 UTC" in out.output
+    with canvas["course"].gradebook() as gb:
+        assert {a.name: a.duedate for a in gb.assignments} == {A: lc.DUE, B: lc.DUE}
+    assert canvas["out"]["extend"].exit_code == 0, canvas["out"]["extend"].output
+    wrong = cli(canvas["course"], "grade", "03")
+    assert wrong.exit_code == 1 and "no lesson '03'" in wrong.output
+    assert A in wrong.output and "Traceback" not in wrong.output
+
+
 def test_roster_and_collect_keep_canvas_ids_and_names(canvas):
     course, out = canvas["course"], canvas["out"]
-    assert out["roster"].exit_code == 0 and "21 learners" in out["roster"].output
+    assert out["roster"].exit_code == 0 and "20 learners" in out["roster"].output
+    # Canvas's Test Student is no learner: said once, and nowhere else
+    assert out["roster"].output.count("Test Student") == 1
+    assert "999999" in out["roster"].output
     assert out["collect", A].exit_code == 0, out["collect", A].output
     assert "a Canvas download" in out["collect", A].output
-    assert "18 new, 0 replaced, 0 unchanged" in out["collect", A].output
+    assert "17 new, 0 replaced, 0 unchanged" in out["collect", A].output
     with course.gradebook() as gb:
         students = {s.id: s for s in gb.students}
-    assert set(students) == {l.canvas for l in lc.CLASS} | {"999999"}
+    assert set(students) == {l.canvas for l in lc.CLASS}
     zoe = students[lc.CLASS[1].canvas]
     assert (zoe.first_name, zoe.last_name) == ("Zoë", "Müller")     # NFC, as Canvas wrote it
     assert students[lc.CLASS[7].canvas].last_name == "王"
@@ -117,6 +149,7 @@ def test_roster_and_collect_keep_canvas_ids_and_names(canvas):
     on_time = course.submission(A, lc.CLASS[0].canvas).joinpath("timestamp.txt").read_text()
     assert on_time.strip() == "2026-11-19 14:30:00 UTC"
     assert "notes.pdf: not a notebook" in out["collect", A].output
+    assert f"{A}.zip: a zip, not a notebook" in out["collect", A].output
 
 
 def test_a_download_naming_two_lessons_is_refused_and_another_lessons_notebook_overwrites_nothing(
@@ -142,6 +175,7 @@ def test_grade_summary_lists_every_learner_sorted(canvas):
     lines = [line for line in out.output.splitlines() if line.startswith("│ 1")]
     ids = [line.split("│")[1].strip() for line in lines]
     assert ids == sorted(l.canvas for l in lc.CLASS)
+    assert "999999" not in out.output
     assert "not a valid notebook" in out.output
     assert "to grade by hand: explain" in out.output
     blank = next(line for line in lines if line.startswith(f"│ {lc.CLASS[10].canvas}"))
@@ -149,8 +183,9 @@ def test_grade_summary_lists_every_learner_sorted(canvas):
     short = cli(canvas["course"], "grade", A, "--failed-only")
     listed = [line.split("│")[1].strip() for line in short.output.splitlines()
               if line.startswith("│ 1")]
-    assert listed == [lc.CLASS[4].canvas], short.output      # the cut-off notebook alone
-    assert "1 failed" in short.output and "17 graded before and unchanged" in short.output
+    # the cut-off notebook, and the zip collect refused
+    assert listed == sorted([lc.CLASS[4].canvas, lc.CLASS[12].canvas]), short.output
+    assert "2 failed" in short.output and "16 graded before and unchanged" in short.output
 
 
 def test_feedback_before_hand_grading_shows_no_zero(canvas):
@@ -176,9 +211,9 @@ def test_export_has_one_row_per_roster_learner_and_lesson_with_hand_grades(hand_
     result = cli(course, "export", "--out", tmp_path)
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader((tmp_path / "grades.csv").open(encoding="utf-8")))
-    assert len(rows) == 21 * 2
+    assert len(rows) == 20 * 2
     assert {(r["student"], r["lesson"]) for r in rows} == {
-        (s, lesson) for s in [l.canvas for l in lc.CLASS] + ["999999"] for lesson in lc.LESSONS}
+        (s, lesson) for s in [l.canvas for l in lc.CLASS] for lesson in lc.LESSONS}
     for lesson in lc.LESSONS:
         for student, (expected_status, score) in _expected(lesson).items():
             row = next(r for r in rows if r["student"] == student and r["lesson"] == lesson)
@@ -191,7 +226,21 @@ def test_export_has_one_row_per_roster_learner_and_lesson_with_hand_grades(hand_
     assert by[lc.CLASS[1].canvas, A]["name"] == "Zoë Müller"
     assert "not a valid notebook" in by[lc.CLASS[4].canvas, A]["reason"]
     assert "not a valid notebook" in by[lc.CLASS[6].canvas, B]["reason"]     # the empty file
-    assert float(by[lc.CLASS[3].canvas, A]["late_penalty"]) == 2     # Canvas's _late: late
+    for lesson in lc.LESSONS:
+        for student, late in _late(lesson).items():
+            row = by[student, lesson]
+            assert row["late"] == ("yes" if late else "no"), row
+            assert row["due"] == ("2026-11-23 12:00:00 UTC" if (student, lesson) == (
+                lc.CLASS[13].canvas, A) else "2026-11-20 23:59:00 UTC"), row
+    late = by[lc.CLASS[3].canvas, A]            # Canvas's _late: late; "zero" takes all 3
+    assert (late["late"], late["late_penalty"], late["score"]) == ("yes", "3", "0")
+    assert late["submitted"] == "2026-11-22 09:00:00 UTC"
+    extended = by[lc.CLASS[13].canvas, A]       # as late, within their extension
+    assert (extended["late"], extended["late_penalty"], extended["score"]) == ("no", "", "3")
+    zipped = by[lc.CLASS[12].canvas, A]
+    assert zipped["status"] == status.FAILED and zipped["late"] == ""
+    assert f"{lc.CLASS[12].sortable}_{lc.CLASS[12].canvas}_" in zipped["reason"]
+    assert "a zip, not a notebook" in zipped["reason"]
     questions = list(csv.DictReader((tmp_path / "questions.csv").open(encoding="utf-8")))
     waiting = [q for q in questions if q["student"] == NOT_HAND_GRADED[A] and q["lesson"] == A]
     assert {q["question"]: (q["status"], q["score"]) for q in waiting} == {
@@ -231,6 +280,9 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
         for i, (o, n) in enumerate(zip(old, new)):
             if i not in col.values():
                 assert o == n                         # every other cell as Canvas wrote it
+        if student == "999999":                   # Canvas's Test Student: as it was
+            assert new == old
+            continue
         for lesson in lc.LESSONS:
             expected_status, score = _expected(lesson)[student]
             if expected_status == status.GRADED and score is not None:
@@ -239,9 +291,20 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
                 assert new[col[lesson]] == ""         # never a 0 for a failure
     # the failed and the unfinished are listed, by id and name
     assert "left empty" in result.output
-    for learner, lesson in ((lc.CLASS[4], A), (lc.CLASS[6], B), (lc.CLASS[2], A)):
+    for learner, lesson in ((lc.CLASS[4], A), (lc.CLASS[6], B), (lc.CLASS[2], A),
+                            (lc.CLASS[12], A)):
         assert learner.canvas in result.output
     assert "scaled to the LMS's 8" in result.output
+    # the late, with the policy: Canvas's import takes scores only
+    late = result.output[result.output.index("late (the late policy: LateSubmissionPlugin "
+                                             "(zero))"):]
+    assert lc.CLASS[3].canvas in late and "late by 1 d 9 h" in late
+    assert lc.CLASS[13].canvas not in late
+    assert (tmp_path / "grades.csv").is_file() and not (tmp_path / "canvas-canvas-gradebook.csv"
+                                                         ).exists()
+    again = cli(course, "export", "--out", tmp_path, "--canvas", filled)
+    assert again.exit_code == 0 and (tmp_path / f"canvas-{gradebook.name}").is_file()
+    assert not list(tmp_path.glob("canvas-canvas-*"))
 
 
 def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tmp_path):
@@ -249,9 +312,9 @@ def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tm
 
     course = hand_graded["course"]
     result = report.report(course, A)
-    assert (result.handed_in, result.could_not_grade, result.missing) == (18, 1, 3)
+    assert (result.handed_in, result.could_not_grade, result.missing) == (18, 2, 2)
     square, = result.exercises
-    assert (square.passed, square.not_attempted) == (12, 1)
+    assert (square.passed, square.not_attempted) == (11, 1)
     assert square.first == {"gradient-is-input": 4} and square.other_wrong == 0
     (_, parts), = report.segments(result)
     assert sum(n for _, n in parts) == result.handed_in          # every one in one category
@@ -259,7 +322,7 @@ def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tm
     assert shown.exit_code == 0, shown.output
     assert report.human_name("gradient-is-input") in shown.output
     assert "gradient-is-input" not in shown.output               # never the bare id
-    for words in ("18 handed in", "22%", "not attempted", "could not be graded", "67%"):
+    for words in ("18 handed in", "22%", "not attempted", "could not be graded", "61%"):
         assert words in shown.output, words
     assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -267,10 +330,10 @@ def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tm
 def test_collecting_again_regrades_nothing_and_a_change_keeps_the_old(hand_graded):
     course, zips, base = hand_graded["course"], hand_graded["zips"], hand_graded["base"]
     again = cli(course, "collect", zips[A])
-    assert "0 new, 0 replaced, 18 unchanged" in again.output, again.output
+    assert "0 new, 0 replaced, 17 unchanged" in again.output, again.output
     before = _graded_at(course)
     regrade = cli(course, "grade", A)
-    assert "17 graded before and unchanged since" in regrade.output, regrade.output
+    assert "16 graded before and unchanged since" in regrade.output, regrade.output
     assert _graded_at(course) == before
     # learner 1 resubmits: the right answer and a new written answer
     changed_learner = lc.CLASS[1]
@@ -279,14 +342,14 @@ def test_collecting_again_regrades_nothing_and_a_change_keeps_the_old(hand_grade
     redownload = lc.canvas_zip(course.root, A, base / "again.zip",
                                changed={changed_learner.canvas: new})
     result = cli(course, "collect", redownload)
-    assert "0 new, 1 replaced, 17 unchanged" in result.output, result.output
+    assert "0 new, 1 replaced, 16 unchanged" in result.output, result.output
     kept = [p for p in (course.root / "submitted-history" / changed_learner.canvas / A).iterdir()]
     assert len(kept) == 1 and (kept[0] / f"{A}.ipynb").read_bytes() == old
     # its hand grade was for the old written answer: kept beside it, and asked for again
     assert json.loads((kept[0] / "hand-grades.json").read_text()) == {"explain": 1.0}
     assert "grade them again" in result.output
     regrade = cli(course, "grade", A)
-    assert "16 graded before and unchanged since" in regrade.output
+    assert "15 graded before and unchanged since" in regrade.output
     after = _graded_at(course)
     assert {k for k in after if after[k] != before.get(k)} == {(A, changed_learner.canvas)}
     outcome = {o.student: o for o in export.outcomes(course, [A])}[changed_learner.canvas]
@@ -315,8 +378,17 @@ def moodle(tmp_path_factory):
     running = []        # what grade's progress line is told, about once a second
     rows = grade.grade(course, B, grade.Options(jobs=3), on_running=running.append)
     hand_grade(course, B)
+    with course.gradebook() as gb:      # what the formgrader's comment box stores
+        for student, text in COMMENTS.items():
+            comment = gb.find_comment("explain", B, B, student)
+            comment.manual_comment = text
+        gb.db.commit()
     return dict(base=base, courses=courses, worksheet=worksheet, roster=roster, rows=rows,
                 running=running)
+
+
+COMMENTS = {lc.CLASS[0].moodle: "=Good: you say <b>why</b>,\n\nnot only what. " + "x" * 3000,
+            lc.CLASS[12].moodle: "Right, but late."}
 
 
 def _tree(course):
@@ -369,9 +441,22 @@ def test_moodle_worksheet_is_filled_and_feedback_zip_named_for_moodle(moodle, tm
             points = (lc.EXERCISE[B][2] + 1) if what == "right" else 1
             assert float(row["Grade"]) == pytest.approx(points * 10 / lc.MAX[B]), row
             assert f"{points} of {lc.MAX[B]} points" in row["Feedback comments"]
+            assert row["Late"] == "no", row
+        elif what == "late":            # Moodle's zip time after the due date: "zero"
+            assert float(row["Grade"]) == 0 and row["Late"] == "yes", row
+            assert row["Feedback comments"].startswith(
+                f"0 of {lc.MAX[B]} points (late by 1 d 9 h, penalty 4 of 4). "
+                "explain: Right, but late."), row
         elif what in ("missing", "empty"):
             assert row["Grade"] == "" and row["Feedback comments"] == "", row
+    # the grader's comment, as plain text on one line, bounded, and never a formula
+    comment = by[f"Participant {lc.CLASS[0].moodle}"]["Feedback comments"]
+    assert comment.startswith(f"{lc.MAX[B]} of {lc.MAX[B]} points. explain: =Good: you say "
+                              "&lt;b&gt;why&lt;/b&gt;, not only what. xxx")
+    assert "…" in comment and len(comment) < 1100
     assert lc.CLASS[6].moodle in result.output and "failed" in result.output
+    # an export of one lesson leaves the class-wide grades.csv alone, and names its own
+    assert not (tmp_path / "grades.csv").exists() and (tmp_path / f"grades-{B}.csv").is_file()
     assert "cannot be changed" in result.output
     pages = tmp_path / "feedback.zip"
     written = cli(course, "feedback", B, "--zip", pages)

@@ -43,6 +43,34 @@ def _fail(message: str):
     raise typer.Exit(1)
 
 
+def _lesson(course: Course, spec: str) -> str:
+    """A lesson by its number (``02``) or id (``02_scalar_backward``): Course.lesson."""
+    try:
+        return course.lesson(spec)
+    except ValueError as error:
+        _fail(str(error))
+
+
+def _lessons(course: Course, specs) -> list[str] | None:
+    try:
+        return course.resolve(specs) or None
+    except ValueError as error:
+        _fail(str(error))
+
+
+def _zone(name: str):
+    from zoneinfo import ZoneInfo
+
+    try:
+        return ZoneInfo(name)
+    except (ValueError, KeyError):
+        _fail(f"--timezone: no time zone {name!r} (e.g. UTC, Europe/Berlin)")
+
+
+_TIMEZONE = typer.Option("UTC", "--timezone", help="The time zone of the dates given "
+                                                   "(unless a date names its own offset).")
+
+
 _NO_SANDBOX = typer.Option(
     False, "--no-sandbox", help="Run learners' code unsandboxed, as you, with access to the "
                                 "course directory (only where bubblewrap cannot run).")
@@ -67,14 +95,98 @@ def _sandbox(no_sandbox: bool) -> bool:
 
 @app.command()
 def release(ctx: typer.Context, lessons: List[str] = typer.Argument(
-        None, help="Lessons to release (default: all of solutions/).")):
+        None, help="Lessons to release, by number or id (default: all of solutions/)."),
+        due: Optional[str] = typer.Option(
+            None, "--due", help="The due date of the lessons released (2026-11-20 23:59; "
+                                "default: the course's c.AutogradLab.due, if any)."),
+        timezone_name: str = _TIMEZONE):
     """Generate the student notebooks (nbgrader generate_assignment) into notebooks/."""
+    from . import late
     from .release import release as run
 
-    for lesson, ok, log in run(_course(ctx), lessons or None):
-        console.print(f"{lesson}: {'released' if ok else '[red]FAILED[/]'}")
-        if not ok:
-            _fail(log)
+    course = _course(ctx)
+    chosen = _lessons(course, lessons)
+    try:
+        when = late.parse_when(due, _zone(timezone_name)) if due else None
+        for lesson, ok, log, due_date in run(course, chosen, due=when, tz=_zone(timezone_name)):
+            console.print(f"{lesson}: {'released' if ok else '[red]FAILED[/]'}"
+                          + (f", due {late.show(due_date)}" if ok and due_date else ""))
+            if not ok:
+                _fail(log)
+    except ValueError as error:
+        _fail(str(error))
+
+
+@app.command()
+def due(ctx: typer.Context,
+        lesson: str = typer.Argument(..., help="The lesson, by number or id."),
+        when: Optional[str] = typer.Argument(
+            None, help="Its due date (2026-11-20 23:59); without it, the one it has is shown."),
+        timezone_name: str = _TIMEZONE,
+        clear: bool = typer.Option(False, "--clear", help="Take the due date away.")):
+    """Set a lesson's due date (nbgrader's duedate), also after learners handed in."""
+    from . import late
+
+    course = _course(ctx)
+    lesson = _lesson(course, lesson)
+    try:
+        if clear or when:
+            late.set_due(course, lesson, None if clear else late.parse_when(when,
+                                                                          _zone(timezone_name)))
+    except ValueError as error:
+        _fail(str(error))
+    shown = late.dues(course).get(lesson)
+    console.print(f"{lesson}: due {late.show(shown)}" if shown else f"{lesson}: no due date")
+
+
+@app.command()
+def extend(ctx: typer.Context,
+           lesson: Optional[str] = typer.Argument(None, help="The lesson, by number or id."),
+           students: Optional[List[str]] = typer.Argument(None, help="The learners' ids."),
+           until: Optional[str] = typer.Option(None, "--until", help="Their own due date."),
+           days: Optional[float] = typer.Option(None, "--days", help="Days after the lesson's "
+                                                                     "due date."),
+           csv_file: Optional[Path] = typer.Option(
+               None, "--csv", exists=True, dir_okay=False,
+               help="A CSV of extensions: student, lesson, due (a date, or days after the "
+                    "lesson's due date; empty takes one back)."),
+           clear: bool = typer.Option(False, "--clear", help="Take their extension back."),
+           timezone_name: str = _TIMEZONE):
+    """Give learners a due date of their own for a lesson (an extension).
+
+    Export, grade's summary and report judge lateness by it; nbgrader's submission gets it as
+    its extension where it has one."""
+    from datetime import timedelta
+
+    from . import late
+
+    course = _course(ctx)
+    zone = _zone(timezone_name)
+    try:
+        if csv_file is not None:
+            grants = late.read_csv(course, csv_file, zone)
+        else:
+            if lesson is None or not students or (until is None and days is None and not clear):
+                _fail("extend LESSON STUDENT... --until DATE (or --days N, or --clear), "
+                      "or extend --csv FILE")
+            lesson = _lesson(course, lesson)
+            if clear:
+                when = None
+            elif until is not None:
+                when = late.parse_when(until, zone)
+            else:
+                base = late.dues(course).get(lesson)
+                if base is None:
+                    _fail(f"{lesson} has no due date to extend: set it with "
+                          f"`autograd-lab due {lesson} DATE`, or give --until")
+                when = base + timedelta(days=days)
+            grants = [(lesson, student, when) for student in students]
+    except ValueError as error:
+        _fail(str(error))
+    late.extend(course, grants)
+    for lesson_id, student, when in grants:
+        console.print(f"{student} {lesson_id}: " + (f"due {late.show(when)}" if when
+                                                     else "no extension"))
 
 
 @app.command("student-repo")
@@ -98,10 +210,10 @@ def student_repo(ctx: typer.Context,
     released = sorted(p.name for p in course.directory("release").iterdir() if p.is_dir())
     chosen = []
     for spec in [*(lessons or []), *(more or [])]:
-        found = [l for l in released if l == spec or l.startswith(f"{spec}_")]
-        if len(found) != 1:
-            _fail(f"no single released lesson {spec!r} (released: {', '.join(released)})")
-        chosen.append(found[0])
+        found = _lesson(course, spec)
+        if found not in released:
+            _fail(f"{found} is not released (released: {', '.join(released)})")
+        chosen.append(found)
     try:
         written = run(course, dest, binder=binder, lessons=chosen or None)
     except ValueError as error:
@@ -122,11 +234,14 @@ def roster(ctx: typer.Context, file: Path = typer.Argument(
     from .roster import roster as run
 
     try:
-        kind, learners, added, updated = run(_course(ctx), file)
+        kind, learners, added, updated, left_out = run(_course(ctx), file)
     except ValueError as error:
         _fail(str(error))
     console.print(f"{file.name}: a {kind}, {len(learners)} learners "
                   f"({added} new, {updated} updated, {len(learners) - added - updated} as before)")
+    for learner in left_out:
+        console.print(f"left out: {learner.name!r} (id {learner.student}), Canvas's Test Student "
+                      "(its student view), not a learner")
 
 
 @app.command()
@@ -155,17 +270,14 @@ def collect(ctx: typer.Context,
 
     Safe to run on every download: an identical submission is unchanged (not graded again),
     a changed one replaces the old, which is kept in submitted-history/."""
-    from zoneinfo import ZoneInfo
-
     from . import collect as step
     from .lms import KINDS
 
     course = _course(ctx)
     limit = max_size * 1024**2
-    try:
-        zone = ZoneInfo(timezone_name)
-    except (ValueError, KeyError):
-        _fail(f"--timezone: no time zone {timezone_name!r} (e.g. UTC, Europe/Berlin)")
+    zone = _zone(timezone_name)
+    if lesson is not None:
+        lesson = _lesson(course, lesson)
     try:
         if student is not None or source.is_file() and not zipfile_like(source):
             if student is None or lesson is None:
@@ -193,6 +305,16 @@ def collect(ctx: typer.Context,
         console.print(f"[yellow]check[/]: {name}: {note}")
     for name, why in result.not_placed:
         console.print(f"[yellow]not placed[/]: {name}: {why}")
+
+
+def _named(prefix: str, name: str) -> str:
+    """An output's name: `prefix` and the LMS file's name, its prefix not doubled (a file
+    already named canvas-gradebook.csv is written as canvas-gradebook.csv, not
+    canvas-canvas-gradebook.csv)."""
+    head = prefix.split("-")[0] + "-"
+    while name.lower().startswith(prefix.lower()) or name.lower().startswith(head):
+        name = name[len(prefix):] if name.lower().startswith(prefix.lower()) else name[len(head):]
+    return prefix + name
 
 
 def zipfile_like(path: Path) -> bool:
@@ -241,6 +363,7 @@ def grade(ctx: typer.Context,
     from . import grade as step
 
     course = _course(ctx)
+    lesson = _lesson(course, lesson)
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None,
                            sandboxed=_sandbox(no_sandbox), warm=not cold,
@@ -269,7 +392,7 @@ def grade(ctx: typer.Context,
                               on_running=running)
         except MissingEntry:
             _fail(f"{lesson} is not in the gradebook: release it first "
-                  f"(autograd-lab release {lesson})")
+                  f"(autograd-lab release {lesson.split('_')[0]})")
         except ValueError as error:
             _fail(str(error))
         progress.update(task, description=f"graded {lesson}")
@@ -334,6 +457,7 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
     from .feedback import feedback as run, moodle_zip
 
     course = _course(ctx)
+    lesson = _lesson(course, lesson)
     written = run(course, lesson, partial=partial, students=students or None)
     console.print(f"wrote {len(written.pages)} feedback pages")
     if written.partial:
@@ -375,24 +499,28 @@ def export(ctx: typer.Context,
     Status: graded, needs manual grading, failed (the reason), missing, not graded yet; a
     failure is never a 0.0. Hand grades from nbgrader's formgrader count at once."""
     from . import export as step
+    from .late import Policy
 
     course = _course(ctx)
+    late_policy = Policy(course)
     out = course.root / "grades" if out is None else out
+    lessons = _lessons(course, lessons)
     try:
         for path in step.export(course, out, lessons or None):
             console.print(f"wrote {path}")
         filled = []
         if canvas is not None:
-            columns = dict(c.split("=", 1) for c in column or [])
-            filled.append(step.fill_canvas(course, canvas, out / f"canvas-{canvas.name}",
+            columns = {_lesson(course, k): v for k, v in (c.split("=", 1) for c in column or [])}
+            filled.append(step.fill_canvas(course, canvas, out / _named("canvas-", canvas.name),
                                            lessons or None, columns))
         if moodle is not None:
             chosen = step.lessons(course, lessons or None)
             if len(chosen) != 1:
                 _fail(f"a Moodle worksheet is one assignment's: say which lesson with --lesson "
                       f"(of {', '.join(chosen)})")
-            filled.append(step.fill_moodle(course, moodle, out / f"moodle-{chosen[0]}-"
-                                           f"{moodle.name}", chosen[0]))
+            filled.append(step.fill_moodle(course, moodle,
+                                           out / _named(f"moodle-{chosen[0]}-", moodle.name),
+                                           chosen[0]))
     except ValueError as error:
         _fail(str(error))
     for result in filled:
@@ -405,6 +533,13 @@ def export(ctx: typer.Context,
             for name in ("student", "name", "lesson", "why"):
                 table.add_column(name)
             for row in result.left_empty:
+                table.add_row(*row)
+            console.print(table)
+        if result.late:
+            table = Table(title=f"late (the late policy: {late_policy.name})")
+            for name in ("student", "name", "lesson", "how late"):
+                table.add_column(name)
+            for row in result.late:
                 table.add_row(*row)
             console.print(table)
         for student, lesson in result.not_in_file:
@@ -426,7 +561,7 @@ def report(ctx: typer.Context,
 
     course = _course(ctx)
     try:
-        lessons = chosen(course, lessons or None)
+        lessons = chosen(course, _lessons(course, lessons))
     except ValueError as error:
         _fail(str(error))
     if out is not None and len(lessons) != 1:
@@ -465,7 +600,7 @@ def selftest(ctx: typer.Context, lessons: List[str] = typer.Argument(
     from .selftest import selftest as run
 
     course = _course(ctx)
-    results = run(course, lessons or None, Options(sandboxed=_sandbox(no_sandbox)))
+    results = run(course, _lessons(course, lessons), Options(sandboxed=_sandbox(no_sandbox)))
     table = Table(title="selftest")
     for column in ("lesson", "solution", "blank", "ok"):
         table.add_column(column)

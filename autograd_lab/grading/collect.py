@@ -129,7 +129,9 @@ def _folder_entries(source: Path, limit: int):
             if not stat.S_ISREG(info.st_mode):
                 yield Entry(rel, [], 0, None, None, problem=_kind(info.st_mode))
                 continue
-            yield Entry(rel, list(PurePosixPath(rel).parts), info.st_size, None,
+            # (an unpacked LMS download keeps its zip's times as the files' times)
+            yield Entry(rel, list(PurePosixPath(rel).parts), info.st_size,
+                        datetime.fromtimestamp(info.st_mtime, timezone.utc),
                         lambda path=path: _read_file(path, limit))
 
 
@@ -226,6 +228,7 @@ class Placement:
     name: str = ""              # the LMS's display name
     late: bool = False          # Canvas's _late mark
     lms: str | None = None      # the LMS whose download it came from
+    by_hand: bool = False       # placed by hand: its file's modification time is its time
 
 
 def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN, *,
@@ -311,7 +314,9 @@ def _timestamp(dues: dict, placement: Placement, time: datetime | None,
     """nbgrader's timestamp for an LMS's submission: the zip member's time (the LMS's, read in
     `tz`), moved across the lesson's due date where Canvas's late mark says otherwise (Canvas
     knows each learner's own due date, extensions included; nbgrader knows one)."""
-    when = time.replace(tzinfo=tz).astimezone(timezone.utc).replace(tzinfo=None) if time else None
+    if time is not None and time.tzinfo is None:      # a zip's time: the LMS's local time
+        time = time.replace(tzinfo=tz)
+    when = time.astimezone(timezone.utc).replace(tzinfo=None) if time else None
     due = dues.get(placement.lesson) if placement.lms == lms.CANVAS else None
     if due is not None and placement.late and (when is None or when <= due):
         when = due + timedelta(seconds=1)
@@ -471,7 +476,9 @@ def collect_file(course: Course, source: Path, student: str, lesson: str, *,
     entry = Entry(source.name, [source.name], info.st_size, None,
                   lambda: _read_file(source, max_bytes))
     named = _lesson_in(source.stem, lessons)
-    placement = Placement(student, lesson, f"{lesson}.ipynb", named if named != lesson else None)
+    placement = Placement(student, lesson, f"{lesson}.ipynb", named if named != lesson else None,
+                          by_hand=True)
+    entry.time = datetime.fromtimestamp(info.st_mtime, timezone.utc)
     result = Collected()
     _store(course, result, student, lesson, [(entry, placement)], timezone.utc, {})
     _record_refusals(course, result)
@@ -493,11 +500,14 @@ def _store(course, result, student, lesson, found, tz, dues):
                                              f"{placement.named} is untouched"))
         if placement.name:
             result.names[student] = placement.name
-        if placement.lms and placement.file.endswith(".ipynb"):
+        if (placement.lms or placement.by_hand) and placement.file.endswith(".ipynb"):
             stamp = _timestamp(dues, placement, entry.time, tz)
             if stamp and "timestamp.txt" not in files:
                 files["timestamp.txt"] = (stamp + "\n").encode()
                 generated.add("timestamp.txt")
+                if placement.by_hand:
+                    result.notes.append((entry.name, f"submission time {stamp}: the file's "
+                                                     "modification time (timestamp.txt)"))
     folder = course.submission(lesson, student)
     # the same notebook again is unchanged even if the zip's time for it moved (an LMS may
     # stamp a download's members with the time of the download): the first time stays

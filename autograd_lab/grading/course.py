@@ -168,6 +168,24 @@ class Course:
         return sorted(p.name for p in source.iterdir()
                       if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
 
+    def lesson(self, spec: str) -> str:
+        """A lesson named by its id (``02_scalar_backward``) or its number (``02``, ``2``):
+        every command resolves lessons here. ValueError unless exactly one lesson is meant."""
+        known = self.lessons()
+        spec = (spec or "").strip()
+        if spec in known:
+            return spec
+        found = [l for l in known if spec.isdigit() and l.split("_")[0].isdigit()
+                 and int(l.split("_")[0]) == int(spec)]
+        if len(found) == 1:
+            return found[0]
+        raise ValueError(f"no {'single ' if found else ''}lesson {spec!r} in this course "
+                         f"(a number or an id: {', '.join(known)})")
+
+    def resolve(self, specs) -> list[str]:
+        """`lesson` for each of `specs`, in their order, once each."""
+        return list(dict.fromkeys(self.lesson(spec) for spec in specs or ()))
+
     def submission(self, lesson: str, student: str) -> Path:
         return self.directory("submitted") / student / lesson
 

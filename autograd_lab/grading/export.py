@@ -39,12 +39,12 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
-from . import status
+from . import late as lateness, status
 from .course import Course
 from .roster import display_name
 
-GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late_penalty", "reason",
-          "sandbox")
+GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late", "late_penalty",
+          "submitted", "due", "reason", "sandbox")
 QUESTIONS = ("student", "lesson", "question", "status", "score", "max_score")
 _KNOWN = {"lesson", "student", "status", "reason", "score", "max_score", "seconds", "graded_at",
           "sandbox"}
@@ -115,6 +115,12 @@ class Outcome:
     awaiting: list[str] = field(default_factory=list)   # written answers with no hand grade
     questions: list[dict] = field(default_factory=list)
     extra: dict = field(default_factory=dict)           # further status columns, as recorded
+    when: lateness.Lateness | None = None               # submitted, due (their own), late
+    comments: list[tuple[str, str]] = field(default_factory=list)   # (cell, the grader's comment)
+
+    @property
+    def late(self) -> bool | None:
+        return self.when.late if self.when is not None else None
 
     @property
     def has_score(self) -> bool:
@@ -129,6 +135,8 @@ def outcomes(course: Course, wanted: list[str] | None = None) -> list[Outcome]:
     submitted = course.directory("submitted")
     on_disk = {p.name for p in submitted.iterdir() if p.is_dir()} if submitted.is_dir() else set()
     result = []
+    policy = lateness.Policy(course)
+    extended = lateness.read_extensions(course)
     with course.gradebook() as gb:
         names = {s.id: display_name(s) for s in gb.students}
         learners = sorted(set(names) | on_disk | {s for _, s in recorded} | {s for _, s in refused})
@@ -139,15 +147,21 @@ def outcomes(course: Course, wanted: list[str] | None = None) -> list[Outcome]:
                 assignment = None
             for student in learners:
                 outcome = _outcome(course, gb, assignment, lesson, student,
-                                   recorded.get((lesson, student)), refused.get((lesson, student)))
+                                   recorded.get((lesson, student)), refused.get((lesson, student)),
+                                   policy, extended.get((lesson, student)))
                 outcome.name = names.get(student, "")
                 result.append(outcome)
     return result
 
 
-def _outcome(course, gb, assignment, lesson, student, row, refusal) -> Outcome:
+def _outcome(course, gb, assignment, lesson, student, row, refusal, policy=None,
+             extension=None) -> Outcome:
     out = Outcome(student, "", lesson, status.MISSING, reason="no submission",
                   max_score=assignment.max_score if assignment else None)
+    due = extension or (assignment.duedate if assignment is not None else None)
+    submitted = lateness.submitted_at(course.submission(lesson, student))
+    if submitted is not None or extension is not None:
+        out.when = lateness.Lateness(submitted, due, extended=extension is not None)
     if row is not None:
         out.sandbox = row.get("sandbox") or ""
         out.extra = {k: v for k, v in row.items() if k not in _KNOWN}
@@ -172,12 +186,16 @@ def _outcome(course, gb, assignment, lesson, student, row, refusal) -> Outcome:
             out.status, out.reason = status.UNGRADED, "collected, not graded yet"
         return out
     raw = submission.score
-    penalty = submission.late_submission_penalty or 0.0
-    out.max_score, out.late_penalty = submission.max_score, penalty
+    if out.when is None or out.when.submitted is None:       # (graded by nbgrader, from its time)
+        out.when = lateness.Lateness(submission.timestamp, due, extended=extension is not None)
+    out.max_score = submission.max_score
     out.reason = row["reason"] if row is not None else "graded by nbgrader"
     if row is None:
         out.sandbox = "unknown: graded by nbgrader"
     for notebook in submission.notebooks:
+        # what a grader typed in the formgrader's comment boxes (nbgrader's Comment rows)
+        out.comments.extend((c.name, c.manual_comment) for c in notebook.comments
+                            if (c.manual_comment or "").strip())
         for grade in notebook.grades:
             # a hand grade counts whatever nbgrader's review flag says (autograding again sets
             # it back on every hand-graded cell); a cell with neither score waits for a human
@@ -191,8 +209,16 @@ def _outcome(course, gb, assignment, lesson, student, row, refusal) -> Outcome:
     if out.awaiting:
         out.status = status.MANUAL
     else:
+        # the course's late policy on the final score (hand grades included) and the learner's
+        # own due date: nbgrader's stored penalty was worked out at autograding, before both
+        penalty = policy.penalty(student, raw, out.when) if policy and out.late else 0.0
+        out.late_penalty = penalty if out.late else None
         out.status, out.score = status.GRADED, max(raw - penalty, 0.0)
     return out
+
+
+def _yes(flag: bool | None) -> str:
+    return {True: "yes", False: "no"}.get(flag, "")
 
 
 def rows(course: Course, wanted: list[str] | None = None):
@@ -207,7 +233,9 @@ def rows(course: Course, wanted: list[str] | None = None):
         grades.append(dict(student=out.student, name=out.name, lesson=out.lesson,
                            status=out.status, score=_number(out.score),
                            max_score=_number(out.max_score),
-                           late_penalty=_number(out.late_penalty) if out.late_penalty else "",
+                           late=_yes(out.late), late_penalty=_number(out.late_penalty),
+                           submitted=lateness.show(out.when.submitted) if out.when else "",
+                           due=lateness.show(out.when.due) if out.when else "",
                            reason=out.reason, sandbox=out.sandbox,
                            **{k: "" if v is None else v for k, v in out.extra.items()}))
         by_name = {q["question"]: q for q in out.questions}
@@ -245,6 +273,7 @@ class Filled:
     left_empty: list[tuple[str, str, str, str]] = field(default_factory=list)  # student, name, lesson, why
     not_in_file: list[tuple[str, str]] = field(default_factory=list)          # student, lesson
     columns: dict[str, str] = field(default_factory=dict)                      # lesson -> column
+    late: list[tuple[str, str, str, str]] = field(default_factory=list)       # student, name, lesson, how
     scaled: dict[str, tuple[float, float]] = field(default_factory=dict)       # lesson -> (ours, theirs)
 
 
@@ -261,6 +290,41 @@ def _read_lms_csv(path: Path):
 
 def _points(value: float) -> str:
     return f"{value:.2f}"
+
+
+def how_late(out: Outcome) -> str:
+    """`late by 1 d 9 h (own due date 2026-11-21 23:59:00 UTC), penalty 3 of 4`"""
+    seconds = int(out.when.seconds)
+    days, rest = divmod(seconds, 86400)
+    span = (f"{days} d {rest // 3600} h" if days else f"{rest // 3600} h {rest % 3600 // 60} min"
+            if rest >= 3600 else f"{max(rest // 60, 1)} min")
+    own = f" (own due date {lateness.show(out.when.due)})" if out.when.extended else ""
+    penalty = (f", penalty {_number(out.late_penalty)} of {_number(out.late_penalty + out.score)}"
+               if out.late_penalty is not None and out.score is not None else "")
+    return f"late by {span}{own}{penalty}"
+
+
+_COMMENT_CELL, _COMMENTS = 1000, 4000      # characters: a comment, all of a learner's
+
+
+def _plain(text: str, most: int) -> str:
+    """A grader's comment as one line of plain text (Moodle shows its comments as HTML: an
+    angle bracket or an ampersand is shown, never read as markup), at most `most` characters."""
+    import html
+
+    text = html.escape(re.sub(r"\s+", " ", "".join(c if c.isprintable() else " " for c in text))
+                       .strip(), quote=False)
+    return text if len(text) <= most else text[:most - 1].rstrip() + "…"
+
+
+def moodle_comment(out: Outcome) -> str:
+    """What Moodle's Feedback comments gets: the score, lateness, and the grader's comments."""
+    text = (f"{_number(out.score)} of {_number(out.max_score)} points"
+            + (f" ({how_late(out)})" if out.late else "") + ".")
+    for cell_name, comment in out.comments:
+        text += f" {cell_name}: {_plain(comment, _COMMENT_CELL)}"
+    text = text if len(text) <= _COMMENTS else text[:_COMMENTS - 1].rstrip() + "…"
+    return text + " Your feedback page shows what each check found."
 
 
 def _why_empty(out: Outcome) -> str:
@@ -339,6 +403,8 @@ def fill_canvas(course: Course, gradebook: Path, target: Path, wanted: list[str]
                 result.scaled[lesson] = (out.max_score, theirs)
             row[at] = _points(score)
             result.filled += 1
+            if out.late:
+                result.late.append((student, out.name, lesson, how_late(out)))
     result.not_in_file = sorted((o.student, o.lesson) for o in by_key.values()
                                 if (o.lesson, o.student) not in seen)
     write_csv(target, table, bom=bom, newline=newline)
@@ -361,6 +427,9 @@ def fill_moodle(course: Course, worksheet: Path, target: Path, lesson: str) -> F
     for needed in ("Identifier", "Grade"):
         if needed not in headers:
             raise ValueError(f"{worksheet}: not Moodle's grading worksheet (no {needed} column)")
+    if "Late" not in headers:       # (Moodle's upload reads Identifier, Grade, Feedback comments)
+        headers.append("Late")
+        table[0].append("Late")
     at = {h: headers.index(h) for h in headers}
     result = Filled(Path(target), columns={lesson: "Grade"})
     by_student = {o.student: o for o in outcomes(course, [lesson])}
@@ -371,6 +440,9 @@ def fill_moodle(course: Course, worksheet: Path, target: Path, lesson: str) -> F
             continue
         out = by_student[match[1]]
         seen.add(out.student)
+        while len(row) < len(headers):
+            row.append("")
+        row[at["Late"]] = _yes(out.late)
         if "Grade can be changed" in at and row[at["Grade can be changed"]].strip().lower() == "no":
             result.left_empty.append((out.student, out.name, lesson,
                                       "Moodle says its grade cannot be changed"))
@@ -386,10 +458,10 @@ def fill_moodle(course: Course, worksheet: Path, target: Path, lesson: str) -> F
                 score = score * most / out.max_score
                 result.scaled[lesson] = (out.max_score, most)
             row[at["Grade"]] = _points(score)
-            comment = (f"{_number(out.score)} of {_number(out.max_score)} points"
-                       + (f" (late penalty {_number(out.late_penalty)})" if out.late_penalty
-                          else "") + ". Your feedback page shows what each check found.")
+            comment = moodle_comment(out)
             result.filled += 1
+            if out.late:
+                result.late.append((out.student, out.name, lesson, how_late(out)))
         if "Feedback comments" in at and comment:
             row[at["Feedback comments"]] = comment
     result.not_in_file = sorted((s, lesson) for s in by_student if s not in seen)

@@ -153,12 +153,27 @@ _SECRETS = re.compile(r"BEGIN (HIDDEN TESTS|SOLUTION)|END (HIDDEN TESTS|SOLUTION
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info")
 
 
-def release(course: Course, lessons: list[str] | None = None):
-    """Run nbgrader's generate_assignment for each lesson; yields (lesson, ok, log)."""
+def release(course: Course, lessons: list[str] | None = None, *, due=None, tz=None):
+    """Run nbgrader's generate_assignment for each lesson (by number or id); yields (lesson,
+    ok, log, due date). A lesson released gets `due` (naive UTC) as nbgrader's duedate, else
+    the one the course's configuration gives it (``c.AutogradLab.due = {"02": "2026-11-20
+    23:59"}``, in `tz`), else keeps the one it has."""
+    from datetime import timezone
+
+    from . import late
+
     api = course.api()
-    for lesson in lessons or course.lessons():
+    configured = {course.lesson(k): v for k, v in
+                  dict(course.config().AutogradLab.get("due", {}) or {}).items()}
+    for lesson in course.resolve(lessons) or course.lessons():
         result = api.generate_assignment(lesson, force=True, create=True)
-        yield lesson, result["success"], result.get("log", "") + (result.get("error") or "")
+        ok = result["success"]
+        when = due or (late.parse_when(configured[lesson], tz or timezone.utc)
+                       if lesson in configured else None)
+        if ok and when is not None:
+            late.set_due(course, lesson, when)
+        yield (lesson, ok, result.get("log", "") + (result.get("error") or ""),
+               late.dues(course).get(lesson) if ok else None)
 
 
 def _learner_pyproject(root: Path) -> str:

@@ -5,7 +5,8 @@ being there at all. Three files are read, recognised by their headers (a real ex
 carry more columns, so columns are found by name, never by position):
   - Canvas's gradebook export: ``Student`` (``Last, First``) and ``ID`` (the Canvas user id, the
     number in its submission file names); its ``Points Possible`` row and any row without an
-    id (the read-only marker row) are not learners;
+    id (the read-only marker row) are not learners, nor is Canvas's Test Student
+    (``Student, Test``: the student view's learner every course has), which is left out;
   - Moodle's grading worksheet: ``Identifier`` (``Participant <id>``), ``Full name``,
     ``Email address``;
   - a plain CSV with ``id`` and ``name`` (``email`` optional), for anything else.
@@ -44,26 +45,34 @@ def _column(headers: list[str], *names: str) -> str | None:
     return None
 
 
-def read(path: Path) -> tuple[str, list[Learner]]:
-    """(which file it is, its learners); ValueError when it is none of the three."""
+# what Canvas calls the learner of its student view, in the gradebook (sortable) and elsewhere
+TEST_STUDENT = ("Student, Test", "Test Student")
+
+
+def read(path: Path) -> tuple[str, list[Learner], list[Learner]]:
+    """(which file it is, its learners, who was left out: Canvas's Test Student); ValueError
+    when it is none of the three."""
     headers, rows = _read_csv(path)
     rows = [{(k or "").strip(): (v or "") for k, v in row.items()} for row in rows]
-    learners = []
+    learners, left_out = [], []
     if _column(headers, "Student") and _column(headers, "ID"):
         for row in rows:
             student, name = row.get("ID", "").strip(), row.get("Student", "").strip()
             if not student.isdigit() or name.startswith("Points Possible"):
                 continue
+            if name in TEST_STUDENT:
+                left_out.append(Learner(student, name))
+                continue
             learners.append(Learner(student, lms.nfc(name), row.get("SIS Login ID", "").strip()
                                     if "@" in row.get("SIS Login ID", "") else ""))
-        return "canvas gradebook", learners
+        return "canvas gradebook", learners, left_out
     if _column(headers, "Identifier") and _column(headers, "Full name"):
         for row in rows:
             match = re.fullmatch(r"\s*Participant\s+(\d+)\s*", row.get("Identifier", ""))
             if match:
                 learners.append(Learner(match[1], lms.nfc(row.get("Full name", "").strip()),
                                         row.get("Email address", "").strip()))
-        return "moodle grading worksheet", learners
+        return "moodle grading worksheet", learners, left_out
     id_column, name_column = _column(headers, "id"), _column(headers, "name")
     if id_column and name_column:
         email_column = _column(headers, "email")
@@ -76,7 +85,7 @@ def read(path: Path) -> tuple[str, list[Learner]]:
             if student:
                 learners.append(Learner(student, lms.nfc(row.get(name_column, "").strip()),
                                         row.get(email_column, "").strip() if email_column else ""))
-        return "id,name list", learners
+        return "id,name list", learners, left_out
     raise ValueError(f"{path}: not a Canvas gradebook export (Student, ID), a Moodle grading "
                      "worksheet (Identifier, Full name) or a CSV with id and name columns; "
                      f"its columns: {', '.join(headers)}")
@@ -126,9 +135,11 @@ def add_learners(course: Course, learners, *, overwrite: bool = True) -> tuple[i
     return added, updated
 
 
-def roster(course: Course, path: Path) -> tuple[str, list[Learner], int, int]:
-    """Read the roster file and put its learners into nbgrader's Student table."""
-    kind, learners = read(path)
+def roster(course: Course, path: Path) -> tuple[str, list[Learner], int, int, list[Learner]]:
+    """Read the roster file and put its learners into nbgrader's Student table; returns (kind,
+    learners, added, updated, left out). A learner left out whom an earlier roster put in the
+    Student table, with nothing handed in, is taken out of it."""
+    kind, learners, left_out = read(path)
     seen = {}
     for learner in learners:
         if learner.student in seen and seen[learner.student] != learner:
@@ -136,7 +147,17 @@ def roster(course: Course, path: Path) -> tuple[str, list[Learner], int, int]:
                              f"({seen[learner.student].name!r}, {learner.name!r})")
         seen[learner.student] = learner
     added, updated = add_learners(course, [(l.student, l.name, l.email) for l in learners])
-    return kind, learners, added, updated
+    if left_out:
+        from nbgrader.api import MissingEntry
+
+        with course.gradebook() as gb:
+            for learner in left_out:
+                try:
+                    if not gb.find_student(learner.student).submissions:
+                        gb.remove_student(learner.student)
+                except MissingEntry:
+                    pass
+    return kind, learners, added, updated, left_out
 
 
 def names(course: Course) -> dict[str, str]:
