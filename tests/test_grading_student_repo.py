@@ -93,3 +93,15 @@ def test_it_refuses_a_folder_it_did_not_write_and_a_bad_repository_name(tmp_path
     bad = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(tmp_path / "new"),
                               "--binder", "OWNER"])
     assert bad.exit_code == 1 and "OWNER/REPO" in bad.output
+
+
+def test_model_answers_go_out_unless_the_written_answers_are_graded(repo, tmp_path):
+    """For learners on their own the written answers' model answers go with the lessons (a
+    lesson reveals one after an attempt); --no-model-answers leaves them out."""
+    assert (repo / "notebooks" / "01_tensors_that_remember" / "model_answers.json").is_file()
+    graded = tmp_path / "graded-term"
+    result = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(graded), "--lessons",
+                                 "01", "--no-model-answers"])
+    assert result.exit_code == 0, result.output
+    assert (graded / "notebooks" / "01_tensors_that_remember").is_dir()
+    assert not list(graded.rglob("model_answers.json"))

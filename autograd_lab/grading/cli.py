@@ -200,7 +200,12 @@ def student_repo(ctx: typer.Context,
                  lessons: Optional[List[str]] = typer.Option(
                      None, help="The lessons to hand out, by id or number (--lessons 00 01); "
                                 "default: every released one. Run again with more to add "
-                                "them.")):
+                                "them."),
+                 model_answers: bool = typer.Option(
+                     True, help="Hand out the written answers' model answers, which a lesson "
+                                "reveals after the learner has written their own (for learners "
+                                "on their own). --no-model-answers for a term whose written "
+                                "answers you grade.")):
     """Write the learners' repository: package, notebooks/, binder/, README, a git commit.
 
     No solutions/, no hidden test, no solution source, no instructor command."""
@@ -215,7 +220,8 @@ def student_repo(ctx: typer.Context,
             _fail(f"{found} is not released (released: {', '.join(released)})")
         chosen.append(found)
     try:
-        written = run(course, dest, binder=binder, lessons=chosen or None)
+        written = run(course, dest, binder=binder, lessons=chosen or None,
+                      model_answers=model_answers)
     except ValueError as error:
         _fail(str(error))
     console.print(f"wrote {len(written)} files to {dest}, committed")
@@ -410,16 +416,26 @@ def grade(ctx: typer.Context,
         raise typer.Exit(1)
 
 
-def summary_table(outcomes, title, rows=(), failed_only=False) -> Table:
+def summary_table(outcomes, title, rows=(), failed_only=False):
     """Every learner, sorted by student id, zeros included (only failures when failed_only);
-    `rows` are this run's status rows. The caption counts them all."""
+    `rows` are this run's status rows. One line a learner in the table (id, name, status,
+    score: what is graded so far, `+?` for what waits for a hand grade), then a line for each
+    learner with a note (the reason, what to grade by hand, the sandbox). The caption counts
+    them all."""
+    from rich.console import Group
+    from rich.text import Text
+
     ran = {row["student"]: row for row in rows}
     counts = {}
     for out in outcomes:
         counts[out.status] = counts.get(out.status, 0) + 1
     table = Table(title=title)
-    for column in ("student", "name", "status", "score", "note", "sandbox"):
-        table.add_column(column)
+    table.add_column("student", no_wrap=True)
+    table.add_column("name", no_wrap=True, overflow="ellipsis", max_width=22)
+    table.add_column("status", no_wrap=True)
+    table.add_column("score", no_wrap=True)
+    table.add_column("late", no_wrap=True)
+    notes = []
     for out in sorted(outcomes, key=lambda out: out.student):
         if failed_only and out.status != "failed":
             continue
@@ -428,15 +444,21 @@ def summary_table(outcomes, title, rows=(), failed_only=False) -> Table:
         sandbox = "" if out.sandbox == OFF else out.sandbox
         score = "" if out.score is None else f"{out.score:g}/{out.max_score:g}"
         if out.status == "needs manual grading":
+            so_far = sum(q["score"] or 0 for q in out.questions if q["score"] is not None)
+            score = f"{so_far:g}+?/{out.max_score:g}" if out.max_score is not None else ""
             note = "to grade by hand: " + ", ".join(out.awaiting)
             note += f"; {out.reason}" if out.reason else ""
         else:
             note = out.reason if out.status != "missing" else ""
         if row is None and out.status not in ("missing", "failed"):
             note = "unchanged since graded" + (f"; {note}" if note else "")
-        table.add_row(out.student, out.name, out.status, score, note, sandbox)
+        table.add_row(out.student, out.name, out.status, score,
+                      {True: "late", False: ""}.get(out.late, ""))
+        if note or sandbox:
+            notes.append(Text(f"  {out.student}: {note}" + (f" [sandbox: {sandbox}]"
+                                                            if sandbox else "")))
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
-    return table
+    return Group(table, *notes)
 
 
 @app.command()

@@ -5,6 +5,7 @@ import re
 import shutil
 from pathlib import Path
 
+from ..checks.written import ANSWERS_FILE, write as write_model_answers
 from .course import Course
 
 LEARNER_README = """\
@@ -150,7 +151,8 @@ def binder_link(owner_repo: str, lesson: str, ref: str = "HEAD") -> str:
 
 # what a released file must never contain
 _SECRETS = re.compile(r"BEGIN (HIDDEN TESTS|SOLUTION)|END (HIDDEN TESTS|SOLUTION)")
-_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info")
+_SKIP_NAMES = ("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info")
+_SKIP = shutil.ignore_patterns(*_SKIP_NAMES)
 
 
 def release(course: Course, lessons: list[str] | None = None, *, due=None, tz=None):
@@ -168,6 +170,9 @@ def release(course: Course, lessons: list[str] | None = None, *, due=None, tz=No
     for lesson in course.resolve(lessons) or course.lessons():
         result = api.generate_assignment(lesson, force=True, create=True)
         ok = result["success"]
+        if ok:          # beside the learner's notebook: the written answers' model answers
+            write_model_answers(course.directory("source") / lesson / f"{lesson}.ipynb",
+                                course.directory("release") / lesson)
         when = due or (late.parse_when(configured[lesson], tz or timezone.utc)
                        if lesson in configured else None)
         if ok and when is not None:
@@ -224,10 +229,11 @@ def _git(dest: Path, *args: str) -> str:
 
 
 def student_repo(course: Course, dest: Path, *, binder: str | None = None,
-                 lessons: list[str] | None = None) -> list[Path]:
+                 lessons: list[str] | None = None, model_answers: bool = True) -> list[Path]:
     """Write the learners' repository to dest, a git repository (one commit a release); returns
     the files written. `lessons`: only these (run again with more for a weekly release: the
-    lessons already there stay). Refuses (ValueError) when anything in it would hold a
+    lessons already there stay). `model_answers`: hand out the written answers' model answers
+    (for learners on their own; not for a term whose written answers are graded). Refuses (ValueError) when anything in it would hold a
     solution or a hidden test, and a non-empty dest it did not write."""
     dest = Path(dest)
     released = course.directory("release")
@@ -253,8 +259,9 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
         package = Path(autograd_lab.__file__).parent
     shutil.copytree(package, dest / "autograd_lab",
                     ignore=shutil.ignore_patterns("grading", "__pycache__", "*.pyc"))
+    skip = _SKIP if model_answers else shutil.ignore_patterns(ANSWERS_FILE, *_SKIP_NAMES)
     for lesson in chosen:
-        shutil.copytree(released / lesson, dest / "notebooks" / lesson, ignore=_SKIP)
+        shutil.copytree(released / lesson, dest / "notebooks" / lesson, ignore=skip)
     if (root / "binder").is_dir():
         shutil.copytree(root / "binder", dest / "binder", ignore=_SKIP)
     if (root / "docs" / "conf.py").is_file():
