@@ -188,6 +188,24 @@ def test_grade_summary_lists_every_learner_sorted(canvas):
     assert "2 failed" in short.output and "16 graded before and unchanged" in short.output
 
 
+def test_grade_summary_is_a_line_a_learner_at_80_columns(canvas):
+    from autograd_lab.grading import cli as command
+
+    command.console.width = 80
+    try:
+        out = runner.invoke(app, ["-C", str(canvas["course"].root), "grade", "02"])
+    finally:
+        command.console.width = 250
+    table = [line for line in out.output.splitlines() if line.startswith("│")]
+    assert len(table) == len(lc.CLASS), out.output          # one line a learner
+    assert all(len(line) <= 80 for line in table), out.output
+    waiting = next(line for line in table if line.startswith(f"│ {NOT_HAND_GRADED[A]}"))
+    assert "2+?/3" in waiting                              # autograded so far, and what waits
+    late = next(line for line in table if line.startswith(f"│ {lc.CLASS[3].canvas}"))
+    assert "late" in late.split("│")[5]
+    assert f"  {lc.CLASS[4].canvas}: not a valid notebook" in out.output
+
+
 def test_feedback_before_hand_grading_shows_no_zero(canvas):
     course = canvas["course"]
     waiting = cli(course, "feedback", A)
