@@ -501,3 +501,33 @@ def test_an_export_of_some_lessons_leaves_the_class_wide_file_alone(course, tmp_
     assert result.exit_code == 0, result.output
     assert (out / "grades.csv").read_bytes() == whole
     assert (out / f"grades-{L}.csv").is_file() and (out / f"questions-{L}.csv").is_file()
+
+
+def test_a_notebook_placed_by_hand_gets_its_files_time_and_extensions_come_from_a_csv(
+        course, tmp_path):
+    from datetime import datetime
+
+    from autograd_lab.grading import late
+
+    path = tmp_path / "mine.ipynb"
+    path.write_bytes(_nb(course))
+    os.utime(path, (1795000000, 1795000000))
+    result = runner.invoke(app, ["-C", str(course.root), "collect", str(path), "--student",
+                                 "ann", "--lesson", L])
+    assert result.exit_code == 0, result.output
+    stamp = datetime.utcfromtimestamp(1795000000).strftime("%Y-%m-%d %H:%M:%S UTC")
+    assert course.submission(L, "ann").joinpath("timestamp.txt").read_text().strip() == stamp
+    assert f"submission time {stamp}: the file's modification time" in result.output
+    late.set_due(course, L, datetime(2026, 11, 20, 23, 59))
+    grants = tmp_path / "extensions.csv"
+    grants.write_text(f"student,lesson,due\nann,{L},2\nbob,{L},2026-12-01 10:00\n")
+    result = runner.invoke(app, ["-C", str(course.root), "extend", "--csv", str(grants),
+                                 "--timezone", "Europe/Berlin"])
+    assert result.exit_code == 0, result.output
+    assert late.read_extensions(course) == {(L, "ann"): datetime(2026, 11, 22, 23, 59),
+                                            (L, "bob"): datetime(2026, 12, 1, 9, 0)}
+    export.export(course, tmp_path / "out")
+    import csv
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
+    assert rows["ann"]["submitted"] == stamp and rows["ann"]["due"] == "2026-11-22 23:59:00 UTC"
+    assert rows["ann"]["late"] == "no"          # (handed in on the 18th)
