@@ -488,6 +488,10 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
     if written.waiting:
         console.print(f"[yellow]waiting for hand grading[/] (no page yet; --partial writes "
                       f"them): {', '.join(written.waiting)}")
+    for student, why in written.not_written:        # (a page from before is removed)
+        console.print(f"no page for {student}: {why}", markup=False, highlight=False)
+    if written.removed:
+        console.print(f"removed the pages from before of: {', '.join(written.removed)}")
     if zip_path is not None:
         packed = moodle_zip(course, lesson, written.pages, zip_path)
         console.print(f"wrote {zip_path}: {len(packed.pages)} pages")

@@ -13,6 +13,7 @@ for a hand grade reads "not graded yet", never 0 (``NotGradedYet``).
 from __future__ import annotations
 
 import re
+import shutil
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -199,13 +200,45 @@ class Written:
     partial: list[str] = field(default_factory=list)      # written with answers not graded yet
     zip: Path | None = None
     not_in_zip: list[tuple[str, str]] = field(default_factory=list)   # student, why
+    # every learner of the class given no page, and why (waiting, failed, missing, collected
+    # again since grading); a page of theirs from before is removed (`removed`)
+    not_written: list[tuple[str, str]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def remove_page(course: Course, lesson: str, student: str) -> bool:
+    """Take away a learner's feedback for a lesson (the folder nbgrader wrote it in): the work
+    it describes is graded again, or replaced, or no longer graded. True if there was one."""
+    folder = course.directory("feedback") / student / lesson
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+        return True
+    if not folder.exists():
+        return False
+    shutil.rmtree(folder)
+    return True
+
+
+def _why_no_page(out) -> str:
+    if out.status == status.MANUAL:
+        return (f"waiting for hand grading ({', '.join(out.awaiting)}); --partial writes "
+                f"the page")
+    if out.status == status.FAILED:
+        return f"failed: {out.reason}"
+    if out.status == status.MISSING:
+        return f"missing: {out.reason or 'no submission'}"
+    if out.status == status.UNGRADED:
+        return f"{status.UNGRADED}: {out.reason}; grade it first"
+    return f"{out.status}: {out.reason}"
 
 
 def feedback(course: Course, lesson: str, *, partial: bool = False,
              students: list[str] | None = None) -> Written:
     """Write feedback/<student>/<lesson>/<lesson>.html for every graded submission. One whose
     written answers wait for a hand grade waits too (listed), unless `partial`: its page then
-    says "not graded yet" for them."""
+    says "not graded yet" for them. Every other learner is listed with the reason they have no
+    page, and a page left from before (an earlier submission, an earlier grading) is removed:
+    the folder holds a page only for work as it is graded now."""
     from .export import outcomes
 
     api = course.api(
@@ -218,21 +251,33 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
                       "filters": {"safe_markdown": page.safe_markdown,
                                   "clean_learner_html": page.clean}})
     written = Written()
+    seen = set()
     for out in outcomes(course, [lesson]):
+        seen.add(out.student)
         if students and out.student not in students:
             continue
-        if out.status == status.MANUAL:
-            if not partial:
-                written.waiting.append(out.student)
-                continue
+        if out.status == status.MANUAL and partial:
             written.partial.append(out.student)
         elif out.status != status.GRADED:
+            if out.status == status.MANUAL:
+                written.waiting.append(out.student)
+            written.not_written.append((out.student, _why_no_page(out)))
+            if remove_page(course, lesson, out.student):
+                written.removed.append(out.student)
             continue
+        remove_page(course, lesson, out.student)    # (nothing of an older page stays beside it)
         result = api.generate_feedback(lesson, out.student, force=True)
         if not result["success"]:
             raise RuntimeError(f"feedback for {out.student} failed:\n{result.get('log', '')}")
         written.pages.append(course.directory("feedback") / out.student / lesson
                              / f"{lesson}.html")
+    # a page of someone the course no longer has for this lesson (no submission, no record)
+    folder = course.directory("feedback")
+    if not students and folder.is_dir():
+        for other in sorted(p.name for p in folder.iterdir()):
+            if other not in seen and remove_page(course, lesson, other):
+                written.removed.append(other)
+                written.not_written.append((other, "no submission or grade in the course"))
     return written
 
 

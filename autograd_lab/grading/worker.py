@@ -294,6 +294,9 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     kernel.CLAIMS.clear()
     kernel.MALFORMED.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
+    # the feedback page of the grading this one replaces describes work graded no longer
+    from .feedback import remove_page
+    remove_page(course, lesson, student)
     with tempfile.TemporaryDirectory(prefix="autograd-lab-", dir=scratch) as tmp:
         try:
             release = course.directory("release") / lesson / f"{lesson}.ipynb"

@@ -1,0 +1,148 @@
+"""A term as an instructor runs it, on a small class of lesson 02 (tests/lmsclass.py's course):
+graded, hand graded, a second download that replaces two submissions, graded again, and
+graded again by force. The feedback folder holds pages only for work as it is graded now,
+nbgrader's formgrader lists for hand grading exactly whom autograd-lab says waits, another
+lesson's notebook is named as such, and no page shows a path of the grading machine."""
+import os
+from datetime import timezone
+
+import nbformat
+import pytest
+from typer.testing import CliRunner
+
+import lmsclass as lc
+from autograd_lab.grading import export, status
+from autograd_lab.grading.cli import app
+from autograd_lab.grading.course import Course
+
+A, B = lc.A, lc.B
+runner = CliRunner()
+
+KEPT = "101"        # hand graded, never changes
+WAITS = "102"       # never hand graded; its written answer is hostile markup
+CODE = "103"        # hand graded, then hands in a wrong answer with the same written answer
+WRITTEN = "104"     # hand graded, then hands in a new written answer
+WARNS = "105"       # its answer cell warns: Python names the cell's file in the warning
+OTHER = "106"       # hands in lesson 04's notebook as lesson 02
+ABSENT = "107"      # on the roster, hands in nothing
+HOSTILE = ('<script>alert("owned")</script><img src=x onerror="alert(1)"> The slope of '
+           '$x^2$ at x.')
+
+
+def cli(course, *args):
+    from autograd_lab.grading import cli as command
+    command.console.width = 250         # one table row a line, so the output can be read back
+    return runner.invoke(app, ["-C", str(course.root), *map(str, args)])
+
+
+def _notebook(course, lesson=A, *, answer=None, right=True, written="The slope at x.") -> bytes:
+    nb = nbformat.reads(lc.notebook(course.root, lesson, right=right, written=written).decode(),
+                        as_version=4)
+    if answer is not None:
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id") == lc.EXERCISE[lesson][0]:
+                cell.source = answer(cell.source)
+    return nbformat.writes(nb).encode()
+
+
+def _submit(course, student, data: bytes):
+    folder = course.submission(A, student)
+    folder.mkdir(parents=True)
+    (folder / f"{A}.ipynb").write_bytes(data)
+
+
+def hand_grade(course, lesson, skip=()):
+    """What the formgrader does when a grader types a score (its GradeHandler.put): set
+    manual_score, clear needs_manual_grade. Every written answer gets full marks."""
+    with course.gradebook() as gb:
+        for submission in gb.assignment_submissions(lesson):
+            if submission.student.id in skip:
+                continue
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.needs_manual_grade and grade.auto_score is None:
+                        grade.manual_score = grade.max_score
+                        grade.needs_manual_grade = False
+        gb.db.commit()
+
+
+def formgrader_lists(course, lesson=A):
+    """The learners nbgrader's formgrader lists as needing a hand grade (its API's own
+    answer, which its Manual Grading pages show)."""
+    api = course.api()
+    listed = {s["student"] for s in api.get_submissions(lesson) if s["needs_manual_grade"]}
+    per_notebook = {s["student"] for s in api.get_notebook_submissions(lesson, lesson)
+                    if s["needs_manual_grade"]}
+    assert listed == per_notebook
+    return listed
+
+
+def autograd_lab_waits(course, lesson=A):
+    return {o.student for o in export.outcomes(course, [lesson]) if o.status == status.MANUAL}
+
+
+def _pages(course, lesson=A):
+    return {p.parent.parent.name: p.read_text()
+            for p in course.directory("feedback").glob(f"*/{lesson}/{lesson}.html")}
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    base = tmp_path_factory.mktemp("term")
+    course = Course(lc.make_course(base / "course"))
+    _submit(course, KEPT, _notebook(course))
+    _submit(course, WAITS, _notebook(course, written=HOSTILE))
+    _submit(course, CODE, _notebook(course))
+    _submit(course, WRITTEN, _notebook(course))
+    _submit(course, WARNS, _notebook(course, answer=lambda source: (
+        "import warnings\nwarnings.warn('careful here')\n" + source)))
+    _submit(course, OTHER, lc.notebook(course.root, B))
+    with course.gradebook() as gb:
+        gb.add_student(ABSENT)
+    out, seen = {}, {}
+    out["grade 1"] = cli(course, "grade", A, "--jobs", "2")
+    hand_grade(course, A, skip={WAITS})
+    out["feedback 1"] = cli(course, "feedback", A)
+    seen["pages 1"] = _pages(course)
+    # the second download: one learner changed their code alone, one their written answer
+    for student, data in ((CODE, _notebook(course, right=False)),
+                          (WRITTEN, _notebook(course, written="Rewritten: the slope at x."))):
+        path = base / f"{student}.ipynb"
+        path.write_bytes(data)
+        on_time = lc.ON_TIME.replace(tzinfo=timezone.utc).timestamp()     # (its submission time)
+        os.utime(path, (on_time, on_time))
+        out["collect", student] = cli(course, "collect", path, "--student", student,
+                                      "--lesson", A)
+    out["feedback 2"] = cli(course, "feedback", A)
+    seen["pages 2"] = _pages(course)
+    out["grade 2"] = cli(course, "grade", A, "--jobs", "2")
+    seen["lists 2"] = (formgrader_lists(course), autograd_lab_waits(course))
+    out["feedback 3"] = cli(course, "feedback", A)
+    seen["pages 3"] = _pages(course)
+    out["grade 3"] = cli(course, "grade", A, "--jobs", "2", "--force")
+    seen["lists 3"] = (formgrader_lists(course), autograd_lab_waits(course))
+    return dict(course=course, out=out, seen=seen, base=base)
+
+
+def test_a_replaced_submission_leaves_no_page_of_its_old_grading(term):
+    out, seen = term["out"], term["seen"]
+    assert out["feedback 1"].exit_code == 0, out["feedback 1"].output
+    assert set(seen["pages 1"]) == {KEPT, CODE, WRITTEN, WARNS}
+    assert "Score: 3.0 / 3.0" in seen["pages 1"][CODE]
+    for student in (CODE, WRITTEN):
+        assert out["collect", student].exit_code == 0, out["collect", student].output
+    # collected again, not graded yet: the pages of the old submissions are gone, and said
+    assert out["feedback 2"].exit_code == 0, out["feedback 2"].output
+    assert set(seen["pages 2"]) == {KEPT, WARNS}
+    said = out["feedback 2"].output
+    for student in (CODE, WRITTEN):
+        assert f"no page for {student}: not graded yet" in said, said
+    # graded again: the code-only change has its new page, the new written answer waits
+    assert set(seen["pages 3"]) == {KEPT, CODE, WARNS}
+    assert "Score: 1.0 / 3.0" in seen["pages 3"][CODE]
+    assert "3.0 / 3.0" not in seen["pages 3"][CODE]
+    said = out["feedback 3"].output
+    assert f"no page for {WRITTEN}: waiting for hand grading (explain)" in said, said
+    assert f"no page for {WAITS}: waiting for hand grading" in said
+    assert f"no page for {ABSENT}: missing" in said
+    assert f"no page for {OTHER}: failed: " in said
