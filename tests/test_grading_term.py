@@ -146,3 +146,33 @@ def test_a_replaced_submission_leaves_no_page_of_its_old_grading(term):
     assert f"no page for {WAITS}: waiting for hand grading" in said
     assert f"no page for {ABSENT}: missing" in said
     assert f"no page for {OTHER}: failed: " in said
+
+
+def test_regrading_keeps_the_formgraders_list_equal_to_autograd_labs(term):
+    course, out, seen = term["course"], term["out"], term["seen"]
+    for run in ("grade 2", "grade 3"):
+        assert "Traceback" not in out[run].output, out[run].output
+    # after a regrade of what changed, and after a forced regrade of the class: the code-only
+    # change keeps its hand grade, the new written answer waits, and nbgrader agrees
+    for lists in ("lists 2", "lists 3"):
+        formgrader, ours = seen[lists]
+        assert ours == {WAITS, WRITTEN}, lists
+        assert formgrader == ours, lists
+    scores = {o.student: o.score for o in export.outcomes(course, [A])}
+    assert scores[KEPT] == 3 and scores[CODE] == 1 and scores[WARNS] == 3
+    with course.gradebook() as gb:
+        explain = gb.find_grade("explain", A, A, CODE)
+        assert (explain.manual_score, explain.needs_manual_grade) == (1, False)
+
+
+def test_a_hand_grade_of_an_answer_changed_outside_collect_is_asked_for_again(term, tmp_path):
+    from autograd_lab.grading import worker
+
+    course = term["course"]
+    # a notebook put in place by hand (no collect to unset the hand grade), written answer new
+    (course.submission(A, KEPT) / f"{A}.ipynb").write_bytes(
+        _notebook(course, written="Something else entirely."))
+    result = cli(course, "grade", A, "--student", KEPT)
+    assert "grade them again: explain (1)" in result.output, result.output
+    assert KEPT in formgrader_lists(course) and KEPT in autograd_lab_waits(course)
+    assert worker.answers(tmp_path / "none.ipynb") is None

@@ -297,6 +297,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     # the feedback page of the grading this one replaces describes work graded no longer
     from .feedback import remove_page
     remove_page(course, lesson, student)
+    graded = course.directory("autograded") / student / lesson / f"{lesson}.ipynb"
+    hand_graded = answers(graded) if graded.is_file() else None   # what the hand grades saw
     with tempfile.TemporaryDirectory(prefix="autograd-lab-", dir=scratch) as tmp:
         try:
             release = course.directory("release") / lesson / f"{lesson}.ipynb"
@@ -331,7 +333,6 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         result = api.autograde(lesson, student, force=True, create=True)
     print(result.get("log", ""), result.get("error") or "", sep="\n")   # into the grading log
     seconds = time.monotonic() - started
-    graded = course.directory("autograded") / student / lesson / f"{lesson}.ipynb"
     row["sandbox"] = "; ".join(filter(None, [
         handed, _attempt(kernel.CLAIMS, kernel.MALFORMED),
         _sandbox_note(graded if result["success"] else None, sandboxed)]))
@@ -343,13 +344,68 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         return dict(row, status=status.FAILED,
                     reason=_failure_reason(result.get("log", "") + (result.get("error") or "")),
                     seconds=seconds)
+    notes = [note] if note else []
+    kept = keep_hand_grades(course, lesson, student, hand_graded,
+                            (answers(graded) if graded.is_file() else None) or {})
+    if kept:
+        notes.append(kept)
     with course.gradebook() as gb:
         submission = gb.find_submission(lesson, student)
         score, max_score = submission.score, submission.max_score
         manual = submission.needs_manual_grade
-    notes = [note] if note else []
     stopped = _timeouts(graded) if graded.exists() else []
     if stopped:
         notes.append("stopped at the time limit: " + ", ".join(stopped))
     return dict(row, status=status.MANUAL if manual else status.GRADED, score=score,
                 max_score=max_score, reason="; ".join(notes), seconds=seconds)
+
+
+def answers(notebook: Path) -> dict[str, str] | None:
+    """grade_id -> source of every answer cell (nbgrader's solution cells) of a notebook; None
+    if it cannot be read."""
+    try:
+        nb = nbformat.read(notebook, as_version=4)
+    except Exception:
+        return None
+    found = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if isinstance(meta, dict) and meta.get("solution") and isinstance(meta.get("grade_id"), str):
+            found[meta["grade_id"]] = cell.source
+    return found
+
+
+def keep_hand_grades(course: Course, lesson: str, student: str, before: dict | None,
+                     after: dict) -> str:
+    """nbgrader's autograde marks every hand-graded cell for review again ("if there was
+    previously a manual grade ... needs_manual_grade = True"), so its formgrader lists the
+    learner for hand grading while the hand grade still counts. Here a hand grade whose answer
+    is the one it was given to (`before`: the answers of the notebook graded last; `after`:
+    now) is kept and its cell cleared of that flag; one whose answer changed is unset, so that
+    the answer waits for a person again, and said. A hand grade of a test cell (a score
+    overridden in the formgrader) stands for every answer of the notebook. Returns a note for
+    the instructor ("" when nothing was unset)."""
+    from nbgrader.api import MissingEntry
+
+    stale = {}
+    with course.gradebook() as gb:
+        try:
+            submission = gb.find_submission(lesson, student)
+        except MissingEntry:
+            return ""
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.manual_score is None:
+                    continue
+                cells = [grade.name] if grade.name in after else list(after)
+                if before is None or all(before.get(c) == after.get(c) for c in cells):
+                    grade.needs_manual_grade = False
+                else:
+                    stale[grade.name] = grade.manual_score
+                    grade.manual_score = None
+                    grade.needs_manual_grade = True
+        gb.db.commit()
+    if not stale:
+        return ""
+    given = ", ".join(f"{name} ({score:g})" for name, score in sorted(stale.items()))
+    return f"hand grades given to another answer unset, grade them again: {given}"
