@@ -176,3 +176,22 @@ def test_a_hand_grade_of_an_answer_changed_outside_collect_is_asked_for_again(te
     assert "grade them again: explain (1)" in result.output, result.output
     assert KEPT in formgrader_lists(course) and KEPT in autograd_lab_waits(course)
     assert worker.answers(tmp_path / "none.ipynb") is None
+
+
+def test_another_lessons_notebook_is_named_as_that_lesson(term):
+    course = term["course"]
+    row = status.read(course, A)[(A, OTHER)]
+    assert row["status"] == status.FAILED
+    assert f"this is lesson {B}'s notebook, handed in as {A}" in row["reason"]
+    assert "KeyError" not in row["reason"]
+
+
+def test_no_page_shows_a_path_of_the_grading_machine(term):
+    course, seen = term["course"], term["seen"]
+    page = seen["pages 3"][WARNS]
+    assert "careful here" in page and "[your cell]" in page
+    for pages in (seen["pages 1"], seen["pages 3"]):
+        for student, text in pages.items():
+            for path in ("/tmp/", "ipykernel_", "autograd-lab-", str(course.root),
+                         str(term["base"])):
+                assert path not in text, (student, path)

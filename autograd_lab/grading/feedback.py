@@ -12,8 +12,12 @@ for a hand grade reads "not graded yet", never 0 (``NotGradedYet``).
 """
 from __future__ import annotations
 
+import functools
+import os
 import re
 import shutil
+import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +28,7 @@ from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
+from traitlets import List, Unicode
 
 from . import page, status
 from .course import Course
@@ -55,12 +60,58 @@ def _hidden_lines(nb) -> list[str]:
     return sorted(lines, key=len, reverse=True)
 
 
+def machine_roots(*more) -> list[str]:
+    """Folders of the grading machine a page must not show: the temporary folder (where every
+    kernel and staging folder lives), Python's installation, this package's checkout, home, and
+    `more` (the course)."""
+    import autograd_lab
+
+    roots = {tempfile.gettempdir(), "/tmp", "/var/tmp", sys.prefix, sys.base_prefix,
+             sys.exec_prefix, str(Path(autograd_lab.__file__).resolve().parents[1]),
+             os.path.expanduser("~"), "/home", "/root", "/proc", *map(str, more)}
+    return sorted({r.rstrip("/") for r in roots if r and r.rstrip("/")}, key=len, reverse=True)
+
+
+_CELL_FILE = re.compile(r"(?:[^\s\"'<>:,;()\[\]{}\x1b]*/)?ipykernel_\d+/\d+\.py")
+
+
+def scrub_paths(text: str, roots: list[str]) -> str:
+    """`text` without a path of the grading machine: the file IPython names a cell by becomes
+    "[your cell]", a file of an installed package or of autograd_lab its name from the package
+    on (``autograd_lab/_tensor.py``), any other path under `roots` "[a folder of the
+    grader's]"."""
+    text = _CELL_FILE.sub("[your cell]", text)
+    if not roots:
+        return text
+    pattern = _under(tuple(roots))
+
+    def short(match):
+        path = match.group(0)
+        for marker in ("/site-packages/", "/dist-packages/"):
+            if marker in path:
+                return path.split(marker, 1)[1]
+        if "/autograd_lab/" in path:
+            return "autograd_lab/" + path.split("/autograd_lab/", 1)[1]
+        return "[a folder of the grader's]"
+    return pattern.sub(short, text)
+
+
+@functools.lru_cache(maxsize=16)
+def _under(roots: tuple[str, ...]):
+    return re.compile("(?:" + "|".join(re.escape(r) for r in roots) + r")(?![\w.-])"
+                      r"[^\s\"'<>:,;()\[\]{}\x1b]*")
+
+
 class HideTests(NbGraderPreprocessor):
     """Test cells without hidden tests, errors without tracebacks, outputs without a hidden
-    test's text."""
+    test's text or a path of the grading machine."""
+
+    machine_paths = List(Unicode(), help="Folders no page may show, besides machine_roots()'s "
+                                         "(the course's).").tag(config=True)
 
     def preprocess(self, nb, resources):
         self._hidden = _hidden_lines(nb)
+        self._roots = machine_roots(*self.machine_paths)
         # the page says from where the learner's cells show their own run's outputs (the
         # grader's run keeps what they printed once a hidden test had asked its questions)
         first = next((cell.metadata["nbgrader"].get("grade_id") for cell in nb.cells
@@ -74,7 +125,7 @@ class HideTests(NbGraderPreprocessor):
             text = "".join(text)
         for line in self._hidden:
             text = text.replace(line, "[a hidden test]")
-        return text
+        return scrub_paths(text, self._roots)
 
     def _scrub_outputs(self, cell):
         for output in cell.get("outputs", []):
@@ -249,7 +300,8 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
         # template of that name is found first, and nbgrader's own is off the search path)
         HTMLExporter={"extra_template_basedirs": [str(TEMPLATES)],
                       "filters": {"safe_markdown": page.safe_markdown,
-                                  "clean_learner_html": page.clean}})
+                                  "clean_learner_html": page.clean}},
+        HideTests={"machine_paths": [str(course.root), str(course.root.resolve())]})
     written = Written()
     seen = set()
     for out in outcomes(course, [lesson]):

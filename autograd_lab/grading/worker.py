@@ -124,6 +124,9 @@ def stage(source: Path, staged: Path, lesson: str,
         raise NotGradable(status.FAILED, f"not a valid notebook ({type(error).__name__}: "
                                          f"{first_line[:200]})")
     if release is not None:
+        other = other_lesson(nb, lesson, release)
+        if other:
+            raise NotGradable(status.FAILED, other)
         note = "; ".join(filter(None, [note, restore_metadata(nb, expected, release)]))
     code, others = _beside(source, chosen)
     if others:
@@ -132,6 +135,46 @@ def stage(source: Path, staged: Path, lesson: str,
     attempt = (f"ATTEMPT: code handed in beside the notebook, left out: {', '.join(code)[:200]}"
                if code else "")
     return note, attempt
+
+
+def _graded_ids(path: Path) -> set[str]:
+    """The grade_ids of a released notebook's answer and test cells (what makes it its lesson)."""
+    import json
+
+    try:
+        cells = json.loads(path.read_text()).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return set()
+    found = set()
+    for cell in cells if isinstance(cells, list) else []:
+        meta = cell.get("metadata", {}).get("nbgrader") if isinstance(cell, dict) else None
+        if isinstance(meta, dict) and (meta.get("grade") or meta.get("solution")) \
+                and isinstance(meta.get("grade_id"), str):
+            found.add(meta["grade_id"])
+    return found
+
+
+def other_lesson(nb, lesson: str, release: Path) -> str:
+    """Why a notebook is another lesson's, when it is: its answer and test cells (by their
+    nbgrader grade_id) are more of another released lesson's than of `lesson`'s. (nbgrader
+    fails such a notebook on the first test it cannot find, "KeyError: 'predict_cube'".)
+    "" when it is this lesson's, or no lesson's."""
+    cells = nb.get("cells")
+    ids = {_grade_id(c) for c in cells if isinstance(c, dict)} if isinstance(cells, list) else set()
+    ids.discard(None)
+    own = len(ids & _graded_ids(release))
+    best, most = None, own
+    for path in sorted(release.parent.parent.glob("*/*.ipynb")):
+        if path.parent.name == lesson or path.stem != path.parent.name:
+            continue
+        found = len(ids & _graded_ids(path))
+        if found > most:
+            best, most = path.parent.name, found
+    if best is None:
+        return ""
+    return (f"this is lesson {best}'s notebook, handed in as {lesson}: {most} of its graded "
+            f"cells are {best}'s, {own} {lesson}'s. Ask the learner for their {lesson} notebook "
+            f"(or collect this file as {best})")
 
 
 def restore_metadata(nb, notebook: Path, release: Path) -> str:
