@@ -195,3 +195,38 @@ def test_no_page_shows_a_path_of_the_grading_machine(term):
             for path in ("/tmp/", "ipykernel_", "autograd-lab-", str(course.root),
                          str(term["base"])):
                 assert path not in text, (student, path)
+
+
+def test_written_answers_one_question_at_a_time_and_every_questions_scores(term, tmp_path):
+    from autograd_lab.grading import report
+
+    course = term["course"]
+    waiting = autograd_lab_waits(course)
+    result = cli(course, "report", A, "--out", tmp_path / "a.png")
+    assert result.exit_code == 0, result.output
+    # the score distribution of every question, the hand-graded one included
+    questions = {q.name: q for q in report.report(course, A).questions}
+    assert list(questions) == ["test_square", "explain"]
+    explain = questions["explain"]
+    assert explain.by_hand and explain.waiting == len(waiting)
+    graded = {KEPT, WAITS, CODE, WRITTEN, WARNS} - waiting
+    assert explain.scores == {1.0: len(graded)}
+    assert questions["test_square"].scores == {0.0: 1, 2.0: 4}      # CODE's wrong answer
+    row = next(line for line in result.output.splitlines() if line.startswith("│ explain"))
+    assert "hand" in row and f"1: {len(graded)}" in row and f"│ {len(waiting)} " in row
+    # a page per hand-graded question: every answer, those waiting first, safe to open
+    page = (course.root / "reports" / f"{A}-written" / "explain.html").read_text()
+    assert "explain.html" in result.output
+    assert "The slope at x." in page and "Rewritten: the slope at x." in page
+    assert "The slope at x." in page.split("The model answer")[1]     # the rubric, then answers
+    for student in {KEPT, WAITS, CODE, WRITTEN, WARNS}:
+        assert f'id="learner-{student}"' in page
+    assert OTHER not in page and ABSENT not in page
+    first = [page.index(f'id="learner-{s}"') for s in sorted(waiting)]
+    rest = [page.index(f'id="learner-{s}"') for s in sorted(graded)]
+    assert max(first) < min(rest)
+    assert page.count("not graded yet") == len(waiting)
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert "<script" not in page and "onerror" not in page and "<img src=" not in page
+    assert "[an image from outside this page, not shown]" in page     # WAITS's, as words
+    assert "<math" in page                  # the learner's $x^2$, as MathML

@@ -583,7 +583,9 @@ def report(ctx: typer.Context,
     A table here, and one PNG figure per lesson for a slide: percentages of the learners who
     handed in, misconceptions by name, wrong answers, not attempted, could not be graded."""
     from .export import lessons as chosen
-    from .report import human_name, report as run, segments, titles, write_figure
+    from .report import (human_name, question_table, report as run, segments, titles,
+                         write_figure)
+    from .written import write_pages
 
     course = _course(ctx)
     try:
@@ -613,6 +615,9 @@ def report(ctx: typer.Context,
         path = write_figure(result, out or course.root / "reports" / f"{lesson}.png",
                             explanations)
         console.print(f"wrote {path}")
+        console.print(question_table(result))
+        for written in write_pages(course, lesson):     # a page per hand-graded question
+            console.print(f"wrote {written}")
 
 
 @app.command()

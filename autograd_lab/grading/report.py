@@ -70,6 +70,29 @@ class Exercise:
 
 
 @dataclass
+class Question:
+    """How the graded learners scored on one question (an nbgrader graded cell), hand-graded
+    ones included: each score given and how many got it, and how many wait for a hand grade."""
+    name: str
+    max_score: float
+    by_hand: bool = False          # a written answer (graded by a person)
+    scores: Counter = field(default_factory=Counter)    # score -> learners
+    waiting: int = 0
+
+    @property
+    def graded(self) -> int:
+        return sum(self.scores.values())
+
+    @property
+    def mean(self) -> float | None:
+        return sum(s * n for s, n in self.scores.items()) / self.graded if self.graded else None
+
+    def distribution(self) -> str:
+        """``0: 3 · 1: 12``, lowest score first."""
+        return " · ".join(f"{s:g}: {n}" for s, n in sorted(self.scores.items()))
+
+
+@dataclass
 class Report:
     lesson: str
     learners: int                  # graded (including those waiting for a hand grade)
@@ -78,6 +101,7 @@ class Report:
     missing: int = 0
     waiting: int = 0               # handed in, not graded yet
     attempts: list[str] = field(default_factory=list)   # flagged: tried to forge a grade
+    questions: list[Question] = field(default_factory=list)   # every graded cell's scores
 
     @property
     def handed_in(self) -> int:
@@ -187,7 +211,54 @@ def report(course: Course, lesson: str) -> Report:
                         exercise.first[shown[0]] += 1
                 answers, tagged = [], False
     result.exercises = list(exercises.values())
+    result.questions = questions(course, lesson, found)
     return result
+
+
+def questions(course: Course, lesson: str, found=None) -> list[Question]:
+    """The score distribution of every question of `lesson` (export's outcomes: hand grades
+    count as soon as they are in nbgrader's gradebook), in the lesson's order."""
+    from .export import outcomes
+    from .written import hand_graded
+
+    by_hand = {name for _, name, _ in hand_graded(course, lesson)}
+    with course.gradebook() as gb:
+        cells = [(c.name, c.max_score) for nb in gb.find_assignment(lesson).notebooks
+                 for c in nb.grade_cells]
+    order = {}
+    release = course.directory("release") / lesson / f"{lesson}.ipynb"
+    if release.is_file():
+        for i, cell in enumerate(nbformat.read(release, as_version=4).cells):
+            order.setdefault(cell.metadata.get("nbgrader", {}).get("grade_id"), i)
+    result = {name: Question(name, most, name in by_hand)
+              for name, most in sorted(cells, key=lambda c: order.get(c[0], len(order)))}
+    for out in found if found is not None else outcomes(course, [lesson]):
+        if out.status not in (status.GRADED, status.MANUAL):
+            continue
+        for row in out.questions:
+            question = result.get(row["question"])
+            if question is None:
+                continue
+            if row["status"] == status.MANUAL:
+                question.waiting += 1
+            elif row["score"] is not None:
+                question.scores[float(row["score"])] += 1
+    return list(result.values())
+
+
+def question_table(result: Report):
+    """The questions' score distributions as a table for the terminal (rich)."""
+    from rich.table import Table
+
+    table = Table(title=f"{result.lesson}: scores per question (hand grades included)")
+    for column in ("question", "points", "graded by", "graded", "scores: learners", "mean",
+                   "waiting for a hand grade"):
+        table.add_column(column)
+    for q in result.questions:
+        table.add_row(q.name, f"{q.max_score:g}", "hand" if q.by_hand else "autograder",
+                      str(q.graded), q.distribution(),
+                      "" if q.mean is None else f"{q.mean:.2f}", str(q.waiting))
+    return table
 
 
 _COLORS = {"passed": "#3a7d44", "predicted right": "#7fb77e", "other wrong answer": "#b0413e",
