@@ -18,7 +18,8 @@ what this computes. The method, and why each rate, is in README ("How long a les
 - a prediction (an answer cell tagged `prediction`): PREDICTION_MINUTES plus
   PREDICTION_MINUTES_PER_VALUE for each value predicted (each name the answer assigns; a
   dictionary counts its entries);
-- a written explanation (a manually graded text cell): EXPLANATION_MINUTES;
+- a written explanation (a manually graded text cell): EXPLANATION_MINUTES, the cell after it
+  that shows the model answer once the learner has written theirs included;
 - an exercise (any other answer cell): EXERCISE_MINUTES plus EXERCISE_MINUTES_PER_LINE for each
   line of the solution the learner has to write: not blank, not a comment, and not already in
   the code shown above it (a line copied from the lesson is quick).
@@ -45,6 +46,7 @@ EXPLANATION_MINUTES = 4
 EXERCISE_MINUTES = 4
 EXERCISE_MINUTES_PER_LINE = 1
 LIMIT = 45
+REVEAL = "from autograd_lab.checks.written import reveal"
 PREDICTION_TAG = "prediction"
 
 _SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
@@ -143,6 +145,8 @@ def estimate(lesson, root=ROOT):
                     est.code_words += code_words(block, given)
             continue
         if meta.get("grade"):                        # a test cell: part of its answer's minutes
+            continue
+        if REVEAL in cell.source:       # a written answer's model answer: part of its minutes
             continue
         if meta.get("solution"):                     # an answer cell
             solution = "".join(_SOLUTION.findall(cell.source))

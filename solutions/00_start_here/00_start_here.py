@@ -64,7 +64,10 @@ from autograd_lab import viz
 # A test cell holds *visible* tests that you can run now. When your notebook is graded, the
 # same cell also runs **hidden tests** that try your answer on other cases, so a
 # solution that only fits the visible case does not earn all the points. Written answers are
-# read and graded by a person.
+# read and graded by a person: neither Validate nor a test cell can judge them. The cell under
+# each written answer shows the lesson's model answer and its rubric once you have written and
+# saved your own, so that you can judge it yourself when you study alone (a course whose
+# instructor grades them leaves the model answers out, and the cell says so).
 #
 # When a test fails, it does not just say `AssertionError`: it says what it checked, what it
 # expected, what it found and, for the mistakes people often make, names the misconception.

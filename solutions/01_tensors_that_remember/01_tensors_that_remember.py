@@ -126,6 +126,11 @@ for t, name in zip([x, y, z], "xyz"):
 # `z` (a product with `x`) has; 1 for the leaf rule applied: `x` requires grad and was created
 # by us, `z` requires grad but an operation made it.*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_grad_fn")
+
 # %% [markdown]
 # ## 2. The graph is built as you compute
 #

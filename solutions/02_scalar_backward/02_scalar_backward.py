@@ -135,6 +135,11 @@ print(x.grad)
 # about (here `z` itself) with respect to `z`; 1 for starting with 10 as caring about
 # $L = 10z$, every gradient scaled by 10: $10 \cdot 3x^2 = 30$.*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_seed")
+
 # %% [markdown]
 # ### Three things `backward()` does not do
 #

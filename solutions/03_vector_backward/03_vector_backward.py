@@ -167,6 +167,11 @@ x.grad
 # it is the gradient of, $L = \sum_i c_i y_i$ with $c$ = the values of `x` held fixed. Half a
 # point for one of them.*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_x_as_gradient")
+
 # %% [markdown]
 # ## 4. Your turn: choose `v` for a loss further down
 #

@@ -274,6 +274,11 @@ print(f"w without zeroing: {w_buggy.item():.4f}   w zeroed: {w_fixed.item():.4f}
 # swing: the sum changes sign only after enough opposite gradients have been added, so `w`
 # overshoots back and forth (a frictionless spring, momentum that never decays).*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_swing")
+
 # %% [markdown]
 # ## 5. Accumulation as a feature: micro-batches
 #

@@ -191,6 +191,11 @@ for name, code in snippets.items():
 # does not depend on `x`, while `AddBackward0` saved none, so only the multiplication's second
 # pass finds something missing.*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_freed")
+
 # %% [markdown]
 # ## 3. Two losses, one shared graph
 #

@@ -287,6 +287,11 @@ print("backward:   ", x.grad)
 # marked done) as soon as the first part arrived; 1 for why backward does not: a node runs only
 # once every edge into it has delivered (topological order), so its parts are summed first.*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_depth_first")
+
 # %% [markdown]
 # ## 5. Exercise: your own backward
 #

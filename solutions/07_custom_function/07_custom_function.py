@@ -171,6 +171,11 @@ torch.autograd.gradcheck(CubeForgetful.apply, (x,))
 # only when it is 1; 1 for saying that gradcheck's weights are not all ones (one-hot), so the
 # missing factor shows (off-diagonal entries, or every column the same).*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_forgetful")
+
 # %% [markdown]
 # ## 4. Exercise: softplus
 #

@@ -266,6 +266,11 @@ for step in range(40):
 # own, so backward reaches no parameter and their `.grad` stays `None`; 1 for the fix: the
 # parameters must be created with `requires_grad=True` (outside `no_grad`).*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_requires_grad")
+
 # %% [markdown]
 # ## 5. A small neural network
 #

@@ -401,6 +401,11 @@ viz.draw(penalty, names={w: "w", x: "x", g: "g", penalty: "penalty"})
 # through `g`; 1 for what happens without it: `g` has no history, and backward raises (or,
 # said otherwise, nothing can reach `w`).*
 
+# %% tags=["course-helper"]
+from autograd_lab.checks.written import reveal
+
+reveal("explain_penalty")
+
 # %% [markdown]
 # ## What to remember
 #
