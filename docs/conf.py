@@ -13,6 +13,10 @@ sphinx-book-theme). `./run docs` builds it into docs/_build/html; the learners' 
 - The Binder button opens the lesson in the learners' repository: AUTOGRAD_LAB_REPO=OWNER/REPO,
   else the one named in docs/learners-repo.txt (written by `student-repo --binder`), else
   DEFAULT_REPO.
+- The guides: learners/ in every build; instructors/, maintainers/ and measurements/ only in
+  the course's own repository (solutions/ beside docs/). The learners' repository, which
+  student-repo gives these sources, builds the lessons and the learners' guide alone: index.md's
+  block between the "course repository only" markers is left out there.
 """
 import json
 import os
@@ -47,6 +51,12 @@ html_title = "autograd-lab: how PyTorch's autograd works"
 extensions = ["myst_nb"]
 exclude_patterns = ["_build", "node_modules", "**/.ipynb_checkpoints", "README.md",
                     "*.png", "package.json", "package-lock.json", "learners-repo.txt"]
+# the guides for the course's instructors and maintainers, and its measurements: not built in
+# the learners' repository (no solutions/ there)
+COURSE_REPOSITORY = (HERE.parent / "solutions").is_dir()
+COURSE_GUIDES = ["instructors", "maintainers", "measurements"]
+if not COURSE_REPOSITORY:
+    exclude_patterns += [f"{guide}/*" for guide in COURSE_GUIDES]
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 
@@ -110,6 +120,16 @@ def _check_mathjax(app):
 _LESSON_LINK = re.compile(r"\[([^\]]+)\]\((\.\./([0-9]{2}_[a-z0-9_]+)/\3\.ipynb)\)")
 
 
+_COURSE_ONLY = re.compile(r"<!-- course repository only -->.*?<!-- end of course repository "
+                          r"only -->\n?", re.S)
+
+
+def _course_only(app, docname, source):
+    """index.md without its toctrees of the course's own guides, in the learners' repository."""
+    if docname == "index" and not COURSE_REPOSITORY:
+        source[0] = _COURSE_ONLY.sub("", source[0])
+
+
 def _as_released(app, docname, source):
     """A lesson's notebook before myst-nb reads it: answer and test cells lose their outputs
     (tag remove-output); a link to another lesson becomes a reference to its page, or, for a
@@ -160,6 +180,7 @@ def _missing_answers_noted(app, doctree, docname):
 
 def setup(app):
     app.connect("builder-inited", _check_mathjax)
+    app.connect("source-read", _course_only)
     app.connect("source-read", _as_released)
     app.connect("doctree-resolved", _missing_answers_noted)
     app.connect("build-finished", _copy_mathjax)

@@ -5,8 +5,10 @@
 
 prints, per lesson, the minutes each kind of work takes and the total, rounded up to 5 minutes.
 ``--write`` puts them where they are stated: each lesson's header line (solutions/<L>/<L>.py)
-and README's lesson table and time table; tests/test_lesson_times.py checks that they are
-what this computes. The method, and why each rate, is in README ("How long a lesson takes"):
+the lesson tables' rows (STATED_ROWS: README.md and the learners' lessons page) and the
+detailed time table (TIME_TABLE, the maintainers' guide); tests/test_lesson_times.py checks
+that they are what this computes. The method, and why each rate, is in TIME_TABLE's page
+("How long a lesson takes"):
 
 - reading: the words of every text cell the learner reads, at READING_WPM words a minute
   (LaTeX commands and markdown markup are not words; the symbols they stand for are);
@@ -178,6 +180,10 @@ def table(estimates):
 
 
 HEADER = re.compile(r"^(?:# )?\*\*Time:\*\* .*?(?= \*\*You will be able to:\*\*$)", re.M)
+# the files whose lesson tables state each lesson's time (`| `NN_name` | NN min | ...`), and the
+# page that holds the detailed table between the markers below (and the method)
+STATED_ROWS = ("README.md", "docs/learners/lessons.md")
+TIME_TABLE = "docs/maintainers/lessons.md"
 README_ROW = re.compile(r"^\| `(\d\d_\w+)` \| [^|]* \|", re.M)
 README_TABLE = re.compile(r"(<!-- lesson times: scripts/lesson_time.py --write -->\n)(?:.*?\n)?"
                           r"(<!-- end of lesson times -->)", re.S)
@@ -203,7 +209,8 @@ def readme_table(estimates):
 
 
 def stated_texts(estimates, root=ROOT):
-    """{path: its text with the estimates written in}: the lesson headers and README."""
+    """{path: its text with the estimates written in}: the lesson headers, the lesson tables'
+    rows (STATED_ROWS) and the detailed table (TIME_TABLE)."""
     texts = {}
     for est in estimates:
         path = root / "solutions" / est.lesson / f"{est.lesson}.py"
@@ -211,14 +218,20 @@ def stated_texts(estimates, root=ROOT):
         if len(HEADER.findall(text)) != 1:
             raise ValueError(f"{path}: no single '**Time:** ...' header line")
         texts[path] = HEADER.sub(lambda m: header(est), text)
-    readme = root / "README.md"
     by_lesson = {est.lesson: est for est in estimates}
-    text = README_ROW.sub(lambda m: (f"| `{m[1]}` | {by_lesson[m[1]].stated} min |"
-                                     if m[1] in by_lesson else m[0]), readme.read_text())
+    for name in STATED_ROWS:
+        path = root / name
+        text = path.read_text()
+        if not README_ROW.search(text):
+            raise ValueError(f"{name} has no lesson table (| `NN_name` | NN min | ...)")
+        texts[path] = README_ROW.sub(lambda m: (f"| `{m[1]}` | {by_lesson[m[1]].stated} min |"
+                                                if m[1] in by_lesson else m[0]), text)
+    path = root / TIME_TABLE
+    text = texts.get(path, path.read_text())
     if not README_TABLE.search(text):
-        raise ValueError("README.md has no lesson-times table markers")
-    texts[readme] = README_TABLE.sub(lambda m: m[1] + readme_table(estimates) + "\n" + m[2],
-                                     text)
+        raise ValueError(f"{TIME_TABLE} has no lesson-times table markers")
+    texts[path] = README_TABLE.sub(lambda m: m[1] + readme_table(estimates) + "\n" + m[2],
+                                   text)
     return texts
 
 

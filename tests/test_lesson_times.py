@@ -1,7 +1,8 @@
-"""How long a lesson takes, as scripts/lesson_time.py estimates it (method: README, "How long
-a lesson takes"): what the lesson headers and README state is what it computes, no lesson is
-over 45 minutes but those listed below with the reason, and the estimator counts what its
-method says."""
+"""How long a lesson takes, as scripts/lesson_time.py estimates it (method:
+docs/maintainers/lessons.md, "How long a lesson takes"): what the lesson headers, the lesson
+tables (README, docs/learners/lessons.md) and the detailed table state is what it computes, no
+lesson is over 45 minutes but those listed below with the reason, and the estimator counts what
+its method says."""
 import importlib.util
 
 import nbformat
@@ -25,7 +26,12 @@ def estimates():
 
 
 def test_headers_and_readme_state_the_estimates(estimates):
-    for path, text in lesson_time.stated_texts(estimates).items():
+    texts = lesson_time.stated_texts(estimates)
+    # every lesson has its row in README, in the learners' lesson page, and in the detailed table
+    for name in (*lesson_time.STATED_ROWS, lesson_time.TIME_TABLE):
+        text = texts[ROOT / name]
+        assert [m[1] for m in lesson_time.README_ROW.finditer(text)] == LESSONS, name
+    for path, text in texts.items():
         assert path.read_text() == text, \
             f"{path.relative_to(ROOT)} does not state the estimates: run " \
             "scripts/lesson_time.py --write, then scripts/release.py"
