@@ -14,8 +14,9 @@ warnings; the exception's class and text. A difference is shrunk to a minimal pr
 statements while it still differs) and printed.
 
 Each kind of statement is a *feature* with a name (``FEATURES``). ``KEPT_DIFFERENT`` names the
-features whose difference is kept on purpose (README says why); ``NOT_YET`` the ones known to
-differ that are still to be fixed. Both are left out of the CI block by name, never by seed.
+features whose difference is kept on purpose (docs/learners/pytorch.md says why); ``NOT_YET``
+the ones known to differ that are still to be fixed. Both are left out of the CI block by name,
+never by seed.
 
 The long block, with the agreement rate (from the repository root)::
 
@@ -627,7 +628,7 @@ ASPECTS = {
                      "between the libraries (Proposer._layout_differs)",
 }
 
-# Differences kept on purpose (README, "Kept different"): feature or aspect -> why.
+# Differences kept on purpose (docs/learners/pytorch.md, "Kept different"): feature or aspect -> why.
 KEPT_DIFFERENT = {
     "inplace_aliased_operand": "computed from the operand's values before the change, as the "
                                "out-of-place operation would be; PyTorch's kernel reads "
@@ -655,7 +656,8 @@ NOT_YET = {
 
 
 # functions with a pole, a branch point or a jump at 0 (see Proposer._near_zero): sign jumps
-# where a sum that is 0 in PyTorch is 1e-8 here (its order of summing is the CPU's: README),
+# where a sum that is 0 in PyTorch is 1e-8 here (its order of summing is the CPU's:
+# docs/learners/pytorch.md),
 # and so do the comparisons of a mask and of where (x > 0), which Proposer.index and
 # Proposer.join leave out there
 POLES = ("log", "sqrt", "reciprocal", "sign")

@@ -135,9 +135,10 @@ def test_binder_and_run_lab_open_the_first_lesson():
 
     first = course.release_path(course.LESSONS[0]).relative_to(ROOT).as_posix()
     # the badge is made for the learners' repository (student-repo --binder OWNER/REPO, whose
-    # own test opens it); this README has no launch link with a placeholder in it
-    readme = (ROOT / "README.md").read_text()
-    assert not re.findall(r"https://mybinder\.org/v2/gh/", readme)
+    # own test opens it); this README and its guides (docs/) have no launch link with a
+    # placeholder in it
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*/*.md"))]:
+        assert not re.findall(r"https://mybinder\.org/v2/gh/", page.read_text()), page
     assert binder_link("o/r", course.LESSONS[0]).endswith(f"?urlpath=lab/tree/{first}")
     run_lab = re.search(r"^\s*lab\)(.*?);;", (ROOT / "run").read_text(), re.M | re.S).group(1)
     assert f"--LabApp.default_url=/lab/tree/{first} " in run_lab

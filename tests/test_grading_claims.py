@@ -112,7 +112,8 @@ def test_a_grader_killed_half_way_and_started_again_grades_each_submission_once(
     # grading processes and their kernels are killed with it, and multiprocessing's
     # forkserver ends once it sees the grader gone. Each takes a moment: beside three busy
     # processes, one of them was still alive 1 s later in 2 runs of 4 (which one, 14 runs
-    # that named them did not catch); the folders they leave are README's "SIGKILL" note.
+    # that named them did not catch); the folders they leave are the SIGKILL note of
+    # docs/instructors/large-class.md.
     killed = time.monotonic()
     while cc.alive(below) and time.monotonic() - killed < 20:
         time.sleep(0.1)

@@ -2,8 +2,8 @@
 generates and compares them; its docstring gives the command for the long block).
 
 The CI block is a fixed range of seeds over every feature except those named in
-``KEPT_DIFFERENT`` (README says why) and ``NOT_YET`` (still to fix). A failure prints the
-program shrunk to the statements that still make the difference."""
+``KEPT_DIFFERENT`` (docs/learners/pytorch.md says why) and ``NOT_YET`` (still to fix). A
+failure prints the program shrunk to the statements that still make the difference."""
 import re
 
 import pytest
