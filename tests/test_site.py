@@ -111,6 +111,11 @@ def test_the_site_builds_with_warnings_as_errors(site):
     home = BeautifulSoup((site["html"] / "index.html").read_text(), "html.parser")
     listed = [a["href"] for a in home.select("main .toctree-wrapper a")]
     assert listed[:len(LESSONS)] == [page(lesson) for lesson in LESSONS]
+    # the guides README links to, for each reader, are pages of the site (tests/test_readme.py)
+    for guide in ("learners", "instructors", "maintainers", "measurements"):
+        pages = sorted(p.relative_to(DOCS).with_suffix(".html").as_posix()
+                       for p in (DOCS / guide).glob("*.md"))
+        assert pages and set(pages) <= set(listed), guide
 
 
 def lesson_cells(lesson):
@@ -396,6 +401,10 @@ def test_the_learners_repository_builds_its_own_site(site, cache, tmp_path):
     assert status == 0 and warnings == "", warnings
     built = sorted(p.name for p in (out / "html" / "notebooks").iterdir())
     assert built == LESSONS[:2]
+    # the learners' guide, and none of the instructors', maintainers' or measurements' pages
+    assert (out / "html" / "learners" / "start.html").is_file()
+    for guide in ("instructors", "maintainers", "measurements"):
+        assert not (out / "html" / guide).exists(), guide
     lesson01 = parsed(out / "html" / page(LESSONS[1]))
     hrefs = [v for t, a, v in lesson01.links if t == "a"]
     assert not [h for h in hrefs if LESSONS[2] in h and "mybinder" not in h]
