@@ -105,3 +105,9 @@ def test_model_answers_go_out_unless_the_written_answers_are_graded(repo, tmp_pa
     assert result.exit_code == 0, result.output
     assert (graded / "notebooks" / "01_tensors_that_remember").is_dir()
     assert not list(graded.rglob("model_answers.json"))
+
+
+def test_the_learners_get_the_learners_guide_only(repo):
+    docs = repo / "docs"
+    assert (docs / "learners").is_dir()
+    assert not [d for d in ("instructors", "maintainers", "measurements") if (docs / d).exists()]

@@ -136,8 +136,10 @@ jobs:
 """
 # what of the course's docs/ the learners get: the site's sources, not its build, its
 # installed MathJax or the instructor's screenshots
+# (the instructors', maintainers' and measurements' guides are the course's, not the learners')
 _SITE_SKIP = shutil.ignore_patterns("_build", "node_modules", "*.png", "learners-repo.txt",
-                                    "__pycache__", "*.pyc", ".ipynb_checkpoints")
+                                    "__pycache__", "*.pyc", ".ipynb_checkpoints",
+                                    "instructors", "maintainers", "measurements")
 
 
 def binder_link(owner_repo: str, lesson: str, ref: str = "HEAD") -> str:
