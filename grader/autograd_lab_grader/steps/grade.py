@@ -7,8 +7,8 @@ has nbgrader imported already, so a process costs milliseconds; whatever happens
 others go on, and a process that hangs past its wall-clock limit is killed with its kernel.
 
 Several graders (the tasks of a Slurm array, the pods of a Kubernetes Job) split a class with
-``Shard``, and claim each submission before they grade it (``claims.py``), so that a grader
-restarted, or started twice, grades nothing twice and leaves nothing out.
+``Shard``, and lease each submission before they grade it (``gradebook/leases.py``), so that a
+grader restarted, or started twice, grades nothing twice and leaves nothing out.
 """
 from __future__ import annotations
 
@@ -32,11 +32,12 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import claims, status, warm
-from .course import Course
+from ..gradebook import leases, status
+from ..sandbox import warm
+from ..commands.course import Course
 
 # what the forkserver loads before forking a grading process (preload.py)
-PRELOAD = "autograd_lab.grading.preload"
+PRELOAD = "autograd_lab_grader.steps.preload"
 # bytes of address space a grading process may use (its kernel has a limit of its own): a
 # learner's answer that stands for more than the grader can hold fails its own submission,
 # never the machine (the out-of-memory killer takes other gradings with it). A grading
@@ -51,7 +52,7 @@ class Shard:
     those without one: the parts differ by one submission at most, and every grader works its
     part out alone, from the same submitted/ folder and roster, without talking to the
     others. (Collect before the graders start: a learner collected while they plan moves
-    the deal for those after them; claims keep anyone from being graded twice, and the
+    the deal for those after them; leases keep anyone from being graded twice, and the
     export after the run lists what is not graded yet.)"""
     k: int = 1
     n: int = 1
@@ -80,7 +81,7 @@ class Options:
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
     warm: bool = True             # kernels forked from a warm server where it can run (warm.py)
     students: tuple[str, ...] = ()  # only these learners, graded again whatever they were
-    # the grading run this grader is part of (claims.py): every grader of a Slurm array or a
+    # the grading run this grader is part of (leases.py): every grader of a Slurm array or a
     # Kubernetes Job shares one, so that a restarted or duplicated grader grades nothing the
     # run has graded; "": a run of its own
     run: str = ""
@@ -101,7 +102,7 @@ def _last_change(folder: Path) -> float:
 def _child(course, lesson, student, options, server, log_path, conn, grader, scratch):
     """A grading process: its output, and its kernel's, go to log_path, its result to conn;
     its staging folder is made in `scratch`, the run's. It dies with the grader that holds its
-    claim (`grader`: its pid), so that a grader killed half way leaves nothing grading, and
+    lease (`grader`: its pid), so that a grader killed half way leaves nothing grading, and
     writing nbgrader's tables, behind it."""
     _die_with(grader)
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -222,7 +223,7 @@ def grade(course: Course, lesson: str, options: Options = Options(),
     on_start(len(todo), skipped)
 
     def wanted(lesson, student, row):
-        # (looked at again under the claim: another grader may have graded it since the plan)
+        # (looked at again under the lease: another grader may have graded it since the plan)
         return _wanted(course, lesson, student, options, row)
 
     def changed_after(lesson, student, when):
@@ -240,7 +241,7 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
         changed_after: Callable[[str, str, datetime], bool] = lambda lesson, student, when:
         False) -> list[dict]:
     """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
-    their status rows. Each is claimed first (claims.py): one that another grader is grading,
+    their status rows. Each is leased first (leases.py): one that another grader is grading,
     that this run has graded, that another grader finished since this one started (unless
     `changed_after(lesson, student, then)`), or that `wanted(lesson, student, its status
     row)` no longer wants, is left out (no row)."""
@@ -249,9 +250,9 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
     context.set_forkserver_preload([PRELOAD])
     with contextlib.ExitStack() as stack:
         # first in, so last out: once stopping, a SIGTERM stays ignored until every clean-up
-        # below (the warm server, the run's folder, the claims) is done
+        # below (the warm server, the run's folder, the leases) is done
         stack.enter_context(_stopped_by_sigterm())
-        held = stack.enter_context(claims.Claims(course, options.run or uuid.uuid4().hex))
+        held = stack.enter_context(leases.Leases(course, options.run or uuid.uuid4().hex))
         # Every grading process stages its learner's notebook in this folder of the run's, so
         # that a run that ends early leaves none behind (a killed process removes nothing).
         scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="autograd-lab-run-"))
@@ -293,7 +294,7 @@ def _enrol(course: Course, students: set[str]) -> None:
 def _stopped_by_sigterm():
     """SIGTERM (Slurm's scancel, requeue and time limit, Kubernetes stopping a pod, kill)
     ends the run as an interrupt does: its grading processes are stopped, its warm server and
-    folders removed, its claims given back for the next grader, instead of dying on the spot.
+    folders removed, its leases given back for the next grader, instead of dying on the spot.
     (Only in the main thread, where Python can take a signal.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -302,7 +303,7 @@ def _stopped_by_sigterm():
     stopping = []
 
     def stop(signum, frame):
-        # once: a second SIGTERM must not cut the clean-up short (the folders, the claims),
+        # once: a second SIGTERM must not cut the clean-up short (the folders, the leases),
         # nor kill the process on its way out once it is done
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         stopping.append(signum)
@@ -354,14 +355,14 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
                                options.grader_memory)
                 del running[receive]
                 if not held.finish(row):
-                    print(f"autograd-lab: {student}: this grader's claim was lost (its database "
+                    print(f"autograd-lab: {student}: this grader's lease was lost (its database "
                           "connection ended); its grade is not recorded", file=sys.stderr)
                     continue
                 rows.append(row)
                 on_done(row)
     finally:
         # stopped early (SIGTERM, an error): no grading goes on once the run has ended,
-        # and none outlives it while its claim is given back
+        # and none outlives it while its lease is given back
         for process, *_ in running.values():
             if process.is_alive():
                 process.kill()         # its kernel dies with it (kernel.py)

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import nbformat
 
-from . import page, status
-from .course import Course
+from ..reading import page
+from ..gradebook import status
+from ..commands.course import Course
 
 
 @dataclass

@@ -14,7 +14,8 @@ import nbgrader.api  # noqa: F401  (the gradebook's ORM classes)
 from nbgrader.nbgraderformat import MetadataValidator
 from sqlalchemy.orm import configure_mappers
 
-from . import course, worker  # noqa: F401
+from ..commands import course
+from . import worker  # noqa: F401
 
 
 def warm() -> None:

@@ -98,8 +98,8 @@ def record(course, rows: list[dict]) -> None:
 
 
 def write(db, rows: list[dict]) -> None:
-    """record's rows, on a connection inside its transaction (claims.py records a grade on
-    the connection that holds its claim). One statement a row that inserts or replaces
+    """record's rows, on a connection inside its transaction (leases.py records a grade on
+    the connection that holds its lease). One statement a row that inserts or replaces
     (PostgreSQL's and SQLite's INSERT ... ON CONFLICT DO UPDATE), so that two graders
     recording one learner at once (a `missing` row each) cannot collide on the key."""
     if db.dialect.name == "postgresql":

@@ -19,9 +19,10 @@ again:
 grades.csv     a row per learner and lesson: name, status, score, max, late penalty, reason,
                and what the grading sandbox refused (or that it was off)
 questions.csv  a row per learner, lesson and question (nbgrader grade cell)
-lms.py's two LMSs take their own files back: ``fill_canvas`` fills the lesson's column of
-Canvas's gradebook export, ``fill_moodle`` the Grade and Feedback comments of Moodle's grading
-worksheet; every other cell is kept as it was, and a learner left empty is listed with why.
+The two LMSs take their own files back (``lms/``): ``canvas.fill_gradebook`` fills the
+lesson's column of Canvas's gradebook export, ``moodle.fill_worksheet`` the Grade and Feedback
+comments of Moodle's grading worksheet; every other cell is kept as it was, and a learner left
+empty is listed with why (``why_empty``), a late one with how late (``how_late``).
 
 Every CSV is written by ``write_csv``: a learner chooses their own name on many LMSs, and a
 spreadsheet reads a cell starting with = + - @ (or a tab or carriage return) as a formula, so
@@ -39,9 +40,9 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
-from . import late as lateness, status
-from .course import Course
-from .roster import display_name
+from ..gradebook import late as lateness, status
+from ..commands.course import Course
+from ..lms import display_name
 
 GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late", "late_penalty",
           "submitted", "due", "reason", "sandbox")
@@ -72,7 +73,7 @@ def write_csv(path: Path, table, *, bom: bool = False, newline: str = "\r\n") ->
     return Path(path)
 
 
-def _number(value):
+def show_number(value):
     return "" if value is None else f"{round(value, 4):g}"
 
 
@@ -217,7 +218,7 @@ def _outcome(course, gb, assignment, lesson, student, row, refusal, policy=None,
     return out
 
 
-def _yes(flag: bool | None) -> str:
+def yes(flag: bool | None) -> str:
     return {True: "yes", False: "no"}.get(flag, "")
 
 
@@ -231,9 +232,9 @@ def rows(course: Course, wanted: list[str] | None = None):
                                       for c in nb.grade_cells]
     for out in outcomes(course, wanted):
         grades.append(dict(student=out.student, name=out.name, lesson=out.lesson,
-                           status=out.status, score=_number(out.score),
-                           max_score=_number(out.max_score),
-                           late=_yes(out.late), late_penalty=_number(out.late_penalty),
+                           status=out.status, score=show_number(out.score),
+                           max_score=show_number(out.max_score),
+                           late=yes(out.late), late_penalty=show_number(out.late_penalty),
                            submitted=lateness.show(out.when.submitted) if out.when else "",
                            due=lateness.show(out.when.due) if out.when else "",
                            reason=out.reason, sandbox=out.sandbox,
@@ -243,8 +244,8 @@ def rows(course: Course, wanted: list[str] | None = None):
             q = by_name.get(name)
             questions.append(dict(student=out.student, lesson=out.lesson, question=name,
                                   status=q["status"] if q else out.status,
-                                  score=_number(q["score"]) if q else "",
-                                  max_score=_number(most)))
+                                  score=show_number(q["score"]) if q else "",
+                                  max_score=show_number(most)))
     return grades, questions
 
 
@@ -264,33 +265,7 @@ def export(course: Course, out: Path, wanted: list[str] | None = None) -> list[P
     return paths
 
 
-# -- the LMSs' own files ------------------------------------------------------------------
-
-@dataclass
-class Filled:
-    path: Path
-    filled: int = 0
-    left_empty: list[tuple[str, str, str, str]] = field(default_factory=list)  # student, name, lesson, why
-    not_in_file: list[tuple[str, str]] = field(default_factory=list)          # student, lesson
-    columns: dict[str, str] = field(default_factory=dict)                      # lesson -> column
-    late: list[tuple[str, str, str, str]] = field(default_factory=list)       # student, name, lesson, how
-    scaled: dict[str, tuple[float, float]] = field(default_factory=dict)       # lesson -> (ours, theirs)
-
-
-def _read_lms_csv(path: Path):
-    raw = Path(path).read_bytes()
-    bom = raw.startswith(b"\xef\xbb\xbf")
-    text = raw.decode("utf-8-sig")
-    newline = "\r\n" if "\r\n" in text else "\n"
-    table = list(csv.reader(io.StringIO(text, newline="")))
-    if not table:
-        raise ValueError(f"{path} is empty")
-    return table, bom, newline
-
-
-def _points(value: float) -> str:
-    return f"{value:.2f}"
-
+# -- what an LMS's file says of an outcome (lms/canvas.py, lms/moodle.py fill them) --------
 
 def how_late(out: Outcome) -> str:
     """`late by 1 d 9 h (own due date 2026-11-21 23:59:00 UTC), penalty 3 of 4`"""
@@ -299,171 +274,14 @@ def how_late(out: Outcome) -> str:
     span = (f"{days} d {rest // 3600} h" if days else f"{rest // 3600} h {rest % 3600 // 60} min"
             if rest >= 3600 else f"{max(rest // 60, 1)} min")
     own = f" (own due date {lateness.show(out.when.due)})" if out.when.extended else ""
-    penalty = (f", penalty {_number(out.late_penalty)} of {_number(out.late_penalty + out.score)}"
+    penalty = (f", penalty {show_number(out.late_penalty)} of "
+               f"{show_number(out.late_penalty + out.score)}"
                if out.late_penalty is not None and out.score is not None else "")
     return f"late by {span}{own}{penalty}"
 
 
-_COMMENT_CELL, _COMMENTS = 1000, 4000      # characters: a comment, all of a learner's
-
-
-def _plain(text: str, most: int) -> str:
-    """A grader's comment as one line of plain text (Moodle shows its comments as HTML: an
-    angle bracket or an ampersand is shown, never read as markup), at most `most` characters."""
-    import html
-
-    text = html.escape(re.sub(r"\s+", " ", "".join(c if c.isprintable() else " " for c in text))
-                       .strip(), quote=False)
-    return text if len(text) <= most else text[:most - 1].rstrip() + "…"
-
-
-def moodle_comment(out: Outcome) -> str:
-    """What Moodle's Feedback comments gets: the score, lateness, and the grader's comments."""
-    text = (f"{_number(out.score)} of {_number(out.max_score)} points"
-            + (f" ({how_late(out)})" if out.late else "") + ".")
-    for cell_name, comment in out.comments:
-        text += f" {cell_name}: {_plain(comment, _COMMENT_CELL)}"
-    text = text if len(text) <= _COMMENTS else text[:_COMMENTS - 1].rstrip() + "…"
-    return text + " Your feedback page shows what each check found."
-
-
-def _why_empty(out: Outcome) -> str:
+def why_empty(out: Outcome) -> str:
     return {status.FAILED: f"failed: {out.reason}", status.MISSING: "missing",
             status.MANUAL: "needs manual grading (written answers: "
                            + ", ".join(out.awaiting) + ")",
             status.UNGRADED: f"not graded yet ({out.reason})"}.get(out.status, out.status)
-
-
-_CANVAS_FIXED = {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Integration ID",
-                 "Root Account"}
-
-
-def canvas_column(headers: list[str], lesson: str) -> str:
-    """The gradebook column of a lesson's assignment: its title (``<name> (<id>)``) holds the
-    lesson id, or the lesson's number and a word of its name (``Lesson 02: scalar backward``);
-    ValueError unless exactly one does."""
-    assignments = [h for h in headers if re.search(r"\(\d+\)\s*$", h) and h not in _CANVAS_FIXED]
-    number = int(lesson.split("_")[0]) if lesson.split("_")[0].isdigit() else None
-    words = [w for w in lesson.lower().split("_")[1:] if len(w) >= 4]
-
-    def matches(title):
-        name = re.sub(r"\s*\(\d+\)\s*$", "", title)
-        if lesson.lower() in name.lower():
-            return True
-        numbers = [int(n) for n in re.findall(r"\d+", name)]
-        return number in numbers and any(w in name.lower() for w in words)
-
-    found = [h for h in assignments if matches(h)]
-    if len(found) != 1:
-        raise ValueError(f"{'no' if not found else 'several'} assignment column of the gradebook "
-                         f"for {lesson} ({'; '.join(found or assignments)}): name it with "
-                         f"--column '{lesson}=<column title>'")
-    return found[0]
-
-
-def fill_canvas(course: Course, gradebook: Path, target: Path, wanted: list[str] | None = None,
-                columns: dict[str, str] | None = None) -> Filled:
-    """Canvas's gradebook export with the lessons' columns filled (points scaled to the
-    column's Points Possible); everything else as it was. Rows are matched by ``ID``."""
-    table, bom, newline = _read_lms_csv(gradebook)
-    headers = [h.strip() for h in table[0]]
-    if "ID" not in headers or "Student" not in headers:
-        raise ValueError(f"{gradebook}: not Canvas's gradebook export (no Student and ID columns)")
-    id_at = headers.index("ID")
-    chosen = lessons(course, wanted)
-    result = Filled(Path(target))
-    for lesson in chosen:
-        title = (columns or {}).get(lesson) or canvas_column(headers, lesson)
-        if title not in headers:
-            raise ValueError(f"{gradebook} has no column {title!r}")
-        result.columns[lesson] = title
-    possible = next((row for row in table[1:] if row and row[0].strip() == "Points Possible"), None)
-    by_key = {(o.lesson, o.student): o for o in outcomes(course, chosen)}
-    seen = set()
-    for row in table[1:]:
-        if len(row) <= id_at or not row[id_at].strip().isdigit() or row is possible:
-            continue
-        student = row[id_at].strip()
-        for lesson, title in result.columns.items():
-            out = by_key.get((lesson, student))
-            if out is None:
-                continue
-            seen.add((lesson, student))
-            at = headers.index(title)
-            while len(row) <= at:
-                row.append("")
-            if not out.has_score:
-                row[at] = ""
-                result.left_empty.append((student, out.name, lesson, _why_empty(out)))
-                continue
-            score = out.score
-            theirs = _float(possible[at]) if possible and len(possible) > at else None
-            if theirs and out.max_score and theirs != out.max_score:
-                score = score * theirs / out.max_score
-                result.scaled[lesson] = (out.max_score, theirs)
-            row[at] = _points(score)
-            result.filled += 1
-            if out.late:
-                result.late.append((student, out.name, lesson, how_late(out)))
-    result.not_in_file = sorted((o.student, o.lesson) for o in by_key.values()
-                                if (o.lesson, o.student) not in seen)
-    write_csv(target, table, bom=bom, newline=newline)
-    return result
-
-
-def _float(text: str) -> float | None:
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
-
-
-def fill_moodle(course: Course, worksheet: Path, target: Path, lesson: str) -> Filled:
-    """Moodle's grading worksheet for one lesson's assignment with Grade (scaled to its
-    Maximum grade) and Feedback comments filled; rows are matched by Identifier
-    (``Participant <id>``), a row Moodle says cannot be changed is left alone."""
-    table, bom, newline = _read_lms_csv(worksheet)
-    headers = [h.strip() for h in table[0]]
-    for needed in ("Identifier", "Grade"):
-        if needed not in headers:
-            raise ValueError(f"{worksheet}: not Moodle's grading worksheet (no {needed} column)")
-    if "Late" not in headers:       # (Moodle's upload reads Identifier, Grade, Feedback comments)
-        headers.append("Late")
-        table[0].append("Late")
-    at = {h: headers.index(h) for h in headers}
-    result = Filled(Path(target), columns={lesson: "Grade"})
-    by_student = {o.student: o for o in outcomes(course, [lesson])}
-    seen = set()
-    for row in table[1:]:
-        match = re.fullmatch(r"\s*Participant\s+(\d+)\s*", row[at["Identifier"]] if row else "")
-        if not match or match[1] not in by_student:
-            continue
-        out = by_student[match[1]]
-        seen.add(out.student)
-        while len(row) < len(headers):
-            row.append("")
-        row[at["Late"]] = _yes(out.late)
-        if "Grade can be changed" in at and row[at["Grade can be changed"]].strip().lower() == "no":
-            result.left_empty.append((out.student, out.name, lesson,
-                                      "Moodle says its grade cannot be changed"))
-            continue
-        comment = ""
-        if not out.has_score:
-            row[at["Grade"]] = ""
-            result.left_empty.append((out.student, out.name, lesson, _why_empty(out)))
-        else:
-            most = _float(row[at["Maximum grade"]]) if "Maximum grade" in at else None
-            score = out.score
-            if most and out.max_score and most != out.max_score:
-                score = score * most / out.max_score
-                result.scaled[lesson] = (out.max_score, most)
-            row[at["Grade"]] = _points(score)
-            comment = moodle_comment(out)
-            result.filled += 1
-            if out.late:
-                result.late.append((out.student, out.name, lesson, how_late(out)))
-        if "Feedback comments" in at and comment:
-            row[at["Feedback comments"]] = comment
-    result.not_in_file = sorted((s, lesson) for s in by_student if s not in seen)
-    write_csv(target, table, bom=bom, newline=newline)
-    return result

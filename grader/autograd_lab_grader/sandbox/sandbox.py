@@ -4,10 +4,11 @@ nbgrader runs a submission as the instructor, in the instructor's course directo
 `solutions/`, the gradebook and every other learner's work lie. Here the kernel runs under
 Debian's `bwrap` instead, and sees
 
-- the system (`/usr`, `/etc`, ...), Python and the installed packages, and the `autograd_lab`
-  package folder (never the checkout around it), all read-only; the environment and the
-  package are bound under `/opt/autograd-lab`, so that no path the kernel can read names the
-  course's folder;
+- the system (`/usr`, `/etc`, ...), Python and the installed packages, the `autograd_lab`
+  package folder (never the checkout around it) and, of the grader, only what runs in the
+  sandbox (`sandbox/inside/`: the warm-kernel server and the kernel's output stream), all
+  read-only; the environment and those folders are bound under `/opt/autograd-lab`, so that no
+  path the kernel can read names the course's folder;
 - a private folder, writable, thrown away afterwards: a copy of the folder nbgrader runs the
   notebook in, less the notebooks and anything the learner handed in beside them (`work/`),
   its home (`home/`), its temporary folder (`tmp/`, TMPDIR) and the kernel's sockets (`run/`);
@@ -38,6 +39,10 @@ _TMP_SIZE = 1024**2              # bytes of the sandbox's own /tmp, which kernel
 # where the sandbox sees the environment and the package: no path of the course's
 INSIDE = Path("/opt/autograd-lab")
 VENV_INSIDE = INSIDE / "venv"
+# what of the grader runs in the sandbox: this folder's inside/, bound where its module names
+# (autograd_lab_grader.sandbox.inside.*) find it on the kernel's import path, alone
+GRADER_INSIDE = Path(__file__).resolve().parent / "inside"
+GRADER_INSIDE_AT = INSIDE / "autograd_lab_grader" / "sandbox" / "inside"
 
 OFF = "OFF: graded without the sandbox (--no-sandbox)"
 
@@ -91,9 +96,10 @@ def _in_venv() -> bool:
 
 def _python_paths() -> list[tuple[Path, Path]]:
     """(folder, where the sandbox sees it) for what the kernel's Python needs: the
-    interpreter's installation, the user's site-packages, the environment (at VENV_INSIDE)
-    and this package's own folder (at INSIDE: an editable install lives in the course's
-    checkout, beside solutions/; only the package folder is bound, under another name)."""
+    interpreter's installation, the user's site-packages, the environment (at VENV_INSIDE),
+    the engine's package folder (at INSIDE: an editable install lives in the course's
+    checkout, beside solutions/; only the package folder is bound, under another name), and
+    the grader's inside/ folder (nothing else of the grader)."""
     import site
 
     paths = {Path(p).resolve() for p in (sys.base_prefix, sys.base_exec_prefix)}
@@ -108,6 +114,7 @@ def _python_paths() -> list[tuple[Path, Path]]:
     if _in_venv():
         binds.append((Path(sys.prefix).resolve(), VENV_INSIDE))
     binds.append((Path(autograd_lab.__file__).resolve().parent, INSIDE / "autograd_lab"))
+    binds.append((GRADER_INSIDE, GRADER_INSIDE_AT))
     return binds
 
 
@@ -245,7 +252,7 @@ def zygote_command(spool: Path, socket: Path, env: dict[str, str]) -> list[str]:
     args, made = _jail(unprivileged=False)
     args = _writable(args, made, spool, env)
     keep = ",".join(["-all", *(f"+{c}" for c in ZYGOTE_CAPABILITIES)])
-    zygote = INSIDE / "autograd_lab" / "grading" / "zygote.py"
+    zygote = GRADER_INSIDE_AT / "zygote.py"
     return args + ["--", "setpriv", f"--bounding-set={keep}", "--inh-caps=-all", "--",
                    python_inside(), str(zygote), str(socket)]
 
@@ -263,7 +270,8 @@ def kernel_env(home: Path, grader_env: dict[str, str], tmp: Path | None = None) 
                # the working directory on no import path: nothing beside the notebook is code
                PYTHONSAFEPATH="1",
                OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               # the package the grader imported, however it found it (only it is bound there)
+               # the engine the grader imported, however it found it, and the grader's inside/
+               # (only they are bound there)
                PYTHONPATH=str(INSIDE))
     env[VERDICTS_ENV] = "grader"        # a check in the kernel only says the grader decides
     for key in ("NBGRADER_EXECUTION", "TZ"):

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .course import Course
-from .sandbox import OFF
+from ..sandbox.sandbox import OFF
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Grade the autograd-lab course over nbgrader, a term from an LMS: roster, "
@@ -84,7 +84,7 @@ def _sandbox(no_sandbox: bool) -> bool:
     if no_sandbox:
         console.print(f"[bold red]{_WARNING}")
         return False
-    from .sandbox import Unavailable, check
+    from ..sandbox.sandbox import Unavailable, check
 
     try:
         check()
@@ -101,8 +101,8 @@ def release(ctx: typer.Context, lessons: List[str] = typer.Argument(
                                 "default: the course's c.AutogradLab.due, if any)."),
         timezone_name: str = _TIMEZONE):
     """Generate the student notebooks (nbgrader generate_assignment) into notebooks/."""
-    from . import late
-    from .release import release as run
+    from ..gradebook import late
+    from ..steps.release import release as run
 
     course = _course(ctx)
     chosen = _lessons(course, lessons)
@@ -125,7 +125,7 @@ def due(ctx: typer.Context,
         timezone_name: str = _TIMEZONE,
         clear: bool = typer.Option(False, "--clear", help="Take the due date away.")):
     """Set a lesson's due date (nbgrader's duedate), also after learners handed in."""
-    from . import late
+    from ..gradebook import late
 
     course = _course(ctx)
     lesson = _lesson(course, lesson)
@@ -158,7 +158,7 @@ def extend(ctx: typer.Context,
     its extension where it has one."""
     from datetime import timedelta
 
-    from . import late
+    from ..gradebook import late
 
     course = _course(ctx)
     zone = _zone(timezone_name)
@@ -209,7 +209,7 @@ def student_repo(ctx: typer.Context,
     """Write the learners' repository: package, notebooks/, binder/, README, a git commit.
 
     No solutions/, no hidden test, no solution source, no instructor command."""
-    from .release import student_repo as run
+    from ..steps.release import student_repo as run
 
     course = _course(ctx)
     released = sorted(p.name for p in course.directory("release").iterdir() if p.is_dir())
@@ -237,7 +237,7 @@ def roster(ctx: typer.Context, file: Path = typer.Argument(
     """Put the class list into nbgrader's Student table (ids are the LMS's ids).
 
     A learner on the roster who hands nothing in is then `missing`, not absent, everywhere."""
-    from .roster import roster as run
+    from ..steps.roster import roster as run
 
     try:
         kind, learners, added, updated, left_out = run(_course(ctx), file)
@@ -276,8 +276,8 @@ def collect(ctx: typer.Context,
 
     Safe to run on every download: an identical submission is unchanged (not graded again),
     a changed one replaces the old, which is kept in submitted-history/."""
-    from . import collect as step
-    from .lms import KINDS
+    from ..steps import collect as step
+    from ..lms import KINDS
 
     course = _course(ctx)
     limit = max_size * 1024**2
@@ -366,7 +366,7 @@ def grade(ctx: typer.Context,
     (sorted); exits with status 1 when any submission failed."""
     from nbgrader.api import MissingEntry
 
-    from . import grade as step
+    from ..steps import grade as step
 
     course = _course(ctx)
     lesson = _lesson(course, lesson)
@@ -402,7 +402,7 @@ def grade(ctx: typer.Context,
         except ValueError as error:
             _fail(str(error))
         progress.update(task, description=f"graded {lesson}")
-    from .export import outcomes
+    from ..steps.export import outcomes
 
     # every learner of the lesson, as export sees them (hand grades included); what this run
     # did is marked, with its reason and what the sandbox saw
@@ -476,7 +476,8 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
     Each check's message (the misconception), no hidden test, no traceback; the page runs no
     script and loads nothing from the internet. A submission waiting for hand grading waits
     (listed) unless --partial."""
-    from .feedback import feedback as run, moodle_zip
+    from ..lms.moodle import feedback_zip
+    from ..steps.feedback import feedback as run
 
     course = _course(ctx)
     lesson = _lesson(course, lesson)
@@ -493,7 +494,7 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
     if written.removed:
         console.print(f"removed the pages from before of: {', '.join(written.removed)}")
     if zip_path is not None:
-        packed = moodle_zip(course, lesson, written.pages, zip_path)
+        packed = feedback_zip(course, lesson, written.pages, zip_path)
         console.print(f"wrote {zip_path}: {len(packed.pages)} pages")
         for student, why in packed.not_in_zip:
             console.print(f"[yellow]not in the zip[/]: {student}: {why}")
@@ -524,8 +525,9 @@ def export(ctx: typer.Context,
     grades.csv: a row per learner and lesson; questions.csv: per learner and question.
     Status: graded, needs manual grading, failed (the reason), missing, not graded yet; a
     failure is never a 0.0. Hand grades from nbgrader's formgrader count at once."""
-    from . import export as step
-    from .late import Policy
+    from ..gradebook.late import Policy
+    from ..lms import canvas as canvas_lms, moodle as moodle_lms
+    from ..steps import export as step
 
     course = _course(ctx)
     late_policy = Policy(course)
@@ -537,16 +539,15 @@ def export(ctx: typer.Context,
         filled = []
         if canvas is not None:
             columns = {_lesson(course, k): v for k, v in (c.split("=", 1) for c in column or [])}
-            filled.append(step.fill_canvas(course, canvas, out / _named("canvas-", canvas.name),
-                                           lessons or None, columns))
+            filled.append(canvas_lms.fill_gradebook(
+                course, canvas, out / _named("canvas-", canvas.name), lessons or None, columns))
         if moodle is not None:
             chosen = step.lessons(course, lessons or None)
             if len(chosen) != 1:
                 _fail(f"a Moodle worksheet is one assignment's: say which lesson with --lesson "
                       f"(of {', '.join(chosen)})")
-            filled.append(step.fill_moodle(course, moodle,
-                                           out / _named(f"moodle-{chosen[0]}-", moodle.name),
-                                           chosen[0]))
+            filled.append(moodle_lms.fill_worksheet(
+                course, moodle, out / _named(f"moodle-{chosen[0]}-", moodle.name), chosen[0]))
     except ValueError as error:
         _fail(str(error))
     for result in filled:
@@ -582,10 +583,10 @@ def report(ctx: typer.Context,
 
     A table here, and one PNG figure per lesson for a slide: percentages of the learners who
     handed in, misconceptions by name, wrong answers, not attempted, could not be graded."""
-    from .export import lessons as chosen
-    from .report import (human_name, question_table, report as run, segments, titles,
+    from ..steps.export import lessons as chosen
+    from ..steps.report import (human_name, question_table, report as run, segments, titles,
                          write_figure)
-    from .written import write_pages
+    from ..steps.written import write_pages
 
     course = _course(ctx)
     try:
@@ -627,8 +628,8 @@ def selftest(ctx: typer.Context, lessons: List[str] = typer.Argument(
     """Check the course grades its solutions full and its blank release zero.
 
     Runs in a scratch copy of the course, with its own gradebook, sandboxed as grade is."""
-    from .grade import Options
-    from .selftest import selftest as run
+    from ..steps.grade import Options
+    from ..steps.selftest import selftest as run
 
     course = _course(ctx)
     results = run(course, _lessons(course, lessons), Options(sandboxed=_sandbox(no_sandbox)))

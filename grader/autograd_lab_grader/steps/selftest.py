@@ -8,8 +8,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import grade, status
-from .course import CONFIG_FILE, Course
+from . import grade
+from ..gradebook import status
+from ..commands.course import CONFIG_FILE, Course
 
 
 @dataclass

@@ -18,7 +18,6 @@ import re
 import shutil
 import sys
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,8 +29,9 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 from traitlets import List, Unicode
 
-from . import page, status
-from .course import Course
+from ..reading import page
+from ..gradebook import status
+from ..commands.course import Course
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
                      re.DOTALL | re.MULTILINE)
@@ -62,12 +62,13 @@ def _hidden_lines(nb) -> list[str]:
 
 def machine_roots(*more) -> list[str]:
     """Folders of the grading machine a page must not show: the temporary folder (where every
-    kernel and staging folder lives), Python's installation, this package's checkout, home, and
-    `more` (the course)."""
+    kernel and staging folder lives), Python's installation, the engine's and the grader's
+    checkouts, home, and `more` (the course)."""
     import autograd_lab
 
     roots = {tempfile.gettempdir(), "/tmp", "/var/tmp", sys.prefix, sys.base_prefix,
              sys.exec_prefix, str(Path(autograd_lab.__file__).resolve().parents[1]),
+             str(Path(__file__).resolve().parents[2]),
              os.path.expanduser("~"), "/home", "/root", "/proc", *map(str, more)}
     return sorted({r.rstrip("/") for r in roots if r and r.rstrip("/")}, key=len, reverse=True)
 
@@ -179,7 +180,7 @@ class NotGradedYet(NbGraderPreprocessor):
         return nb, resources
 
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
 
 class _TemplateCode(BytecodeCache):
@@ -331,32 +332,3 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
                 written.removed.append(other)
                 written.not_written.append((other, "no submission or grade in the course"))
     return written
-
-
-def moodle_zip(course: Course, lesson: str, pages: list[Path], path: Path) -> Written:
-    """The pages as Moodle's "upload multiple feedback files in a zip" reads them: each named
-    with the learner's download prefix, ``<Full Name>_<participant id>_``, then
-    ``assignsubmission_file_<lesson>-feedback.html``. The name is the learner's own choice on
-    many Moodle sites: it goes in as ``lms.moodle_prefix`` makes it safe (no separator, no
-    ``..``, no leading dot, its ``_`` spaces), so every member is one file at the zip's top."""
-    from .lms import moodle_prefix
-    from .roster import names
-
-    known = names(course)
-    result = Written(zip=Path(path))
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for page_path in pages:
-            student = page_path.parent.parent.name
-            if not (student.isascii() and student.isdigit()):
-                result.not_in_zip.append((student, "not a Moodle participant id"))
-                continue
-            if not known.get(student):
-                result.not_in_zip.append((student, "no name (collect a Moodle download or "
-                                                   "read its worksheet with `roster` first)"))
-                continue
-            name = (f"{moodle_prefix(known[student], student)}assignsubmission_file_"
-                    f"{lesson}-feedback.html")
-            archive.write(page_path, name)
-            result.pages.append(page_path)
-    return result

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import status
-from .course import Course
+from ..gradebook import status
+from ..commands.course import Course
 
 MISCONCEPTION = re.compile(r"Misconception \[([a-z0-9-]+)\]")
 PREDICTION = re.compile(r"^Prediction \[(right|wrong)\]", re.M)

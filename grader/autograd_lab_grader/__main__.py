@@ -1,3 +1,3 @@
-from .cli import app
+from .commands.cli import app
 
 app(prog_name="autograd-lab")

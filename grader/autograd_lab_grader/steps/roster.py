@@ -3,12 +3,8 @@
 A learner on the roster who hands nothing in is ``missing`` in every export, instead of not
 being there at all. Three files are read, recognised by their headers (a real export may
 carry more columns, so columns are found by name, never by position):
-  - Canvas's gradebook export: ``Student`` (``Last, First``) and ``ID`` (the Canvas user id, the
-    number in its submission file names); its ``Points Possible`` row and any row without an
-    id (the read-only marker row) are not learners, nor is Canvas's Test Student
-    (``Student, Test``: the student view's learner every course has), which is left out;
-  - Moodle's grading worksheet: ``Identifier`` (``Participant <id>``), ``Full name``,
-    ``Email address``;
+  - Canvas's gradebook export (``lms/canvas.py``), without Canvas's Test Student;
+  - Moodle's grading worksheet (``lms/moodle.py``);
   - a plain CSV with ``id`` and ``name`` (``email`` optional), for anything else.
 The LMS's id is the student id (the folder under submitted/), and nbgrader's ``lms_user_id``
 too; names are kept as written (NFC), never turned into ids.
@@ -16,19 +12,11 @@ too; names are kept as written (NFC), never turned into ids.
 from __future__ import annotations
 
 import csv
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from . import lms
-from .course import Course
-
-
-@dataclass(frozen=True)
-class Learner:
-    student: str
-    name: str
-    email: str = ""
+from ..commands.course import Course
+from ..lms import Learner, column, display_name, nfc, path_part, split_name
+from ..lms import canvas, moodle
 
 
 def _read_csv(path: Path) -> tuple[list[str], list[dict]]:
@@ -37,74 +25,32 @@ def _read_csv(path: Path) -> tuple[list[str], list[dict]]:
         return [h.strip() for h in reader.fieldnames or []], list(reader)
 
 
-def _column(headers: list[str], *names: str) -> str | None:
-    lowered = {h.strip().lower(): h for h in headers}
-    for name in names:
-        if name.lower() in lowered:
-            return lowered[name.lower()]
-    return None
-
-
-# what Canvas calls the learner of its student view, in the gradebook (sortable) and elsewhere
-TEST_STUDENT = ("Student, Test", "Test Student")
-
-
 def read(path: Path) -> tuple[str, list[Learner], list[Learner]]:
     """(which file it is, its learners, who was left out: Canvas's Test Student); ValueError
     when it is none of the three."""
     headers, rows = _read_csv(path)
     rows = [{(k or "").strip(): (v or "") for k, v in row.items()} for row in rows]
-    learners, left_out = [], []
-    if _column(headers, "Student") and _column(headers, "ID"):
-        for row in rows:
-            student, name = row.get("ID", "").strip(), row.get("Student", "").strip()
-            if not student.isdigit() or name.startswith("Points Possible"):
-                continue
-            if name in TEST_STUDENT:
-                left_out.append(Learner(student, name))
-                continue
-            learners.append(Learner(student, lms.nfc(name), row.get("SIS Login ID", "").strip()
-                                    if "@" in row.get("SIS Login ID", "") else ""))
-        return "canvas gradebook", learners, left_out
-    if _column(headers, "Identifier") and _column(headers, "Full name"):
-        for row in rows:
-            match = re.fullmatch(r"\s*Participant\s+(\d+)\s*", row.get("Identifier", ""))
-            if match:
-                learners.append(Learner(match[1], lms.nfc(row.get("Full name", "").strip()),
-                                        row.get("Email address", "").strip()))
-        return "moodle grading worksheet", learners, left_out
-    id_column, name_column = _column(headers, "id"), _column(headers, "name")
+    for kind, lms_module in (("canvas gradebook", canvas), ("moodle grading worksheet", moodle)):
+        found = lms_module.read_roster(headers, rows)
+        if found is not None:
+            return (kind, *found)
+    learners = []
+    id_column, name_column = column(headers, "id"), column(headers, "name")
     if id_column and name_column:
-        email_column = _column(headers, "email")
+        email_column = column(headers, "email")
         for row in rows:
-            student = lms.nfc(row.get(id_column, "").strip())
-            if student and lms.path_part(student) != student:
+            student = nfc(row.get(id_column, "").strip())
+            if student and path_part(student) != student:
                 # (the id becomes a folder name: submitted/<id>/, feedback/<id>/)
                 raise ValueError(f"{path}: the id {student!r} cannot be a folder name (no / \\ "
                                  ": * ? \" < > | & ' `, control character or leading dot)")
             if student:
-                learners.append(Learner(student, lms.nfc(row.get(name_column, "").strip()),
+                learners.append(Learner(student, nfc(row.get(name_column, "").strip()),
                                         row.get(email_column, "").strip() if email_column else ""))
-        return "id,name list", learners, left_out
+        return "id,name list", learners, []
     raise ValueError(f"{path}: not a Canvas gradebook export (Student, ID), a Moodle grading "
                      "worksheet (Identifier, Full name) or a CSV with id and name columns; "
                      f"its columns: {', '.join(headers)}")
-
-
-def _split(name: str) -> tuple[str | None, str | None]:
-    """nbgrader's (first, last) for a display name: Canvas's sortable ``Last, First`` is split
-    at its comma; any other name is kept whole as the last name (splitting a full name into
-    parts is a guess that is wrong for many names, and the whole name sorts as written)."""
-    if "," in name:
-        last, _, first = name.partition(",")
-        return first.strip() or None, last.strip() or None
-    return None, name or None
-
-
-def display_name(student) -> str:
-    """A learner's name as the LMS wrote it, from nbgrader's Student row."""
-    first, last = student.first_name or "", student.last_name or ""
-    return f"{first} {last}".strip() if first and last else (last or first)
 
 
 def add_learners(course: Course, learners, *, overwrite: bool = True) -> tuple[int, int]:
@@ -116,7 +62,7 @@ def add_learners(course: Course, learners, *, overwrite: bool = True) -> tuple[i
     added = updated = 0
     with course.gradebook() as gb:
         for student, name, email in learners:
-            first, last = _split(name)
+            first, last = split_name(name)
             try:
                 row = gb.find_student(student)
             except MissingEntry:

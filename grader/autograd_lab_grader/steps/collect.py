@@ -16,7 +16,7 @@ nothing here trusts them:
     refused: placed as no one's, and listed.
 
 Layouts, one per download (``lms`` says which, or it is recognised from the names):
-  - Canvas, Moodle (both of its forms): the LMS's id is the student id (lms.py), and a
+  - Canvas, Moodle (both of its forms): the LMS's id is the student id (lms/), and a
     Moodle learner's full name goes into nbgrader's Student table;
   - ``<student>/<lesson>/<file>`` (nbgrader's own, optionally under ``submitted/``), any file;
   - ``<student>/<name>.ipynb``, a folder per learner;
@@ -42,11 +42,12 @@ import shutil
 import stat
 import zipfile
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
-from . import lms
-from .course import Course
+from .. import lms
+from ..lms import canvas, moodle
+from ..commands.course import Course
 
 STUDENT_PATTERN = r"^(?P<student>[^_]+)_"
 MAX_BYTES = 20 * 1024**2        # a lesson notebook with its outputs is well under 1 MB
@@ -205,20 +206,6 @@ _A_ZIP = ("a zip, not a notebook: collect opens no zip inside a download; unzip 
           "NOTEBOOK --student {student} --lesson {lesson}`")
 
 
-def _name_key(name: str) -> str:
-    """A full name as Moodle's download and its worksheet both spell it: letters and digits
-    only, case folded (Moodle's download turns `_` into a space and drops ' & : and the like)."""
-    return "".join(c for c in lms.nfc(name).casefold() if c.isalnum())
-
-
-def _same_name(said: str, known: str) -> bool:
-    """Whether a download's name is the roster's: also when one of them is ``Last, First``."""
-    def keys(name):
-        last, comma, first = name.partition(",")
-        return {_name_key(name)} | ({_name_key(first + last)} if comma else set())
-    return bool(keys(said) & keys(known))
-
-
 @dataclass
 class Placement:
     student: str
@@ -312,16 +299,13 @@ def _download_lesson(entries: list[Entry], kind: str, lessons: list[str]) -> str
 def _timestamp(dues: dict, placement: Placement, time: datetime | None,
                tz: timezone) -> str | None:
     """nbgrader's timestamp for an LMS's submission: the zip member's time (the LMS's, read in
-    `tz`), moved across the lesson's due date where Canvas's late mark says otherwise (Canvas
-    knows each learner's own due date, extensions included; nbgrader knows one)."""
+    `tz`), moved across the lesson's due date where Canvas's late mark says otherwise
+    (``canvas.submitted_at``)."""
     if time is not None and time.tzinfo is None:      # a zip's time: the LMS's local time
         time = time.replace(tzinfo=tz)
     when = time.astimezone(timezone.utc).replace(tzinfo=None) if time else None
-    due = dues.get(placement.lesson) if placement.lms == lms.CANVAS else None
-    if due is not None and placement.late and (when is None or when <= due):
-        when = due + timedelta(seconds=1)
-    elif due is not None and not placement.late and when is not None and when > due:
-        when = due
+    if placement.lms == lms.CANVAS:
+        when = canvas.submitted_at(when, dues.get(placement.lesson), placement.late)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None
 
 
@@ -401,7 +385,7 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
         try:
             placement = place(entry.name, lessons, student_pattern, kind=kind, lesson=lesson)
             if kind == lms.MOODLE and known.get(placement.student) and \
-                    not _same_name(placement.name, known[placement.student]):
+                    not moodle.same_name(placement.name, known[placement.student]):
                 raise Refused(_NOT_THEIR_NAME.format(said=placement.name, student=placement.student,
                                                      known=known[placement.student]))
         except Refused as why:
@@ -448,7 +432,7 @@ def _owner(entry: Entry, kind: str | None, lesson: str | None, lessons: list[str
         found = lms.identify(kind, parts)
         if found is None or found.ambiguous or not found.student:
             return None
-        if known.get(found.student) and not _same_name(found.name, known[found.student]):
+        if known.get(found.student) and not moodle.same_name(found.name, known[found.student]):
             return None
         student = found.student
     elif len(parts) == 2:
@@ -583,7 +567,7 @@ def _record_names(course: Course, names: dict[str, str]) -> None:
 
 
 def _record_refusals(course: Course, result: Collected) -> None:
-    from . import status
+    from ..gradebook import status
 
     status.record_refusals(course, result.refused,
                            done=[(lesson, s) for s, lesson, _ in result.placed]

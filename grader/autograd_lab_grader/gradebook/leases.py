@@ -4,32 +4,33 @@ Several graders share one PostgreSQL gradebook: the tasks of a Slurm array or th
 Kubernetes Job, each grading its part of the class (``grade.Shard``). A grader can die half
 way (a node fails, a pod is evicted, the out-of-memory killer) and be started again (Slurm's
 requeue, the Job's retry) while, now and then, the one it replaces still runs. So before it
-grades a submission, a grader *claims* it, and it records the grade only while it holds the
-claim:
+grades a submission, a grader takes a *lease* on it, and it records the grade only while it
+holds the lease:
 
-- The claim is a PostgreSQL session-level advisory lock on the submission
+- The lease is a PostgreSQL session-level advisory lock on the submission
   (``pg_try_advisory_lock``), held by the grader's own connection while the submission is
-  graded. It is the lease: it lasts exactly as long as the grader's connection. A grader
-  that dies, however it dies, loses its connection and with it every claim at once (the
+  graded. It lasts exactly as long as the grader's connection. A grader
+  that dies, however it dies, loses its connection and with it every lease at once (the
   server sees the socket close; for a machine gone silent, the TCP keepalives set below end
   the session within about a minute), so the grader started in its place takes the
-  submission over at once, and never while the first one still runs. A claim taken by
+  submission over at once, and never while the first one still runs. A lease taken by
   someone else is skipped: that grader is grading it.
-- Under the claim, ``autograd_lab_claim`` says what has become of the submission: which run
+- Under the lease, the table ``autograd_lab_claim`` (named so before leases were called
+  leases: gradebooks have it) says what has become of the submission: which run
   (``--run``: every grader of one Slurm array or Kubernetes Job shares it) graded it last,
   how many gradings of it that run started (``attempts``) and when the last one ended
   (``done_at``, the database's clock). A submission is not graded again by a grader when
   its run has graded it already (a restarted or duplicated grader of the run), or when any
   grader finished it after this one started (two graders given the same part). The grade
   itself (``status.submissions``) and ``done_at`` are written in one transaction, on the
-  connection that holds the claim: if that connection is gone, nothing is written.
+  connection that holds the lease: if that connection is gone, nothing is written.
 
-What a claim cannot cover: nbgrader writes its own tables from the grading process, not
-under the claim. That process dies with its grader (``grade._child``), so a dead grader
+What a lease cannot cover: nbgrader writes its own tables from the grading process, not
+under the lease. That process dies with its grader (``grade._child``), so a dead grader
 stops writing at once; a grader cut off from the database while its grading process still
 reaches it (a network split that leaves one connection and breaks the other) could let a
 second grader grade that one submission too. Its grade is then written once, by whoever
-still holds the claim.
+still holds the lease.
 
 A SQLite gradebook is a file on one machine, for one grader at a time: the table and its
 rules are the same, without the lock.
@@ -49,7 +50,7 @@ from sqlalchemy.exc import DBAPIError
 from . import status
 
 _metadata = MetaData()
-claims = Table(
+leases = Table(
     "autograd_lab_claim", _metadata,
     Column("lesson", String(128), primary_key=True),
     Column("student", String(128), primary_key=True),
@@ -83,11 +84,11 @@ def _connect_args(url: str) -> dict:
 
 
 class _NotOurs(Exception):
-    """(rolls back the transaction that found a claim no longer this grader's)"""
+    """(rolls back the transaction that found a lease no longer this grader's)"""
 
 
-class Claims:
-    """One grader's claims, over a connection of its own for the length of a grading run
+class Leases:
+    """One grader's leases, over a connection of its own for the length of a grading run
     (a context manager). `run` names the run (graders of one Slurm array or Kubernetes Job
     share it)."""
 
@@ -96,7 +97,7 @@ class Claims:
         self.owner = f"{socket.gethostname()}:{os.getpid()}"[:256]
         self.held: set[tuple[str, str]] = set()
 
-    def __enter__(self) -> "Claims":
+    def __enter__(self) -> "Leases":
         status.tables(self.course)          # nbgrader's tables and the status table first
         url = self.course.gradebook_url
         self.postgres = url.startswith("postgresql")
@@ -144,7 +145,7 @@ class Claims:
 
     def take(self, lesson: str, student: str, wanted: Callable[[dict | None], bool],
              changed_after: Callable[[datetime], bool] = lambda when: False) -> bool:
-        """Claim a submission to grade it now. False when another grader holds it, when this
+        """Lease a submission to grade it now. False when another grader holds it, when this
         run graded it already or another grader finished it after this one started (unless
         `changed_after(that time)`: collected again since), or when `wanted(its status row,
         or None)` says it needs no grading (graded before and unchanged since)."""
@@ -152,26 +153,26 @@ class Claims:
             return False
         try:
             with self.db.begin():
-                key = (claims.c.lesson == lesson) & (claims.c.student == student)
-                claim = self.db.execute(select(claims).where(key)).first()
+                key = (leases.c.lesson == lesson) & (leases.c.student == student)
+                lease = self.db.execute(select(leases).where(key)).first()
                 row = self.db.execute(select(status.submissions).where(
                     (status.submissions.c.lesson == lesson)
                     & (status.submissions.c.student == student))).first()
-                done = claim is not None and claim.done_at is not None and (
-                    claim.run == self.run or claim.done_at > self.started) \
-                    and not changed_after(claim.done_at)
+                done = lease is not None and lease.done_at is not None and (
+                    lease.run == self.run or lease.done_at > self.started) \
+                    and not changed_after(lease.done_at)
                 if done or not wanted(dict(row._mapping) if row is not None else None):
                     taken = False
                 else:
-                    attempts = claim.attempts + 1 if claim is not None and claim.run == self.run \
+                    attempts = lease.attempts + 1 if lease is not None and lease.run == self.run \
                         else 1
                     values = dict(run=self.run, owner=self.owner, attempts=attempts,
                                   started_at=self._clock(), done_at=None)
-                    if claim is None:
-                        self.db.execute(claims.insert().values(lesson=lesson, student=student,
+                    if lease is None:
+                        self.db.execute(leases.insert().values(lesson=lesson, student=student,
                                                                **values))
                     else:
-                        self.db.execute(claims.update().where(key).values(**values))
+                        self.db.execute(leases.update().where(key).values(**values))
                     taken = True
         except BaseException:
             self._unlock(lesson, student)
@@ -190,16 +191,16 @@ class Claims:
         return datetime.now(timezone.utc).replace(tzinfo=None)
 
     def finish(self, row: dict) -> bool:
-        """Record a claimed submission's status row and mark it done, in one transaction on
-        the connection that holds the claim; then let the claim go. False (nothing written)
-        when the claim is no longer this grader's."""
+        """Record a leased submission's status row and mark it done, in one transaction on
+        the connection that holds the lease; then let the lease go. False (nothing written)
+        when the lease is no longer this grader's."""
         lesson, student = row["lesson"], row["student"]
         try:
             with self.db.begin():
-                done = self.db.execute(claims.update().where(
-                    (claims.c.lesson == lesson) & (claims.c.student == student)
-                    & (claims.c.owner == self.owner) & (claims.c.run == self.run)
-                    & claims.c.done_at.is_(None)).values(done_at=self._clock()))
+                done = self.db.execute(leases.update().where(
+                    (leases.c.lesson == lesson) & (leases.c.student == student)
+                    & (leases.c.owner == self.owner) & (leases.c.run == self.run)
+                    & leases.c.done_at.is_(None)).values(done_at=self._clock()))
                 if done.rowcount != 1:
                     raise _NotOurs()
                 status.write(self.db, [row])
@@ -210,18 +211,18 @@ class Claims:
         return True
 
     def release(self, lesson: str, student: str) -> None:
-        """Let a claim go (its submission not finished: the next grader takes it)."""
+        """Let a lease go (its submission not finished: the next grader takes it)."""
         if (lesson, student) in self.held:
             self.held.discard((lesson, student))
             self._unlock(lesson, student)
 
 
 def read(course) -> dict[tuple[str, str], dict]:
-    """{(lesson, student): claim row} (tests, and an instructor asking who graded what)."""
+    """{(lesson, student): lease row} (tests, and an instructor asking who graded what)."""
     engine = create_engine(course.gradebook_url, future=True)
     try:
         _metadata.create_all(engine)
         with engine.connect() as db:
-            return {(r.lesson, r.student): dict(r._mapping) for r in db.execute(select(claims))}
+            return {(r.lesson, r.student): dict(r._mapping) for r in db.execute(select(leases))}
     finally:
         engine.dispose()

@@ -21,9 +21,11 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, LimitOutput
 
-from . import kernel, sandbox, status
-from .course import Course
-from .kernel import GradingExecute, TruncateOutput
+from ..reading import kernel
+from ..sandbox import sandbox
+from ..gradebook import status
+from ..commands.course import Course
+from ..reading.kernel import GradingExecute, TruncateOutput
 
 MAX_NOTEBOOK = 32 * 1024**2      # bytes of a submitted notebook (a lesson's is about 100 kB)
 
@@ -299,11 +301,11 @@ def test_sources(course: Course, lesson: str) -> dict[str, str]:
     return found
 
 
-def _attempt(claims, malformed=()) -> str:
+def _attempt(verdict_claims, malformed=()) -> str:
     """What the instructor should know when a kernel claimed points the grader did not give,
     or answered a check with a reply no unchanged kernel sends."""
     found = []
-    claimed = [(gid, c, g) for gid, c, g, _ in claims if c > g + 1e-9]
+    claimed = [(gid, c, g) for gid, c, g, _ in verdict_claims if c > g + 1e-9]
     if claimed:
         more = sum(c - g for _, c, g in claimed)
         cells = ", ".join(gid for gid, _, _ in claimed)
@@ -334,7 +336,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     the submission in (the run's), else the system's."""
     started = time.monotonic()
     kernel.INCIDENTS.clear()
-    kernel.CLAIMS.clear()
+    kernel.VERDICT_CLAIMS.clear()
     kernel.MALFORMED.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
     # the feedback page of the grading this one replaces describes work graded no longer
@@ -377,7 +379,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     print(result.get("log", ""), result.get("error") or "", sep="\n")   # into the grading log
     seconds = time.monotonic() - started
     row["sandbox"] = "; ".join(filter(None, [
-        handed, _attempt(kernel.CLAIMS, kernel.MALFORMED),
+        handed, _attempt(kernel.VERDICT_CLAIMS, kernel.MALFORMED),
         _sandbox_note(graded if result["success"] else None, sandboxed)]))
     # (the grading process's own high-water mark: a kernel's output must not grow it)
     print(f"peak memory of the grading process: "

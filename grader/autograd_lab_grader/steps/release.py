@@ -5,8 +5,8 @@ import re
 import shutil
 from pathlib import Path
 
-from ..checks.written import ANSWERS_FILE, write as write_model_answers
-from .course import Course
+from autograd_lab.checks.written import ANSWERS_FILE, write as write_model_answers
+from ..commands.course import Course
 
 LEARNER_README = """\
 # autograd-lab: the course
@@ -19,7 +19,7 @@ like it. The lessons are in `notebooks/`, one folder each, in order.
 {binder}- On your machine (Python 3.11 or newer):
 
       python -m venv .venv
-      .venv/bin/pip install -e '.[course]'
+      .venv/bin/pip install -e '.[lab]'
       .venv/bin/jupyter lab notebooks
 
 ## Work on a lesson
@@ -33,7 +33,7 @@ Hand in the notebook file itself, keeping its name.
 
 `docs/` builds every lesson, run as released, into a site with a Binder and a download
 button on each lesson; `.github/workflows/pages.yml` publishes it on GitHub Pages (Settings >
-Pages > Source: GitHub Actions). On your machine: `pip install -e '.[course,docs]'`,
+Pages > Source: GitHub Actions). On your machine: `pip install -e '.[lab,docs]'`,
 `npm ci --prefix docs`, then `python -m sphinx -b html docs docs/_build/html`.
 """
 
@@ -59,30 +59,6 @@ docs/_build/
 docs/node_modules/
 """
 
-# the learners' pyproject.toml: the engine and what its notebooks need, no instructor command
-# (`autograd-lab` needs the grading package, which learners do not get)
-LEARNER_PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=68"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "autograd-lab"
-version = "{version}"
-description = "{description}"
-readme = "README.md"
-requires-python = "{python}"
-dependencies = [{dependencies}]
-
-[project.optional-dependencies]
-course = [{course}]
-docs = [{docs}]     # the course's site (docs/, .github/workflows/pages.yml)
-
-[tool.setuptools.packages.find]
-include = ["autograd_lab*"]
-"""
-# what the learners' course extra keeps of the instructor's
-_LEARNER_TOOLS = ("jupyterlab", "nbgrader", "matplotlib", "ipywidgets")
 MARK = ".autograd-lab-student-repo"      # a repository student-repo wrote (and may update)
 
 # GitHub Pages builds and publishes the course's site from the learners' repository: every
@@ -114,7 +90,7 @@ jobs:
       - name: graphviz draws the lessons' graphs
         run: sudo apt-get update -qq && sudo apt-get install -y -qq graphviz
       - name: the course and the site's tools
-        run: python -m pip install -e '.[course,docs]'
+        run: python -m pip install -e '.[lab,docs]'
       - name: the MathJax the site ships (docs/package-lock.json)
         run: npm ci --prefix docs --no-audit --no-fund
       - name: build (warnings are errors)
@@ -164,7 +140,7 @@ def release(course: Course, lessons: list[str] | None = None, *, due=None, tz=No
     23:59"}``, in `tz`), else keeps the one it has."""
     from datetime import timezone
 
-    from . import late
+    from ..gradebook import late
 
     api = course.api()
     configured = {course.lesson(k): v for k, v in
@@ -181,40 +157,6 @@ def release(course: Course, lessons: list[str] | None = None, *, due=None, tz=No
             late.set_due(course, lesson, when)
         yield (lesson, ok, result.get("log", "") + (result.get("error") or ""),
                late.dues(course).get(lesson) if ok else None)
-
-
-def _learner_pyproject(root: Path) -> str:
-    """The learners' pyproject.toml, from the course's (or, in a course folder without one,
-    from the installed autograd-lab's metadata)."""
-    import tomllib
-
-    quote = lambda items: ", ".join(f'"{i}"' for i in items)
-    docs = []
-    source = next((p for p in (root / "pyproject.toml",
-                               Path(__file__).resolve().parents[2] / "pyproject.toml")
-                   if p.is_file()), None)
-    if source is not None:
-        project = tomllib.loads(source.read_text())["project"]
-        course = project.get("optional-dependencies", {}).get("course", [])
-        docs = project.get("optional-dependencies", {}).get("docs", [])
-        fields = dict(version=project["version"], description=project["description"],
-                      python=project["requires-python"], dependencies=project["dependencies"])
-    else:
-        from importlib import metadata
-
-        meta = metadata.metadata("autograd-lab")
-        requires = metadata.requires("autograd-lab") or []
-        course = [r.split(";")[0].strip() for r in requires if 'extra == "course"' in r]
-        docs = [r.split(";")[0].strip() for r in requires if 'extra == "docs"' in r]
-        fields = dict(version=meta["Version"], description=meta["Summary"],
-                      python=meta["Requires-Python"],
-                      dependencies=[r for r in requires if ";" not in r])
-    course = [r for r in course if re.split(r"[<>=\[ ]", r, maxsplit=1)[0] in _LEARNER_TOOLS]
-    return LEARNER_PYPROJECT.format(version=fields["version"],
-                                    description=fields["description"],
-                                    python=fields["python"],
-                                    dependencies=quote(fields["dependencies"]),
-                                    course=quote(course), docs=quote(docs))
 
 
 def _git(dest: Path, *args: str) -> str:
@@ -254,13 +196,19 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
             shutil.rmtree(dest / name, ignore_errors=True)
     dest.mkdir(parents=True, exist_ok=True)
     root = course.root
-    # the package without its grading side: learners need the engine and the checks
+    # the learner's distribution as it is: the engine (with its checks) and its pyproject.toml
+    # (the grader is a distribution of its own, which learners do not get), from the course's
+    # checkout, else from the checkout the installed engine comes from
     package = root / "autograd_lab"
     if not package.is_dir():
         import autograd_lab
-        package = Path(autograd_lab.__file__).parent
+        package = Path(autograd_lab.__file__).resolve().parent
+    pyproject = package.parent / "pyproject.toml"
+    if not pyproject.is_file():
+        raise ValueError(f"no pyproject.toml beside {package}: student-repo hands out the "
+                         "course's checkout (run it there, or with -C pointing there)")
     shutil.copytree(package, dest / "autograd_lab",
-                    ignore=shutil.ignore_patterns("grading", "__pycache__", "*.pyc"))
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     skip = _SKIP if model_answers else shutil.ignore_patterns(ANSWERS_FILE, *_SKIP_NAMES)
     for lesson in chosen:
         shutil.copytree(released / lesson, dest / "notebooks" / lesson, ignore=skip)
@@ -278,7 +226,7 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
     for name in ("LICENSE", "nbgrader_config.py"):
         if (root / name).is_file():
             shutil.copy2(root / name, dest / name)
-    (dest / "pyproject.toml").write_text(_learner_pyproject(root))
+    shutil.copy2(pyproject, dest / "pyproject.toml")
     (dest / ".gitignore").write_text(GITIGNORE)
     (dest / MARK).write_text("written by `autograd-lab student-repo`; run it again to add "
                              "lessons\n")

@@ -1,5 +1,7 @@
-"""Who handed a file in, read from the names an LMS gives its downloads (../shared/lms-formats.md).
+"""The LMSs a class comes from, Canvas (``canvas.py``) and Moodle (``moodle.py``): each one's
+formats, read and written, in its own module; here what they share.
 
+Their downloads (../shared/lms-formats.md):
 - Canvas ("Download Submissions"): one flat zip of
   ``<lastfirst>[_late]_<user id>_<submission id>_<original file name>``. ``lastfirst`` is the
   sortable name lower-cased without its non-letters, so two John Smiths are both ``smithjohn``:
@@ -19,25 +21,22 @@ more than one place (``Eve_1002_assignsubmission_file_x_1003_assignsubmission_fi
 ``ambiguous``: it names no one, and collect refuses it. Canvas's ``lastfirst`` is letters only,
 so its user id is always the first run of digits after it. A name that becomes a path or a
 zip member goes through ``path_part`` first.
+
+Their own files (a roster: Canvas's gradebook export, Moodle's grading worksheet; the same
+files filled with grades by ``export``) are CSV, read here as the LMS wrote them (``read_csv``:
+its byte order mark and line ends are kept for the file written back).
 """
 from __future__ import annotations
 
+import csv
+import io
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 CANVAS, MOODLE = "canvas", "moodle"
 KINDS = (CANVAS, MOODLE)
-
-# (ids are ASCII digits: `\d` would take any script's digits, `١٠٠٢` or `１００２`)
-_CANVAS = re.compile(r"^(?P<sortable>[^\W\d_]*)(?P<late>_late)?_(?P<user>[0-9]+)_"
-                     r"(?P<submission>[0-9]+)_(?P<file>.+)$")
-# Moodle's own part of a name: every place it can be read (overlapping ones too: in
-# `Eve_1002_assignsubmission_file_1003_assignsubmission_file_` the `_` before 1003 ends one
-# and starts the next)
-_MOODLE_PART = r"_(?P<participant>[0-9]+)_assignsubmission_(?P<plugin>[a-z]+)_"
-_MOODLE_MARK = re.compile(f"(?={_MOODLE_PART})")
-_MOODLE_AT = re.compile(_MOODLE_PART)
 
 
 def nfc(text: str) -> str:
@@ -56,51 +55,11 @@ class Identity:
     ambiguous: tuple[str, ...] = ()     # Moodle: the ids a name can be read as, when several
 
 
-def canvas(parts: list[str]) -> Identity | None:
-    """The identity in a Canvas download entry (flat: one part), or None."""
-    if len(parts) != 1:
-        return None
-    match = _CANVAS.match(nfc(parts[0]))
-    if not match:
-        return None
-    return Identity(CANVAS, match["user"], "", match["file"], late=bool(match["late"]))
-
-
-def _moodle_marks(text: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, participant id, plugin) of every place Moodle's part can be read."""
-    found = (_MOODLE_AT.match(text, mark.start()) for mark in _MOODLE_MARK.finditer(text))
-    return [(m.start(), m.end(), m["participant"], m["plugin"]) for m in found]
-
-
-def moodle(parts: list[str]) -> Identity | None:
-    """The identity in a Moodle download entry, folder form (two parts: the learner's folder
-    and a file directly in it) or flat form (one part), or None. A name Moodle's part can be
-    read from in more than one place gives an identity of no one (``ambiguous``)."""
-    if len(parts) not in (1, 2):
-        return None
-    head = nfc(parts[0])
-    marks = _moodle_marks(head)
-    if not marks:
-        return None
-    if len(marks) > 1:
-        ids = tuple(dict.fromkeys(participant for _, _, participant, _ in marks))
-        file = nfc(parts[1]) if len(parts) == 2 else ""
-        return Identity(MOODLE, "", "", file, plugin=marks[-1][3], ambiguous=ids)
-    (start, end, participant, plugin), = marks
-    rest = head[end:]
-    if len(parts) == 2:
-        if rest:                    # a folder's name ends at its plugin's `_`
-            return None
-        file = nfc(parts[1])
-    else:
-        if not rest:
-            return None
-        file = rest
-    return Identity(MOODLE, participant, head[:start].strip(), file, plugin=plugin)
-
-
 def identify(kind: str, parts: list[str]) -> Identity | None:
-    return (canvas if kind == CANVAS else moodle)(parts)
+    """The identity in a download entry of LMS `kind` (its module's ``identify``), or None."""
+    from . import canvas, moodle
+
+    return (canvas if kind == CANVAS else moodle).identify(parts)
 
 
 def _looks(kind: str, parts: list[str]) -> bool:
@@ -108,8 +67,7 @@ def _looks(kind: str, parts: list[str]) -> bool:
     or Moodle's learner folder (whatever is inside it) or flat name. Such an entry may still
     be refused when placed (a folder inside a Moodle learner's folder)."""
     if kind == MOODLE and len(parts) > 2:
-        found = moodle(parts[:1] + ["-"])
-        return found is not None
+        return identify(MOODLE, parts[:1] + ["-"]) is not None
     return identify(kind, parts) is not None
 
 
@@ -142,8 +100,71 @@ def path_part(text: str) -> str:
     return text.strip(" .")
 
 
-def moodle_prefix(name: str, participant: str) -> str:
-    """What Moodle's "upload multiple feedback files in a zip" matches a file to a learner by:
-    Moodle reads the participant id as the second `_`-separated field, so the name's own `_`
-    become spaces (as in Moodle's download), and it is a safe name (``path_part``)."""
-    return f"{path_part(name.replace('_', ' '))}_{participant}_"
+# -- a roster's learners and their names --------------------------------------------------
+
+@dataclass(frozen=True)
+class Learner:
+    student: str
+    name: str
+    email: str = ""
+
+
+def column(headers: list[str], *names: str) -> str | None:
+    """The header among `headers` that is one of `names` (case and spaces aside), or None."""
+    lowered = {h.strip().lower(): h for h in headers}
+    for name in names:
+        if name.lower() in lowered:
+            return lowered[name.lower()]
+    return None
+
+
+def split_name(name: str) -> tuple[str | None, str | None]:
+    """nbgrader's (first, last) for a display name: Canvas's sortable ``Last, First`` is split
+    at its comma; any other name is kept whole as the last name (splitting a full name into
+    parts is a guess that is wrong for many names, and the whole name sorts as written)."""
+    if "," in name:
+        last, _, first = name.partition(",")
+        return first.strip() or None, last.strip() or None
+    return None, name or None
+
+
+def display_name(student) -> str:
+    """A learner's name as the LMS wrote it, from nbgrader's Student row."""
+    first, last = student.first_name or "", student.last_name or ""
+    return f"{first} {last}".strip() if first and last else (last or first)
+
+
+# -- an LMS's own CSV files, filled with grades ---------------------------------------------
+
+@dataclass
+class Filled:
+    path: Path
+    filled: int = 0
+    left_empty: list[tuple[str, str, str, str]] = field(default_factory=list)  # student, name, lesson, why
+    not_in_file: list[tuple[str, str]] = field(default_factory=list)          # student, lesson
+    columns: dict[str, str] = field(default_factory=dict)                      # lesson -> column
+    late: list[tuple[str, str, str, str]] = field(default_factory=list)       # student, name, lesson, how
+    scaled: dict[str, tuple[float, float]] = field(default_factory=dict)       # lesson -> (ours, theirs)
+
+
+def read_csv(path: Path):
+    """(rows of cells, whether it has a byte order mark, its line end) of an LMS's CSV file."""
+    raw = Path(path).read_bytes()
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    text = raw.decode("utf-8-sig")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    table = list(csv.reader(io.StringIO(text, newline="")))
+    if not table:
+        raise ValueError(f"{path} is empty")
+    return table, bom, newline
+
+
+def points(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def number(text: str) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None

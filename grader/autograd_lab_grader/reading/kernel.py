@@ -12,8 +12,9 @@ autograded notebook and the feedback. What a sandbox refused or a limit stopped 
 ``GradingExecute`` never lets the kernel decide a test cell: the kernel runs the learner's view
 of it (where every check only says the grader decides), and the grader judges the instructor's
 copy itself (``verdict.py``), asking the kernel for the answers as data. Where the kernel's own
-run of a test cell claimed more points than the grader gave, ``CLAIMS`` says so. Every output
-of every kind is counted as it arrives, per cell and per notebook, and dropped past a limit.
+run of a test cell claimed more points than the grader gave (a forged verdict),
+``VERDICT_CLAIMS`` says so. Every output of every kind is counted as it arrives, per cell and
+per notebook, and dropped past a limit.
 """
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 from autograd_lab.checks import VERDICTS_ENV
 from autograd_lab.checks.answers import MAX_BYTES, encode
 
-from . import sandbox, verdict, warm
+from ..sandbox import sandbox, warm
+from . import verdict
 
 _PR_SET_PDEATHSIG = 1
 
@@ -53,7 +55,7 @@ _PR_SET_PDEATHSIG = 1
 # empties it before a submission and reports it after
 INCIDENTS: list[str] = []
 # per test cell judged: (grade_id, points the kernel's own run claimed, points given, most)
-CLAIMS: list[tuple[str, float, float, float]] = []
+VERDICT_CLAIMS: list[tuple[str, float, float, float]] = []
 # per test cell whose check got a reply no unchanged kernel sends: (grade_id, what was wrong)
 MALFORMED: list[tuple[str, str]] = []
 
@@ -64,7 +66,8 @@ MALFORMED: list[tuple[str, str]] = []
 MAX_MESSAGE = 4 * 1024**2
 MAX_RECEIVED = 64 * 1024**2
 DROPPED = "autograd_lab_dropped"    # the msg_type of a message too large to read
-OUTSTREAM = "autograd_lab.grading.streams.BoundedOutStream"     # a kernel's stdout and stderr
+# a kernel's stdout and stderr (sandbox/inside/: the one folder of the grader a kernel sees)
+OUTSTREAM = "autograd_lab_grader.sandbox.inside.streams.BoundedOutStream"
 
 
 @dataclass(frozen=True)
@@ -377,7 +380,7 @@ class GradingExecute(Execute):
         self.nb.cells[index] = cell
         self._verdicts[index] = copy.deepcopy(judged.outputs)
         most = float(cell.metadata["nbgrader"].get("points", 0))
-        CLAIMS.append((grade_id, verdict.points(cell, claim.outputs),
+        VERDICT_CLAIMS.append((grade_id, verdict.points(cell, claim.outputs),
                        verdict.points(cell, judged.outputs), most))
         MALFORMED.extend((grade_id, what) for what in judged.malformed[:1])
         if claim.outputs:

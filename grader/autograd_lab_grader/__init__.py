@@ -1,0 +1,32 @@
+"""autograd-lab-grader: the instructor's side of the course, grading a class over nbgrader
+(the ``autograd-lab`` command; ``python -m autograd_lab_grader`` is the same).
+
+Organised by role:
+- ``commands``: the command line (``cli``) and the course directory it reads (``course``);
+- ``steps``: one module a step of a term: ``roster`` (the class list), ``release`` (student
+  notebooks, the learners' repository), ``collect`` (submissions in), ``grade`` (the class,
+  one process per submission, each running ``worker``'s autograde of one; ``preload`` is what
+  their forkserver loads), ``feedback``, ``written`` (hand grading's pages), ``export``,
+  ``report``, ``selftest``;
+- ``gradebook``: the grader's own records beside nbgrader's: ``status`` (what became of each
+  submission), ``leases`` (who is grading what, for graders sharing a gradebook), ``late``
+  (due dates, extensions, the late policy);
+- ``lms``: Canvas (``canvas``) and Moodle (``moodle``), each LMS's formats read and written;
+- ``reading``: the grader's side of the trust boundary, what reads what a kernel hands back:
+  ``kernel`` (the kernel a submission runs in, and the bounds on its output), ``verdict`` (the
+  test cells judged outside it), ``page`` (a learner's HTML made safe for feedback pages);
+- ``sandbox``: the bubblewrap sandbox (``sandbox``) and warm kernels (``warm``); its
+  ``inside`` folder is what runs *in* the sandbox (``zygote``, the warm-kernel server;
+  ``streams``, the kernel's bounded output), the one part of the grader a kernel can see;
+- ``templates``: the feedback page's template.
+
+It imports the engine's ``autograd_lab.checks`` (the checks' answers, the verdict protocol);
+``autograd_lab`` never imports this package.
+"""
+import sys
+
+# jsonschema imports rfc3987_syntax, when it is installed, for one string format ("iri") that
+# no notebook schema uses, and building that package's grammar costs 1.2 s of CPU in every
+# process that imports nbformat (the command, and the server its grading processes fork from).
+# Marked missing, as jsonschema allows for.
+sys.modules.setdefault("rfc3987_syntax", None)
