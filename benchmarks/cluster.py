@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from autograd_lab.grading.course import CONFIG_FILE, Course  # noqa: E402
+from autograd_lab_grader.commands.course import CONFIG_FILE, Course  # noqa: E402
 from pgserver import PostgresServer  # noqa: E402
 from slurmcluster import ENDED, SlurmCluster  # noqa: E402
 

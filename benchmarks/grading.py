@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograd_lab.grading.course import CONFIG_FILE, Course  # noqa: E402
+from autograd_lab_grader.commands.course import CONFIG_FILE, Course  # noqa: E402
 
 
 def timed(args, cwd, env) -> float:
@@ -104,7 +104,7 @@ def _bench(args, before):
                     shutil.copy2(notebooks[i % 2], folder / f"{lesson}.ipynb")
             serial = timed([str(bin_dir / "nbgrader"), "autograde", lesson, "--force"],
                            scratch, env)
-            grade = [sys.executable, "-m", "autograd_lab.grading", "grade", lesson, "--force"]
+            grade = [sys.executable, "-m", "autograd_lab_grader", "grade", lesson, "--force"]
             grade += ["--jobs", str(args.jobs)] if args.jobs else []
             kinds = {"warm": [], "cold": ["--cold"], "plain": ["--no-sandbox"]}
             if before:

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import gradingcourse as gc
-from autograd_lab.grading import export, status
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import export
+from autograd_lab_grader.commands.course import Course
 
 SQUARE_6 = "def square(x):\n    return 2 * x"
 SLOPE_3 = "def slope(x):\n    return x"
@@ -61,7 +62,7 @@ def environ() -> dict[str, str]:
 
 def grade_here(course: Course, *args: str) -> subprocess.CompletedProcess:
     """`autograd-lab grade` of the whole class on this machine (the one-machine grade)."""
-    return subprocess.run([sys.executable, "-m", "autograd_lab.grading", "-C", str(course.root),
+    return subprocess.run([sys.executable, "-m", "autograd_lab_grader", "-C", str(course.root),
                            *(["--db-url", course.db_url] if course.db_url else []),
                            "grade", gc.LESSON, *args],
                           capture_output=True, text=True, env=environ(), timeout=600)

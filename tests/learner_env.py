@@ -25,7 +25,7 @@ def installer(python, *, compile_bytecode=False):
     tools have it (dev extra; scripts/setup.sh filled its cache, so an environment takes seconds,
     against a minute and more for pip, most of it resolving), else that environment's pip. Both
     pick the same versions (compared on 2026-11-26: the same 110 packages for
-    binder/requirements.txt, the same 125 for the grader image's `.[course]`).
+    binder/requirements.txt, the same 125 for what the grader image installed, then `.[course]`).
     compile_bytecode: write every module's bytecode now (an environment the sandbox mounts
     read-only cannot write it later)."""
     uv = uv_path()

@@ -66,7 +66,7 @@ def test_requirements_pin_what_pyproject_asks_for_and_leave_pytorch_out():
         (pin,) = req.specifier
         assert pin.operator == "==", f"{req} is not pinned"
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    asked = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["course"]]
+    asked = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["lab"]]
     for want in asked:
         if want.name.lower() in reqs:
             (pin,) = reqs[want.name.lower()].specifier
@@ -91,11 +91,14 @@ def test_the_environment_is_binders_python_with_the_course_and_without_pytorch(l
     found = json.loads(in_env(learner_env, """if True:
         import importlib.util, json, platform, autograd_lab
         print(json.dumps([platform.python_version(), autograd_lab.__file__,
-                          importlib.util.find_spec("torch") is not None]))"""))
-    version, engine, has_torch = found
+                          importlib.util.find_spec("torch") is not None,
+                          importlib.util.find_spec("autograd_lab_grader") is not None]))"""))
+    version, engine, has_torch, has_grader = found
     assert version.rsplit(".", 1)[0] == RUNTIME
     assert Path(engine) == ROOT / "autograd_lab" / "__init__.py"      # -e . of this checkout
     assert not has_torch
+    # the learner's distribution alone: no instructor command, no grader to import
+    assert not has_grader and not (Path(venv) / "bin" / "autograd-lab").exists()
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     (ROOT / "test-artifacts" / "learner-env.txt").write_text(
         f"binder/requirements.txt in a fresh venv (no bytecode): {size_mb(venv):.0f} MB\n")
@@ -131,7 +134,7 @@ def test_every_released_notebook_runs_there_answered(learner_env, tmp_path):
 
 
 def test_binder_and_run_lab_open_the_first_lesson():
-    from autograd_lab.grading.release import binder_link
+    from autograd_lab_grader.steps.release import binder_link
 
     first = course.release_path(course.LESSONS[0]).relative_to(ROOT).as_posix()
     # the badge is made for the learners' repository (student-repo --binder OWNER/REPO, whose

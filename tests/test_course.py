@@ -24,8 +24,8 @@ import nbformat
 import pytest
 
 import course
-from autograd_lab.grading import report
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.steps import report
+from autograd_lab_grader.commands.course import Course
 from course import LESSONS, ROOT
 
 pytestmark = pytest.mark.skipif(not LESSONS, reason="no lessons yet")

@@ -1,10 +1,10 @@
-"""Nothing lost, nothing twice: graders sharing a PostgreSQL gradebook claim each submission
-before grading it (autograd_lab/grading/claims.py). A grader killed with SIGKILL half way and
-started again finishes its part, every submission graded exactly once; two graders given the
+"""Nothing lost, nothing twice: graders sharing a PostgreSQL gradebook lease each submission
+before grading it (grader/autograd_lab_grader/gradebook/leases.py). A grader killed with
+SIGKILL half way and started again finishes its part, every submission graded exactly once; two graders given the
 same part split it between them; shards are dealt by submission, not by a hash of the id.
 
 Every write of a grade is counted by a trigger on the status table (one row written per
-grading that finished), and the claims table counts the gradings each run started."""
+grading that finished), and the leases table counts the gradings each run started."""
 import os
 import shutil
 import signal
@@ -18,8 +18,9 @@ import pytest
 
 import clusterclass as cc
 import gradingcourse as gc
-from autograd_lab.grading import claims, grade, status
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import leases, status
+from autograd_lab_grader.steps import grade
+from autograd_lab_grader.commands.course import Course
 from pgserver import MISSING, PostgresServer
 
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
@@ -60,7 +61,7 @@ def _writes(pg, name) -> dict[str, int]:
 
 
 def _grader(course, *args):
-    return subprocess.Popen([sys.executable, "-m", "autograd_lab.grading", "-C",
+    return subprocess.Popen([sys.executable, "-m", "autograd_lab_grader", "-C",
                              str(course.root), "--db-url", course.db_url, "grade", gc.LESSON,
                              *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=cc.environ())
@@ -95,7 +96,7 @@ def test_a_grader_killed_half_way_and_started_again_grades_each_submission_once(
     deadline = time.monotonic() + 240
     seen = set()
     while True:
-        held = {s for (_, s), c in claims.read(course).items() if c["done_at"] is None}
+        held = {s for (_, s), c in leases.read(course).items() if c["done_at"] is None}
         if len(_writes(pg, "killed")) >= 3 and held - seen:
             break
         seen |= held
@@ -120,7 +121,7 @@ def test_a_grader_killed_half_way_and_started_again_grades_each_submission_once(
     assert not cc.alive(below), [Path(f"/proc/{pid}/cmdline").read_bytes()[:200]
                                  for pid in cc.alive(below)]
     before = _final(course)
-    in_flight = {s for (_, s), c in claims.read(course).items() if c["done_at"] is None}
+    in_flight = {s for (_, s), c in leases.read(course).items() if c["done_at"] is None}
     assert in_flight and in_flight.isdisjoint(before)   # being graded, nothing recorded yet
     graded_before = {s for s, (state, _) in before.items() if state != status.MISSING}
     assert "ada" in graded_before and before["ada"][0] == status.FAILED
@@ -137,7 +138,7 @@ def test_a_grader_killed_half_way_and_started_again_grades_each_submission_once(
     assert final == cc.expected_statuses()
     for student in graded_before:
         assert final[student] == before[student]          # what was graded stays graded
-    taken = claims.read(course)
+    taken = leases.read(course)
     assert {c["run"] for c in taken.values()} == {"array-17"}
     assert all(c["done_at"] is not None for c in taken.values())
     # the rerun started again only what the killed grader had not finished
@@ -157,12 +158,12 @@ def test_a_grader_stopped_with_sigterm_leaves_no_process_no_folder_and_no_half_g
     tmp.chmod(0o755)
     try:
         grader = subprocess.Popen(
-            [sys.executable, "-m", "autograd_lab.grading", "-C", str(course.root), "--db-url",
+            [sys.executable, "-m", "autograd_lab_grader", "-C", str(course.root), "--db-url",
              course.db_url, "grade", gc.LESSON, "--jobs", "2"], stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, env=dict(cc.environ(), TMPDIR=str(tmp)))
         deadline = time.monotonic() + 240
         while not (_writes(pg, "stopped") and {
-                s for (_, s), c in claims.read(course).items() if c["done_at"] is None}):
+                s for (_, s), c in leases.read(course).items() if c["done_at"] is None}):
             assert grader.poll() is None, grader.communicate()[0]
             assert time.monotonic() < deadline, "the grader graded nothing in 240 s"
             time.sleep(0.05)
@@ -188,7 +189,7 @@ def test_a_grader_stopped_with_sigterm_leaves_no_process_no_folder_and_no_half_g
         assert not cc.alive(below), [Path(f"/proc/{pid}/cmdline").read_bytes()[:200]
                                      for pid in cc.alive(below)]
         assert list(tmp.iterdir()) == [], "the stopped grader left folders behind"
-        in_flight = {s for (_, s), c in claims.read(course).items() if c["done_at"] is None}
+        in_flight = {s for (_, s), c in leases.read(course).items() if c["done_at"] is None}
         assert in_flight and in_flight.isdisjoint(_final(course))   # nothing half recorded
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -208,7 +209,7 @@ def test_two_graders_given_the_same_part_grade_each_submission_once(pg, tmp_path
         assert "Traceback" not in output, output
     mine = grade.Shard(2, 2).pick(cc.CLASS)
     assert _writes(pg, "twice") == {s: 1 for s in mine}
-    owners = {c["owner"] for (_, s), c in claims.read(course).items() if s in mine}
+    owners = {c["owner"] for (_, s), c in leases.read(course).items() if s in mine}
     assert len(owners) == 2, owners          # both graded some of it, neither twice
     assert _final(course) == {s: v for s, v in cc.expected_statuses().items() if s in mine}
 

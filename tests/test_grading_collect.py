@@ -10,9 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 import gradingcourse as gc
-from autograd_lab.grading import collect, export, status
-from autograd_lab.grading.cli import app
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import collect, export
+from autograd_lab_grader.commands.cli import app
+from autograd_lab_grader.commands.course import Course
 
 runner = CliRunner()
 L = gc.LESSON
@@ -149,7 +150,7 @@ def test_sizes_are_bounded_by_the_declared_and_by_the_read_size(course, tmp_path
 def test_one_file_is_placed_by_hand_and_nothing_is_overwritten_silently(course, tmp_path):
     untitled = tmp_path / "Untitled.ipynb"
     untitled.write_bytes(_nb(course))
-    from autograd_lab.grading import cli as command
+    from autograd_lab_grader.commands import cli as command
     command.console.width = 250         # one line a message, so the output can be read back
     cli = lambda *a: runner.invoke(app, ["-C", str(course.root), "collect", *map(str, a)])
     first = cli(untitled, "--student", "smithjohn-2", "--lesson", L)
@@ -264,10 +265,10 @@ CANVAS_NAMES = [
 
 
 def test_a_moodle_name_read_more_than_one_way_names_no_one():
-    from autograd_lab.grading import lms
+    from autograd_lab_grader.lms import moodle
 
     for parts, expected in MOODLE_NAMES:
-        found = lms.moodle(parts)
+        found = moodle.identify(parts)
         if isinstance(expected, tuple):
             assert found.student == "" and found.ambiguous == expected, parts
         else:
@@ -277,10 +278,10 @@ def test_a_moodle_name_read_more_than_one_way_names_no_one():
 def test_a_canvas_user_id_is_the_one_after_the_letters():
     """Canvas's lastfirst is letters only: neither the learner's file name nor their name can
     move the user id or the late mark."""
-    from autograd_lab.grading import lms
+    from autograd_lab_grader.lms import canvas
 
     for name, user, late in CANVAS_NAMES:
-        found = lms.canvas([name])
+        found = canvas.identify([name])
         if user is None:
             assert found is None, name
         else:
@@ -321,7 +322,7 @@ def test_a_crafted_moodle_name_places_nothing_as_a_classmates(course, tmp_path):
 
 
 def test_a_moodle_name_that_is_not_the_rosters_is_refused(course, tmp_path):
-    from autograd_lab.grading.roster import add_learners
+    from autograd_lab_grader.steps.roster import add_learners
 
     add_learners(course, [("11", "Ann Lee", ""), ("22", "Bob Ray", ""),
                           ("44", "Siobhán O'Brien", ""), ("55", "Smith, John", ""),
@@ -342,7 +343,7 @@ def test_a_moodle_name_that_is_not_the_rosters_is_refused(course, tmp_path):
     assert "its name says 'Mallory', but participant 22 is 'Bob Ray'" in why
     assert "placed as no one's" in why and "autograd-lab roster" in why
     assert not course.submission(L, "22").exists()
-    from autograd_lab.grading.roster import names
+    from autograd_lab_grader.steps.roster import names
     assert names(course)["22"] == "Bob Ray"
 
 
@@ -353,7 +354,8 @@ def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
     import csv
     import io
 
-    from autograd_lab.grading.roster import add_learners, names
+    from autograd_lab_grader.lms import canvas as canvas_lms, moodle as moodle_lms
+    from autograd_lab_grader.steps.roster import add_learners, names
 
     ids = [str(100 + i) for i in range(len(HOSTILE_NAMES))]
     add_learners(course, list(zip(ids, HOSTILE_NAMES, [""] * len(ids))))
@@ -376,8 +378,8 @@ def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
                         "-", ""])
     out = tmp_path / "grades"
     written = export.export(course, out, [L])
-    written.append(export.fill_canvas(course, gradebook, out / "canvas.csv", [L]).path)
-    written.append(export.fill_moodle(course, worksheet, out / "moodle.csv", L).path)
+    written.append(canvas_lms.fill_gradebook(course, gradebook, out / "canvas.csv", [L]).path)
+    written.append(moodle_lms.fill_worksheet(course, worksheet, out / "moodle.csv", L).path)
     shown = names(course)       # (nbgrader splits a name at its comma: grades.csv's name)
     for path in written:
         text = path.read_bytes().decode("utf-8-sig")
@@ -403,8 +405,8 @@ def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
 def test_the_moodle_feedback_zip_keeps_every_member_at_its_top(course, tmp_path):
     from pathlib import PurePosixPath
 
-    from autograd_lab.grading import feedback
-    from autograd_lab.grading.roster import add_learners
+    from autograd_lab_grader.lms import moodle
+    from autograd_lab_grader.steps.roster import add_learners
 
     hostile = {"71": "../../../etc/cron.d/x", "72": "/abs/Eve_1002_x", "73": "..\\..\\win",
                "74": ".hidden\x00nul\x07bell\nline", "75": "..", "76": "Zoë Müller"}
@@ -416,7 +418,7 @@ def test_the_moodle_feedback_zip_keeps_every_member_at_its_top(course, tmp_path)
         page.write_text("<p>feedback</p>")
         pages.append(page)
     path = tmp_path / "feedback.zip"
-    result = feedback.moodle_zip(course, L, pages, path)
+    result = moodle.feedback_zip(course, L, pages, path)
     names = zipfile.ZipFile(path).namelist()
     assert len(names) == len(hostile) and result.not_in_zip == []
     for name in names:
@@ -440,7 +442,7 @@ def test_export_writes_into_the_courses_grades_folder_from_anywhere(course, tmp_
 
 
 def test_a_roster_id_that_cannot_be_a_folder_is_refused(course, tmp_path):
-    from autograd_lab.grading import roster
+    from autograd_lab_grader.steps import roster
 
     for bad in ("../x", ".hidden", "a/b"):
         path = tmp_path / "list.csv"
@@ -457,7 +459,7 @@ def test_a_learner_whose_file_collect_refuses_is_failed_with_its_name_not_missin
     import csv
     import io
 
-    from autograd_lab.grading.roster import add_learners
+    from autograd_lab_grader.steps.roster import add_learners
 
     add_learners(course, [("101", "Lee, Ann", ""), ("102", "Ray, Bob", ""),
                           ("103", "Yu, Cy", ""), ("22", "Dan Oh", "")])
@@ -507,7 +509,7 @@ def test_a_notebook_placed_by_hand_gets_its_files_time_and_extensions_come_from_
         course, tmp_path):
     from datetime import datetime
 
-    from autograd_lab.grading import late
+    from autograd_lab_grader.gradebook import late
 
     path = tmp_path / "mine.ipynb"
     path.write_bytes(_nb(course))

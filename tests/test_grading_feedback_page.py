@@ -9,8 +9,8 @@ import threading
 import pytest
 
 import lmsclass as lc
-from autograd_lab.grading import feedback, grade
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.steps import feedback, grade
+from autograd_lab_grader.commands.course import Course
 
 import lab_browser
 
@@ -158,7 +158,7 @@ def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, serv
 def test_what_the_pages_keep_of_learners_texts_is_bounded():
     """Cleaned texts are kept for the next page (page.py), but never more than the bound,
     whatever learners write: a long text is not kept, and 1,024 texts at most."""
-    from autograd_lab.grading import page
+    from autograd_lab_grader.reading import page
 
     for kept_fn in (page.clean, page._safe_markdown):
         kept_fn.kept.clear()
@@ -199,7 +199,7 @@ def test_a_learners_language_names_are_kept_short_and_never_break_a_page():
     import nbformat
     from nbconvert.exporters import HTMLExporter
 
-    from autograd_lab.grading import page
+    from autograd_lab_grader.reading import page
 
     odd = [["bash"], {"a": 1}, "y" * 100_000, 7]
     for value in odd:

@@ -18,8 +18,9 @@ import nbformat
 import pytest
 
 import course as lessons
-from autograd_lab.grading import grade, status
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import grade
+from autograd_lab_grader.commands.course import Course
 
 LESSON = "02_scalar_backward"
 pytestmark = pytest.mark.skipif(LESSON not in lessons.LESSONS, reason="lesson 02 is missing")
@@ -313,8 +314,8 @@ def test_the_tricks_forge_a_grade_decided_in_the_kernel(tmp_path):
 def test_the_report_and_the_export_name_every_attempt(graded, tmp_path):
     from typer.testing import CliRunner
 
-    from autograd_lab.grading import export, report
-    from autograd_lab.grading.cli import app
+    from autograd_lab_grader.steps import export, report
+    from autograd_lab_grader.commands.cli import app
     course, _, _ = graded
     assert report.report(course, LESSON).attempts == sorted(FORGED)
     said = CliRunner().invoke(app, ["-C", str(course.root), "report", LESSON]).output

@@ -15,8 +15,10 @@ import pytest
 
 import autograd_lab
 import gradingcourse as gc
-from autograd_lab.grading import grade, sandbox, status, warm
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.sandbox import sandbox, warm
+from autograd_lab_grader.steps import grade
+from autograd_lab_grader.commands.course import Course
 
 WRONG_SQUARE = "\ndef square(x):\n    return 2 * x\n"
 RIGHT_SQUARE = "\ndef square(x):\n    return x * x\n"
@@ -61,6 +63,15 @@ import os, sys
 print('SEES', os.getcwd(), sys.executable, sys.path, dict(os.environ),
       __import__('autograd_lab').__file__)
 print('IMPORTS-CWD', '' in sys.path or os.getcwd() in sys.path or '.' in sys.path)
+import importlib.util
+def found(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
+print('GRADER', [m for m in ('autograd_lab_grader.commands.cli', 'autograd_lab_grader.steps.grade',
+                             'autograd_lab_grader.gradebook.status', 'autograd_lab_grader.sandbox.sandbox',
+                             'autograd_lab_grader.sandbox.inside.streams') if found(m)])
 """
 CAPABILITIES = """
 import os
@@ -168,6 +179,8 @@ def test_the_kernel_sees_no_course_path_and_imports_nothing_from_its_folder(host
         assert path not in seen, (path, seen)
     assert "/opt/autograd-lab/autograd_lab/__init__.py" in seen
     assert "IMPORTS-CWD False" in seen, seen
+    # of the grader, only what runs inside the sandbox (its sandbox/inside/) is there
+    assert "GRADER ['autograd_lab_grader.sandbox.inside.streams']" in seen, seen
 
 
 def test_the_warm_server_holds_three_capabilities_and_the_kernel_none(hostile):

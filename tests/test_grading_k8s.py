@@ -6,7 +6,7 @@ the Job gives that pod (the completion index, the Secret's gradebook URL, the Jo
 CPU limit) and the image's (its PATH, HOME), in the course directory as the volume holds it,
 as the pod's user (1000, so that bubblewrap runs unprivileged and every kernel starts cold, as
 in the pod), with the grader's environment built as deploy/k8s/Containerfile builds it
-(Debian 12's python3, a virtual environment, the package installed with its course extra, not
+(Debian 12's python3, a virtual environment, the engine and the grader installed, not
 editable); then the report Job's command. What they decide equals the one-machine `grade` of
 the same class. Building that environment takes about two minutes;
 AUTOGRAD_LAB_GRADER_ENV=DIR keeps it in DIR and uses it again.
@@ -29,7 +29,8 @@ import yaml
 import clusterclass as cc
 import gradingcourse as gc
 import learner_env as le
-from autograd_lab.grading import claims, grade, status
+from autograd_lab_grader.gradebook import leases, status
+from autograd_lab_grader.steps import grade
 from pgserver import MISSING, PostgresServer
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")
@@ -145,8 +146,9 @@ DEBIAN_PYTHON = Path("/usr/bin/python3")
 @pytest.fixture(scope="session")
 def grader_env():
     """The grader's virtual environment as the Containerfile builds it: Debian's python3, the
-    files it copies (pyproject.toml, README.md, autograd_lab/), `pip install "/src[course]"`
-    (with uv where the test tools have it: le.installer), its bytecode written."""
+    files it copies (pyproject.toml, README.md, autograd_lab/, grader/), `pip install /src
+    /src/grader`, the engine and the grader, not editable (with uv where the test tools have
+    it: le.installer), its bytecode written."""
     if not DEBIAN_PYTHON.exists() or subprocess.run(
             [str(DEBIAN_PYTHON), "-c", "import sys, venv, ensurepip; "
                                        "assert sys.version_info[:2] == (3, 11)"],
@@ -166,14 +168,18 @@ def grader_env():
         checkout = DEPLOY.parent.parent
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(checkout / name, src / name)
-        shutil.copytree(checkout / "autograd_lab", src / "autograd_lab",
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        for name in ("autograd_lab", "grader"):
+            shutil.copytree(checkout / name, src / name,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         # (pip only where pip installs: ensurepip costs 6 CPU-seconds)
         subprocess.run([str(DEBIAN_PYTHON), "-m", "venv", str(venv)]
                        + ([] if le.uv_path() is None else ["--without-pip"]), check=True)
         # (the Containerfile's pip, or uv where the test tools have it: the same versions)
-        subprocess.run(le.installer(venv / "bin" / "python", compile_bytecode=True)
-                       + [f"{src}[course]"], check=True, capture_output=True)
+        # (uv would take the engine from grader/'s uv workspace source, editable, as a checkout
+        # wants it; --no-sources reads the requirements as pip does: /src, installed)
+        install = le.installer(venv / "bin" / "python", compile_bytecode=True)
+        subprocess.run(install + (["--no-sources"] if le.uv_path() else [])
+                       + [str(src), str(src / "grader")], check=True, capture_output=True)
         shutil.rmtree(src)
     yield venv
     if not kept:
@@ -220,7 +226,7 @@ def test_each_pods_command_run_here_grades_the_class_as_one_machine_does(pg, one
         assert container["workingDir"] == workdir["mountPath"] and workdir["name"] == "course"
         # one pod after another: in the cluster each pod is a user namespace of its own, whose
         # processes count for its own limits alone; here every pod's user is this machine's
-        # user 1000 (what pods do at once is tested with Slurm and in test_grading_claims.py)
+        # user 1000 (what pods do at once is tested with Slurm and in test_grading_claims.py: leases)
         pods, outputs = [], []
         for index in range(n):
             pods.append(subprocess.Popen(
@@ -233,7 +239,7 @@ def test_each_pods_command_run_here_grades_the_class_as_one_machine_does(pg, one
             assert "Traceback" not in output, output
             # a pod exits 1 when a submission of its part failed (ada's kernel died)
             assert p.returncode == (1 if "ada" in parts[index] else 0), output
-        taken = claims.read(course)
+        taken = leases.read(course)
         assert {c["run"] for c in taken.values()} == {job_uid}
         owners = {}
         for (_, student), c in taken.items():
@@ -250,7 +256,7 @@ def test_each_pods_command_run_here_grades_the_class_as_one_machine_does(pg, one
         assert (course.root / "reports" / f"{gc.LESSON}.png").stat().st_uid == POD_USER
         graded = list((course.root / "autograded").rglob("*.ipynb"))
         assert graded and {p.stat().st_uid for p in graded} == {POD_USER}
-        assert all(c["attempts"] == 1 for c in claims.read(course).values())
+        assert all(c["attempts"] == 1 for c in leases.read(course).values())
         assert cc.decided(course, tmp_path / "grades") == one_machine
     finally:
         shutil.rmtree(top, ignore_errors=True)

@@ -17,9 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 import lmsclass as lc
-from autograd_lab.grading import export, grade, status
-from autograd_lab.grading.cli import app
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import export, grade
+from autograd_lab_grader.commands.cli import app
+from autograd_lab_grader.commands.course import Course
 
 runner = CliRunner()
 A, B = lc.A, lc.B
@@ -27,7 +28,7 @@ NOT_HAND_GRADED = {A: lc.CLASS[2].canvas}      # one John Smith's written answer
 
 
 def cli(course, *args):
-    from autograd_lab.grading import cli as command
+    from autograd_lab_grader.commands import cli as command
     command.console.width = 250         # one table row a line, so the output can be read back
     return runner.invoke(app, ["-C", str(course.root), *map(str, args)])
 
@@ -189,7 +190,7 @@ def test_grade_summary_lists_every_learner_sorted(canvas):
 
 
 def test_grade_summary_is_a_line_a_learner_at_80_columns(canvas):
-    from autograd_lab.grading import cli as command
+    from autograd_lab_grader.commands import cli as command
 
     command.console.width = 80
     try:
@@ -326,7 +327,7 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
 
 
 def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tmp_path):
-    from autograd_lab.grading import report
+    from autograd_lab_grader.steps import report
 
     course = hand_graded["course"]
     result = report.report(course, A)

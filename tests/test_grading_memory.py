@@ -19,8 +19,9 @@ import nbformat
 import pytest
 
 import course as lessons
-from autograd_lab.grading import grade, status
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import grade
+from autograd_lab_grader.commands.course import Course
 
 LESSON = "02_scalar_backward"
 pytestmark = pytest.mark.skipif(LESSON not in lessons.LESSONS, reason="lesson 02 is missing")
@@ -162,7 +163,7 @@ def _in_child(tmp_path, target, *args):
 
 
 def _graded_by_a_hog(limit, send, log):
-    from autograd_lab.grading import worker
+    from autograd_lab_grader.steps import worker
     worker.grade_one = _hog
     # (as in a grading process: its output goes to the descriptors _child points at its log)
     sys.stdout = open(1, "w", buffering=1, closefd=False)
@@ -194,7 +195,7 @@ def test_a_grading_process_out_of_memory_or_killed_fails_its_submission_and_says
                         f"(limit {gb} GB)"), row
     assert f"memory limit of the grading process: {limit // 1024**2} MB" in log.read_text()
     # a MemoryError nbgrader caught (in a preprocessor: judging a test cell) and logged
-    from autograd_lab.grading import worker
+    from autograd_lab_grader.steps import worker
     logged = ("[AutogradeApp | ERROR] There was an error processing assignment: x\n"
               "[AutogradeApp | ERROR] Traceback (most recent call last):\n"
               '  File "verdict.py", line 1, in judge\nMemoryError\n\n'

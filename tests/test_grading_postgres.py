@@ -7,8 +7,9 @@ import sys
 import pytest
 
 import gradingcourse as gc
-from autograd_lab.grading import export, grade, status
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import export, grade
+from autograd_lab_grader.commands.course import Course
 from pgserver import MISSING, PostgresServer
 
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
@@ -36,7 +37,7 @@ def test_two_graders_split_a_class_over_one_postgresql_gradebook(postgres, tmp_p
         gc.submit(root, student, answers)
     shards = [grade.Shard(k, 2) for k in (1, 2)]
     assert [len(shard.pick(CLASS)) for shard in shards] == [3, 3]   # balanced
-    graders = [subprocess.Popen([sys.executable, "-m", "autograd_lab.grading", "-C", str(root),
+    graders = [subprocess.Popen([sys.executable, "-m", "autograd_lab_grader", "-C", str(root),
                                  "--db-url", postgres, "grade", gc.LESSON, "--jobs", "1",
                                  "--shard", f"{shard.k}/{shard.n}"],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -22,7 +22,7 @@ from autograd_lab import checks
 from autograd_lab._tensor import Tensor
 from autograd_lab.checks import answers
 from autograd_lab.checks.answers import Outcome
-from autograd_lab.grading import verdict
+from autograd_lab_grader.reading import verdict
 
 LESSONS = [lesson for lesson in lessons.LESSONS if lesson != "00_start_here"]
 

@@ -11,8 +11,9 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 import gradingcourse as gc
-from autograd_lab.grading import grade, status
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import grade
+from autograd_lab_grader.commands.course import Course
 
 WRONG_SQUARE = "def square(x):\n    return 2 * x"
 
@@ -150,7 +151,7 @@ def test_copies_of_a_released_cell_cannot_make_the_staged_notebook_grow(tmp_path
     staged than handed in."""
     import nbformat
 
-    from autograd_lab.grading import worker
+    from autograd_lab_grader.steps import worker
 
     root = gc.make_course(tmp_path / "course")
     course = Course(root)

@@ -18,9 +18,11 @@ from typer.testing import CliRunner
 
 import autograd_lab.checks
 import gradingcourse as gc
-from autograd_lab.grading import grade, sandbox, status, warm
-from autograd_lab.grading.cli import app
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.sandbox import sandbox, warm
+from autograd_lab_grader.steps import grade
+from autograd_lab_grader.commands.cli import app
+from autograd_lab_grader.commands.course import Course
 
 WRONG_SQUARE = "\ndef square(x):\n    return 2 * x\n"
 MARKER = "4711.0815"     # `sleep MARKER`: the command line of every process the attacks start
@@ -259,7 +261,7 @@ def test_feedback_shows_no_hidden_test_whatever_the_code_printed(attacked):
 
 
 def test_export_shows_what_the_sandbox_stopped(attacked, tmp_path):
-    from autograd_lab.grading.export import rows
+    from autograd_lab_grader.steps.export import rows
     grades, _ = rows(Course(attacked["root"]))
     by_student = {g["student"]: g for g in grades}
     assert "memory limit" in by_student["memory-hog"]["sandbox"]

@@ -1,6 +1,7 @@
-"""Setting up for instructors: `./run setup` sets up and exits, and the course extra alone
-(`pip install '.[course]'`, `./run setup course`) is enough for every `autograd-lab` command,
-without the test tools."""
+"""Setting up for instructors: `./run setup` sets up and exits, and the grader's distribution
+alone (`pip install . ./grader`: autograd-lab-grader, with the engine's `lab` extra) is enough for
+every `autograd-lab` command, without the test tools; the learner's `lab` extra brings none of
+the grader's own."""
 import json
 import os
 import shutil
@@ -34,15 +35,16 @@ def test_run_setup_sets_up_and_exits(tmp_path):
     assert refused.returncode == 2 and "usage" in refused.stderr
 
 
-def _closure(extra: str) -> set[str]:
-    """The distributions autograd-lab[extra] brings, its requirements' requirements included."""
+def _closure(pyproject: Path, extra: str | None = None) -> set[str]:
+    """The distributions the project of `pyproject` brings (with `extra`), its requirements'
+    requirements included."""
     from importlib import metadata
 
     import tomllib
 
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads(pyproject.read_text())["project"]
     todo = [Requirement(r) for r in project["dependencies"]
-            + project["optional-dependencies"][extra]]
+            + (project["optional-dependencies"][extra] if extra else [])]
     seen, done = set(), set()
     while todo:
         requirement = todo.pop()
@@ -64,17 +66,27 @@ def _closure(extra: str) -> set[str]:
     return seen
 
 
-def test_the_course_extra_is_all_the_instructor_command_needs():
-    course = _closure("course")
+# (bleach is the grader's too, but nbconvert brings it to every Jupyter)
+GRADER_ONLY = {"typer", "rich", "psycopg", "latex2mathml", "autograd-lab-grader"}
+
+
+def test_the_learners_lab_extra_brings_nothing_of_the_grader():
+    lab = _closure(ROOT / "pyproject.toml", "lab")
+    assert not lab & (GRADER_ONLY | TEST_TOOLS), lab & (GRADER_ONLY | TEST_TOOLS)
+
+
+def test_the_grader_distribution_is_all_the_instructor_command_needs():
+    course = _closure(ROOT / "grader" / "pyproject.toml")
     assert not course & TEST_TOOLS, course & TEST_TOOLS
     probe = ("import json, sys\n"
              "from importlib.metadata import packages_distributions\n"
-             "import autograd_lab.grading.cli, autograd_lab.grading.collect, "
-             "autograd_lab.grading.export, autograd_lab.grading.feedback, "
-             "autograd_lab.grading.page, autograd_lab.grading.report, "
-             "autograd_lab.grading.roster, autograd_lab.grading.grade, "
-             "autograd_lab.grading.release, autograd_lab.grading.worker\n"
-             "autograd_lab.grading.report.write_figure  # matplotlib is imported when drawing\n"
+             "import autograd_lab_grader.commands.cli, autograd_lab_grader.steps.collect, "
+             "autograd_lab_grader.steps.export, autograd_lab_grader.steps.feedback, "
+             "autograd_lab_grader.reading.page, autograd_lab_grader.steps.report, "
+             "autograd_lab_grader.steps.roster, autograd_lab_grader.steps.grade, "
+             "autograd_lab_grader.steps.release, autograd_lab_grader.steps.worker, "
+             "autograd_lab_grader.lms.canvas, autograd_lab_grader.lms.moodle\n"
+             "autograd_lab_grader.steps.report.write_figure  # matplotlib is imported when drawn\n"
              "import matplotlib.figure\n"
              "dists = packages_distributions()\n"
              # (a package's own vendored copies, setuptools' jaraco, are that package's)
@@ -82,17 +94,19 @@ def test_the_course_extra_is_all_the_instructor_command_needs():
              "       if '/_vendor/' not in (getattr(mod, '__file__', None) or '/_vendor/')}\n"
              "print(json.dumps(sorted({d for m in top for d in dists.get(m, [])})))\n")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+                            cwd=ROOT, env={**os.environ,
+                                           "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'grader'}"},
+                            check=True)
     used = {d.lower().replace("_", "-") for d in json.loads(loaded.stdout.splitlines()[-1])}
-    used.discard("autograd-lab")
+    used -= {"autograd-lab", "autograd-lab-grader"}
     assert used, loaded.stdout
     assert not used & TEST_TOOLS, used & TEST_TOOLS
-    assert used <= course, f"imported but not brought by the course extra: {used - course}"
+    assert used <= course, f"imported but not brought by the grader's distribution: {used - course}"
 
 
 def test_a_new_gradebook_is_stamped_with_what_alembic_heads_says(tmp_path, monkeypatch):
     """nbgrader asks the `alembic` program for the version it stamps a new gradebook with;
-    the grading commands read it in their own process (grading/course.py), starting no
+    the grading commands read it in their own process (commands/course.py), starting no
     program. The stamp is what that program prints, so `nbgrader db upgrade` goes on from
     the right place."""
     import sqlite3
@@ -116,7 +130,8 @@ def test_a_new_gradebook_is_stamped_with_what_alembic_heads_says(tmp_path, monke
 def test_loading_nbgrader_builds_no_grammar():
     """jsonschema 4.25 and later build an RFC 3987 grammar with Lark when imported, 1.5 s here for
     every process that loads nbformat (every nbgrader and autograd-lab command, grading run and
-    Jupyter server); the course extra keeps jsonschema below them (pyproject.toml)."""
+    Jupyter server); the lab extra and the grader keep jsonschema below them (pyproject.toml,
+    grader/pyproject.toml)."""
     done = subprocess.run(
         [sys.executable, "-c", "import sys, nbgrader.apps, jupyter_server.serverapp; "
                                "print(sorted({'lark', 'rfc3987_syntax'} & set(sys.modules)))"],
@@ -126,13 +141,13 @@ def test_loading_nbgrader_builds_no_grammar():
 
 
 def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
-    """grade.py's forkserver loads grading/preload.py before it forks a process per submission:
+    """grade.py's forkserver loads steps/preload.py before it forks a process per submission:
     nbformat's validators (strict, as a notebook is read, and relaxed, as nbconvert checks it
     after each preprocessor) are built there, not again in each of those processes, and the
     gradebook's ORM set up."""
     code = """if True:
         import importlib, fastjsonschema, nbformat, sys
-        from autograd_lab.grading import grade
+        from autograd_lab_grader.steps import grade
         importlib.import_module(grade.PRELOAD)
         def refuse(*args, **kwargs):
             raise AssertionError("a schema was compiled again")
@@ -141,7 +156,7 @@ def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
         nbformat.validate(nbformat.reads(nbformat.writes(nb), as_version=4))
         nbformat.validate(nb, relax_add_props=True)
         import nbgrader.api, sqlalchemy
-        from autograd_lab.grading import course
+        from autograd_lab_grader.commands import course
         assert sqlalchemy.inspect(nbgrader.api.SubmittedNotebook).configured   # the ORM's mappers
         assert nbgrader.api.create_engine is course._engine     # (a Course unpickled: no init)
         print("IPython" in sys.modules)
@@ -153,10 +168,10 @@ def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
 
 
 def test_the_gradebooks_of_a_process_share_one_engine_and_a_forked_child_makes_its_own(tmp_path):
-    """nbgrader makes an engine for every Gradebook; grading/course.py keeps one a gradebook,
+    """nbgrader makes an engine for every Gradebook; commands/course.py keeps one a gradebook,
     so that SQLAlchemy compiles each statement once a process (its cache is the engine's)."""
     import gradingcourse as gc
-    from autograd_lab.grading.course import Course
+    from autograd_lab_grader.commands.course import Course
 
     course = Course(gc.make_course(tmp_path / "course"))
     with course.gradebook() as first:
@@ -188,7 +203,7 @@ def test_nbgraders_metadata_check_builds_its_validator_once_and_raises_what_json
     from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
     import gradingcourse as gc
-    from autograd_lab.grading.course import Course
+    from autograd_lab_grader.commands.course import Course
 
     def notebook(**changes):
         cell = nbformat.v4.new_code_cell(metadata={"nbgrader": dict({
@@ -228,7 +243,7 @@ def test_each_nbgrader_step_checks_the_notebook_against_nbformats_schema_once(tm
     from nbconvert.preprocessors import Preprocessor
 
     import gradingcourse as gc
-    from autograd_lab.grading.course import Course
+    from autograd_lab_grader.commands.course import Course
 
     course = Course(gc.make_course(tmp_path / "course"))
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])

@@ -15,7 +15,8 @@ import pytest
 import clusterclass as cc
 import gradingcourse as gc
 import slurmcluster
-from autograd_lab.grading import claims, grade, status
+from autograd_lab_grader.gradebook import leases, status
+from autograd_lab_grader.steps import grade
 from pgserver import MISSING, PostgresServer
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "slurm"
@@ -108,7 +109,7 @@ def test_a_slurm_array_grades_the_class_as_one_machine_does(pg, slurm, one_machi
             assert list(csv.reader(f)) == one_machine[name]
     assert (course.root / "reports" / f"{gc.LESSON}.png").stat().st_size > 0
     # each task graded its own part, under the array's run; the report job had nothing left
-    taken = claims.read(course)
+    taken = leases.read(course)
     assert {c["run"] for c in taken.values()} == {run}
     by_owner = {}
     for (_, student), c in taken.items():
@@ -128,7 +129,7 @@ def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slu
     # node failure) once it has graded two of its part and is grading another
     deadline = time.monotonic() + 300
     while True:
-        taken = claims.read(course)
+        taken = leases.read(course)
         done = {s for (_, s), c in taken.items() if s in mine and c["done_at"] is not None}
         held = {s for (_, s), c in taken.items() if s in mine and c["done_at"] is None}
         if len(done) >= 2 and held:
@@ -144,7 +145,7 @@ def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slu
     while _show(slurm, task).get("JobState") != "PENDING":
         assert time.monotonic() < deadline, _show(slurm, task)
         time.sleep(0.2)
-    in_flight = {s for (_, s), c in claims.read(course).items()
+    in_flight = {s for (_, s), c in leases.read(course).items()
                  if s in mine and c["done_at"] is None}
     states = slurm.wait(array, report, timeout=600)
     assert states[report] == "COMPLETED", (states, _logs(course))
@@ -157,7 +158,7 @@ def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slu
     assert _writes(pg, "requeued") == {s: 1 for s in cc.CLASS}
     final = {s: (r["status"], r["score"]) for (_, s), r in status.read(course, gc.LESSON).items()}
     assert final == cc.expected_statuses()
-    taken = claims.read(course)
+    taken = leases.read(course)
     again = {s for (_, s), c in taken.items() if c["attempts"] == 2}
     assert again and again <= in_flight | held, (again, in_flight, held)
     assert all(c["attempts"] <= 2 and c["done_at"] is not None for c in taken.values())

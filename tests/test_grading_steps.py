@@ -9,9 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 import gradingcourse as gc
-from autograd_lab.grading import collect, report, status
-from autograd_lab.grading.cli import app
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import collect, report
+from autograd_lab_grader.commands.cli import app
+from autograd_lab_grader.commands.course import Course
 
 # student -> (answers, {exercise: misconception the check must name, or None for a plain fail})
 # an exercise not named passes
@@ -93,7 +94,7 @@ def test_report_counts_learners_per_exercise_and_misconception(mixed, tmp_path):
             o for o in outcomes if o not in ("pass", None))
     png = report.write_figure(result, tmp_path / "report.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-    from autograd_lab.grading import cli as command
+    from autograd_lab_grader.commands import cli as command
     command.console.width = 200         # a table row a line, to be read back
     cli = runner.invoke(app, ["-C", str(course.root), "report", gc.LESSON,
                               "--out", str(tmp_path / "cli.png")])
@@ -213,7 +214,7 @@ def test_student_repo_holds_no_solution_and_no_hidden_test(mixed, tmp_path):
     files = [p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()]
     assert f"notebooks/{gc.LESSON}/{gc.LESSON}.ipynb" in files
     assert "README.md" in files and "autograd_lab/__init__.py" in files
-    assert not any(f.startswith(("solutions/", "autograd_lab/grading")) for f in files)
+    assert not any(f.startswith(("solutions/", "grader/")) for f in files)
     for f in files:
         text = (dest / f).read_text(errors="ignore")
         assert "HIDDEN" not in text and "BEGIN SOLUTION" not in text, f
@@ -237,7 +238,7 @@ def test_grade_refuses_an_option_out_of_range_before_it_grades(mixed, option):
 
 
 def test_grading_options_refuse_what_would_hang_or_break_every_kernel():
-    from autograd_lab.grading.grade import Options
+    from autograd_lab_grader.steps.grade import Options
     with pytest.raises(ValueError, match="jobs"):
         Options(jobs=-1)
     with pytest.raises(ValueError, match="memory"):
@@ -249,5 +250,8 @@ def test_the_console_script_is_declared():
     import tomllib
     from pathlib import Path
 
-    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
-    assert project["project"]["scripts"]["autograd-lab"] == "autograd_lab.grading.cli:app"
+    root = Path(__file__).parents[1]
+    project = tomllib.loads((root / "grader" / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["autograd-lab"] == "autograd_lab_grader.commands.cli:app"
+    # (the learner's distribution declares none: learners never get the command)
+    assert "scripts" not in tomllib.loads((root / "pyproject.toml").read_text())["project"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from autograd_lab.grading.cli import app
+from autograd_lab_grader.commands.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -36,7 +36,7 @@ def test_a_git_repository_of_one_commit_with_the_lessons_asked(repo):
     assert sorted({f.split("/")[1] for f in files if f.startswith("notebooks/")}) == [
         "00_start_here", "01_tensors_that_remember"]
     assert ".gitignore" in files and "README.md" in files and "pyproject.toml" in files
-    assert not [f for f in files if f.startswith(("solutions/", "autograd_lab/grading"))]
+    assert not [f for f in files if f.startswith(("solutions/", "grader/"))]
     assert ".ipynb_checkpoints/" in (repo / ".gitignore").read_text()
     assert _git(repo, "status", "--porcelain") == ""
 

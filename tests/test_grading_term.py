@@ -11,9 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 import lmsclass as lc
-from autograd_lab.grading import export, status
-from autograd_lab.grading.cli import app
-from autograd_lab.grading.course import Course
+from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.steps import export
+from autograd_lab_grader.commands.cli import app
+from autograd_lab_grader.commands.course import Course
 
 A, B = lc.A, lc.B
 runner = CliRunner()
@@ -30,7 +31,7 @@ HOSTILE = ('<script>alert("owned")</script><img src=x onerror="alert(1)"> The sl
 
 
 def cli(course, *args):
-    from autograd_lab.grading import cli as command
+    from autograd_lab_grader.commands import cli as command
     command.console.width = 250         # one table row a line, so the output can be read back
     return runner.invoke(app, ["-C", str(course.root), *map(str, args)])
 
@@ -166,7 +167,7 @@ def test_regrading_keeps_the_formgraders_list_equal_to_autograd_labs(term):
 
 
 def test_a_hand_grade_of_an_answer_changed_outside_collect_is_asked_for_again(term, tmp_path):
-    from autograd_lab.grading import worker
+    from autograd_lab_grader.steps import worker
 
     course = term["course"]
     # a notebook put in place by hand (no collect to unset the hand grade), written answer new
@@ -198,7 +199,7 @@ def test_no_page_shows_a_path_of_the_grading_machine(term):
 
 
 def test_written_answers_one_question_at_a_time_and_every_questions_scores(term, tmp_path):
-    from autograd_lab.grading import report
+    from autograd_lab_grader.steps import report
 
     course = term["course"]
     waiting = autograd_lab_waits(course)

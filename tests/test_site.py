@@ -24,7 +24,7 @@ import nbformat
 import pytest
 from typer.testing import CliRunner
 
-from autograd_lab.grading.cli import app
+from autograd_lab_grader.commands.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
