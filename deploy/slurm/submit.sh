@@ -15,7 +15,7 @@ shift 2
 : "${AUTOGRAD_LAB_DB_URL:?set AUTOGRAD_LAB_DB_URL: the PostgreSQL gradebook every task shares}"
 [ -f nbgrader_config.py ] || { echo "submit.sh: run it from the course directory" >&2; exit 2; }
 mkdir -p grading-logs/slurm              # (Slurm makes no folder for a job's output)
-# the run both jobs belong to: a name no other run of this gradebook has (claims.py)
+# the run both jobs belong to: a name no other run of this gradebook has (leases.py)
 run=slurm-$(date -u +%Y%m%dT%H%M%SZ)-$$-$RANDOM
 array=$(sbatch --parsable --array=1-"$n" --export=ALL,AUTOGRAD_LAB_RUN="$run" "$@" \
         "$here/grade.sbatch" "$lesson")

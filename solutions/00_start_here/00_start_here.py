@@ -33,7 +33,7 @@
 # The lessons live in the folder `notebooks/`, one folder each, in order:
 # `notebooks/00_start_here/`, `notebooks/01_tensors_that_remember/`, and so on. On Binder,
 # JupyterLab is already open. On your own machine, in the course's folder, install the course
-# once as its README says (`pip install -e '.[course]'`, in a virtual environment), then start
+# once as its README says (`pip install -e '.[lab]'`, in a virtual environment), then start
 # JupyterLab with `jupyter lab notebooks`. Open a lesson from the file browser on the left by
 # double-clicking its `.ipynb` file.
 #
