@@ -1,6 +1,6 @@
 """``torch.cuda`` of a PyTorch built without CUDA: nothing is available, and what would need a
 GPU raises PyTorch's error. Seeding is accepted and does nothing, as there."""
-from ._device import NO_CUDA
+from ._core.device import NO_CUDA
 
 
 def is_available():

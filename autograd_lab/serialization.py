@@ -12,9 +12,8 @@ import collections
 import os
 import pickle
 
-import numpy as np
-
-from . import _device
+from ._core import device as _device
+from ._core.tensor import _rebuild_tensor
 
 _UNSAFE = (
     "Weights only load failed. This file can still be loaded, to do so you have two options, "
@@ -32,15 +31,10 @@ _UNSAFE = (
     "https://pytorch.org/docs/stable/generated/torch.load.html.")
 
 
-def _rebuild_tensor(raw, dtype, shape, requires_grad):
-    """The inverse of ``Tensor.__reduce_ex__``: a new leaf from the saved bytes."""
-    from ._tensor import _wrap
-    t = _wrap(np.frombuffer(raw, np.dtype(dtype)).reshape(shape).copy())
-    t._rg = requires_grad
-    return t
-
-
-_SAFE = {(__name__, "_rebuild_tensor"): _rebuild_tensor,
+# What a saved tensor is rebuilt with (``Tensor.__reduce_ex__``, in _core/tensor.py). Files
+# written before it moved name it by its old place, this module: both are allowed.
+_SAFE = {(_rebuild_tensor.__module__, "_rebuild_tensor"): _rebuild_tensor,
+         (__name__, "_rebuild_tensor"): _rebuild_tensor,
          ("collections", "OrderedDict"): collections.OrderedDict,
          ("_codecs", "encode"): codecs.encode}     # how pickle protocol 2 writes bytes
 

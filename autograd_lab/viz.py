@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 import graphviz
 import numpy as np
 
-from . import _tensor_str
-from .autograd import _roots, _seeds
-from .autograd.engine import run_backward
-from .autograd.graph import SECOND_BACKWARD, AccumulateGrad
+from ._core import tensor_str as _tensor_str
+from ._core.backward import _roots, _seeds
+from ._core.engine import run_backward
+from ._core.graph import SECOND_BACKWARD, AccumulateGrad, grad_accumulator
 
 __all__ = ["draw", "trace_backward", "Trace", "Step", "Graph"]
 
@@ -106,7 +106,7 @@ class _Graph:
         self.unnamed = 0    # tensors named by nobody are t0, t1, ... in the order found
         queue = deque()
         for t in roots:
-            start = t.grad_fn or (t._grad_accumulator() if t._rg else None)
+            start = t.grad_fn or (grad_accumulator(t) if t._rg else None)
             if type(start) is not AccumulateGrad:   # a leaf comes with its AccumulateGrad
                 self._add_tensor(t, start)
             if start is not None and self._add_node(start):

@@ -1,7 +1,8 @@
 """Every differentiable operation: its node class, named as PyTorch names it, with the
 backward formula, and right below it the forward that records it.
 
-A forward computes on numpy arrays and hands the result to ``_record`` (``record.py``), which
+A forward computes on numpy arrays and hands the result to ``_record`` (``_core/record.py``),
+which
 wraps it in a Tensor and, if grad mode is on and an input requires grad, attaches a new node.
 The node remembers where each input's gradient goes next and what backward needs
 (``save_for_backward``).
@@ -18,29 +19,28 @@ TanhBackwardBackward0, with its own backward), and a number in a formula is a C+
 gradients in the order PyTorch's generated code does, the alphabetical order of the inputs'
 names (``other`` before ``self``, ``mat2`` before ``self``): recorded, its nodes are made in
 PyTorch's order, which decides the order of a later backward pass and of its hooks. Broadcast
-inputs are summed back to their shapes in one place, ``graph.unbroadcast``.
+inputs are summed back to their shapes in one place, ``graph.unbroadcast`` (``_core/``).
 
-The families, one file each:
+The families, one file each, each importing only the ones listed before it (and the core,
+``_core/``; never a public module):
 
-* ``record.py``      recording an operation; helpers the formulas share
+* ``record.py``      what the operations share to record themselves; the formulas' helpers
 * ``arithmetic.py``  + - * / ** and the elementwise functions (exp, log, tanh, relu, ...)
-* ``reductions.py``  sum, mean, max/min, prod, norm
-* ``linalg.py``      mm, mv, dot, bmm, matmul
 * ``shape.py``       view, reshape, permute, transpose, squeeze, expand, cat, stack, to
+* ``reductions.py``  sum, mean, max/min, prod, norm
 * ``indexing.py``    x[0], x[1:3], x[[0, 2]], x[mask]
+* ``linalg.py``      mm, mv, dot, bmm, matmul
 * ``inplace.py``     add_, mul_, x[0] = v, fill_, clamp_
 * ``nn.py``          clamp, softmax, argmax, all/any, movedim; linear and the losses of
                      ``torch.nn.functional``
+
+and on top of them, without operations of their own:
+
+* ``arg_parser.py``  PyTorch's argument checks, for the calls it refuses
+* ``random.py``      ``rand``, ``randn``: PyTorch's CPU generator, bit for bit
+* ``factories.py``   ``zeros``, ``ones``, ``arange``, ``linspace``, ``*_like``
+* ``functions.py``   ``torch.<name>``: the operations as ``autograd_lab`` exports them
+
+(The table that puts them on Tensor as methods and operators, ``x.sum``, ``x + y``, is
+``autograd_lab/_tensor_methods.py``.)
 """
-from .arithmetic import (abs, add, cos, div, exp, log, maximum, mul, neg, pow, rdiv,  # noqa: A004
-                         reciprocal, relu, rpow, rsub, sigmoid, sign, sin, sqrt, sub, tanh,
-                         where)
-from .indexing import getitem
-from .inplace import copy_grad, inplace, inplace_fill, inplace_unary, setitem, zero_
-from .linalg import bmm, dot, matmul, mm, mv
-from .nn import (all, any, argmax, argmin, clamp, log_softmax, movedim,  # noqa: A004
-                 softmax)
-from .record import _edge, other_type_error
-from .reductions import max, mean, min, norm, prod, sum  # noqa: A004
-from .shape import (T, cat, clone, contiguous, eq, expand, flatten, ge, gt, le, lt, ne, permute,
-                    reshape, squeeze, stack, t, to, transpose, unsqueeze, view)

@@ -6,11 +6,34 @@ import os
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import Node, _pack_hooks, save_one
-from ..autograd.grad_mode import _State
-from .record import (_binary, _data, _f, _float, _number, _operand, _promote, _record,
-                     _record1, broadcasting, derivative, note_dtypes)
+from .._core.grad_mode import _State
+from .._core.graph import Node, _pack_hooks, save_one
+from .._core.tensor import Tensor, _wrap, tensor
+from .record import _F as _RecordF
+from .record import (_binary, _data, _float, _number, _operand, _promote, _record, _record1,
+                     broadcasting, derivative, note_dtypes)
+
+
+class _F(_RecordF):
+    """record.py's formula helpers, and two that are operations of this module (defined
+    below): the op modules whose formulas need them import ``_f`` from here."""
+
+    @staticmethod
+    def where(cond, x, y):
+        if type(cond) is not Tensor and type(x) is not Tensor and type(y) is not Tensor:
+            return np.where(cond, x, y)
+        return where(_wrap(_data(cond)), x, y)
+
+    @staticmethod
+    def masked_fill(x, mask, value):
+        """x with ``value`` where ``mask`` (MaskedFillBackward0 for a number, 1 for a 0-d
+        tensor: PyTorch's ``masked_fill_`` of a fresh tensor)"""
+        if type(value) is Tensor:
+            return masked_fill_tensor(x, value, mask=mask)
+        return masked_fill(x, mask=mask, value=value)
+
+
+_f = _F
 
 
 class AddBackward0(Node):
@@ -614,6 +637,10 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
         node.exponent = exponent
         save_one(node, x)
     return out
+
+
+def square(input):          # noqa: A002 -- PyTorch's square is a power (PowBackward0)
+    return pow(input, 2)
 
 
 def rpow(x, base):

@@ -4,8 +4,8 @@ import builtins
 
 import numpy as np
 
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from .._core.graph import Node
+from .._core.tensor import Tensor
 from .record import _data, _ndarray, _record1, _view, broadcast_error, derivative
 from .shape import unsqueeze
 

@@ -17,14 +17,14 @@ import math
 
 import numpy as np
 
-from .._dtype import from_numpy_dtype
-from .._tensor import Tensor, _wrap, no_grad_view_error
-from ..autograd.graph import Node, new_node, unbroadcast
-from ..autograd.grad_mode import INFERENCE_INPLACE, _State
-from .arithmetic import add, div, mul, sub
+from .._core.dtype import from_numpy_dtype
+from .._core.grad_mode import INFERENCE_INPLACE, _State
+from .._core.graph import Node, new_node, unbroadcast
+from .._core.tensor import Tensor, _wrap, no_grad_view_error
+from .arithmetic import _f, add, div, mul, sub
 from .indexing import _scatter, index_put, setitem_target
+from .record import _data, _edge, _operand, _record, _record1, _view, other_type_error
 from .shape import clone
-from .record import _data, _edge, _f, _operand, _record, _record1, _view, other_type_error
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
-from ..autograd.graph import Node
+from .._core.graph import Node
+from .._core.tensor import Tensor
 from .record import _binary, _f, _operand, broadcast_error
 from .shape import (_squeeze_fresh, _unsafe_view, contiguous, expand, reshape, squeeze, t,
                     transpose, unsqueeze)
@@ -45,15 +45,15 @@ def mm_mat1_backward(g, mat2, sizes, strides):
     """mat1's gradient, g @ mat2^T, as PyTorch's formula writes it: for a column-major mat1,
     (mat2 @ g^T)^T, so that the gradient is column-major too"""
     if _column_major(sizes, strides):
-        return _f.t(_f.product("mm", mat2, _f.t(g)))
-    return _f.product("mm", g, _f.t(mat2))
+        return _f.t(_product("mm", mat2, _f.t(g)))
+    return _product("mm", g, _f.t(mat2))
 
 
 def mm_mat2_backward(g, mat1, sizes, strides):
     """mat2's gradient, mat1^T @ g; for a column-major mat2, (g^T @ mat1)^T"""
     if _column_major(sizes, strides):
-        return _f.t(_f.product("mm", _f.t(g), mat1))
-    return _f.product("mm", _f.t(mat1), g)
+        return _f.t(_product("mm", _f.t(g), mat1))
+    return _product("mm", _f.t(mat1), g)
 
 
 class BmmBackward0(Node):
@@ -65,8 +65,8 @@ class BmmBackward0(Node):
 
     def backward(self, g):
         a, b = self._saved
-        g_mat2 = _f.product("bmm", _f.transpose(a, 1, 2), g) if self._next[1] else None
-        return (_f.product("bmm", g, _f.transpose(b, 1, 2)) if self._next[0] else None,
+        g_mat2 = _product("bmm", _f.transpose(a, 1, 2), g) if self._next[1] else None
+        return (_product("bmm", g, _f.transpose(b, 1, 2)) if self._next[0] else None,
                 g_mat2)                                 # (mat2's first: _ops/__init__)
 
 
@@ -79,7 +79,7 @@ class MvBackward0(Node):
     def backward(self, g):
         a, v = self._saved
         return (g.reshape((-1, 1)) * v if self._next[0] else None,       # the outer product
-                _f.product("mv", _f.t(a), g) if self._next[1] else None)
+                _product("mv", _f.t(a), g) if self._next[1] else None)
 
 
 class DotBackward0(Node):
@@ -118,6 +118,15 @@ def product(a, b):
     if a.ndim == 1:
         out = out[..., 0, :]
     return out[..., 0] if b.ndim == 1 else out
+
+
+def _product(name, a, b):
+    """``a.mm(b)``, ``a.mv(b)`` or ``a.bmm(b)`` (``name``) in a backward formula: on Tensors
+    (create_graph) the kernel PyTorch's formula calls, by name, so that its node is the one
+    PyTorch records; on arrays, ``product``."""
+    if type(a) is Tensor:
+        return {"mm": mm, "mv": mv, "bmm": bmm}[name](a, b)
+    return product(a, b)
 
 
 def _mm(cls, a, b):

@@ -12,13 +12,12 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
-from ..autograd.grad_mode import no_grad
-from .arithmetic import _sigmoid
+from .._core.grad_mode import no_grad
+from .._core.graph import Node
+from .._core.tensor import Tensor, _wrap
+from .arithmetic import _f, _sigmoid
 from .linalg import layouts, matmul, mm_mat1_backward, mm_mat2_backward, product
-from .record import (_data, _f, _float, _record, _record1, broadcasting, derivative,
-                     wrap_dim)
+from .record import _data, _float, _record, _record1, broadcasting, derivative, wrap_dim
 from .shape import expand, permute, t, view
 
 

@@ -1,91 +1,21 @@
-"""Recording an operation: wrap its result in a Tensor and, when grad mode is on and an
-input requires grad, attach a node that knows where each input's gradient goes next.
-
-Also the few helpers backward formulas share (``_f``), so that the same formula runs on numpy
-arrays and, for ``create_graph=True``, on Tensors."""
+"""What the operations share for recording themselves, on top of the core's ``_record``,
+``_record1`` and ``_view`` (``_core/record.py``, imported from here by every op module): the
+forward of ``+ - * / **`` written out for speed (``_binary``), PyTorch's dtype promotion and
+broadcasting errors, and the few helpers backward formulas share (``_f``), so that the same
+formula runs on numpy arrays and, for ``create_graph=True``, on Tensors."""
 import builtins
-import weakref
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap, tensor
-from ..autograd.graph import (_data, _sequence, _slot_names, new_node, remember_forward,
-                              short_name)
-from ..autograd.grad_mode import _State
+from .._core.grad_mode import _State
+from .._core.graph import (_data, _sequence, _slot_names, grad_accumulator, new_node,
+                           remember_forward)
+# (the op modules import the core's recording functions from here, with those below)
+from .._core.record import _edge, _record, _record1, _view, note_dtypes  # noqa: F401
+from .._core.tensor import Tensor, _wrap, tensor
 
 _ndarray = np.ndarray
 _new = object.__new__
-
-
-def _edge(x):
-    """Where the gradient for input ``x`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
-    if type(x) is not Tensor or not x._rg:
-        return None
-    return x._grad_fn or x._grad_accumulator()
-
-
-def _record(cls, out, *inputs):
-    """Wrap ``out``; attach a new ``cls`` node if grad mode is on and some input requires grad.
-    Returns the tensor and the node (``None`` when nothing was recorded)."""
-    if _State.enabled:
-        for x in inputs:
-            if type(x) is Tensor and x._rg:
-                node = new_node(cls, tuple([_edge(i) for i in inputs]))
-                return _wrap(out, node, True), node
-    return _wrap(out), None
-
-
-def _record1(cls, out, x):
-    """``_record`` for an operation of one tensor, the common case, kept quick: new_node()
-    and _wrap() are written out, as in _binary."""
-    if x._rg and _State.enabled:
-        node = _new(cls)
-        node._next = (x._grad_fn or x._grad_accumulator(),)
-        node._saved = ()
-        node._checks = node._pending = node._extras = None
-        node._seq = next(_sequence)
-        if _State.anomaly:
-            remember_forward(node)
-        t = _new(Tensor)
-        t._data, t._grad_fn, t._rg, t._vc = out, node, True, None
-        return t, node
-    return _wrap(out), None
-
-
-def note_dtypes(node, inputs, result=None):
-    """Inputs of several dtypes, or of another dtype than the ``result`` (``x.sum(dtype=...)``):
-    the engine casts each gradient back to its own input's (as PyTorch's engine does), where
-    the backward formula would give the result's dtype."""
-    dtypes = tuple(x._data.dtype if type(x) is Tensor else None for x in inputs)
-    if len({d for d in dtypes + (result,) if d is not None}) > 1:
-        node._extras_table()["dtypes"] = dtypes
-
-
-def _view(cls, out, x):
-    """``_record`` for an op whose result is a view of x's data. Like a PyTorch view it shares
-    x's version counter -- an in-place change through either one is a change of both, which
-    saved tensors must notice -- and it knows its base tensor (``._base``)."""
-    result, node = _record1(cls, out, x)
-    vc = result._vc = x._counter()
-    result._base = x if x._base is None else x._base
-    if not _State.enabled:
-        # Made under no_grad: of a tensor that requires grad, it requires grad too (as in
-        # PyTorch), but has no history, and may not be changed in place with grad mode on.
-        result._no_grad_view = True
-        result._rg = x._rg
-    elif x._no_grad_view:
-        # A view of such a view is one too. PyTorch's errors name its node, if it has one
-        # ("Output 0 of Slice is a view of a view which..."), else call it "A view".
-        result._no_grad_view = True if node is None else short_name(cls.__name__)
-    # The views of a base are listed with its version counter (weakly): a change in place of
-    # the base or of any view remakes their grad_fn (inplace.py).
-    if len(vc) == 1:
-        vc.append([])
-    views = vc[1]
-    views.append(weakref.ref(result))
-    if len(views) >= 64 and not len(views) & (len(views) - 1):     # 64, 128, ...: prune
-        views[:] = [ref for ref in views if ref() is not None]
-    return result, node
 
 
 def _operand(x):
@@ -106,6 +36,20 @@ def _operand(x):
 def other_type_error(name, other, position):
     return TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not "
                      f"{type(other).__name__}")
+
+
+def typed(op, position):
+    """``op`` as a method or a function: the same operation as the operator (which returns
+    NotImplemented for an operand it cannot take, so that Python raises its TypeError), with
+    PyTorch's TypeError instead when called by name (``x.add(None)``, ``torch.add(x, None)``):
+    ``other`` is argument ``position``."""
+    def method(self, other, *args, **kwargs):
+        out = op(self, other, *args, **kwargs)
+        if out is NotImplemented:
+            raise other_type_error(op.__name__, other, position)
+        return out
+    method.__name__ = op.__name__
+    return method
 
 
 def _promote(out, a, b, fn=None):
@@ -224,8 +168,8 @@ def _binary(cls, fn, a, b):
             return _scalar_overload(cls.scalar, out, a, b), None
         # new_node() and _wrap(), written out: this is the one hottest path of the engine
         node = _new(cls)
-        node._next = ((a._grad_fn or a._grad_accumulator()) if a._rg else None,
-                      (b._grad_fn or b._grad_accumulator()) if tb is Tensor and b._rg else None)
+        node._next = ((a._grad_fn or grad_accumulator(a)) if a._rg else None,
+                      (b._grad_fn or grad_accumulator(b)) if tb is Tensor and b._rg else None)
         node._saved = ()
         node._checks = node._pending = node._extras = None
         node._seq = next(_sequence)
@@ -252,7 +196,7 @@ def _scalar_overload(cls, out, a, number):
     node of PyTorch's Scalar overload (``cls``: MulBackward1 for ``grad * 2``), whose one input
     is ``a``; a Python ``x * 2`` records MulBackward0, for two. The node is complete: the
     number it keeps, if any, is saved here."""
-    node = new_node(cls, (a._grad_fn or a._grad_accumulator(),))
+    node = new_node(cls, (a._grad_fn or grad_accumulator(a),))
     if "other" in cls.__slots__:
         node.other = number             # a Scalar: shown as a number, never freed
     return _wrap(out, node, True)
@@ -290,7 +234,8 @@ def _number(b, like):
 class _F:
     """The functions a backward formula needs beyond operators, for arrays and Tensors: on
     arrays they compute, on Tensors (create_graph) they are the operations PyTorch's formula
-    calls, so that the graph they record is PyTorch's."""
+    calls, so that the graph they record is PyTorch's. (``_f.where`` and ``_f.masked_fill``:
+    arithmetic.py's ``_f``, which adds them.)"""
 
     @staticmethod
     def expand(g, shape):
@@ -299,13 +244,6 @@ class _F:
     @staticmethod
     def call(name, x):      # np.cos(x) for an array, x.cos() for a Tensor
         return getattr(x, name)() if type(x) is Tensor else getattr(np, name)(x)
-
-    @staticmethod
-    def where(cond, x, y):
-        if type(cond) is not Tensor and type(x) is not Tensor and type(y) is not Tensor:
-            return np.where(cond, x, y)
-        from .arithmetic import where
-        return where(_wrap(_data(cond)), x, y)
 
     @staticmethod
     def zeros_like(g):      # not g * 0, which is nan where g is inf
@@ -321,45 +259,20 @@ class _F:
             return _wrap(np.asarray(b, like._data.dtype))
         return _number(b, like)
 
+    # Operations of the op modules, which import this one: on a Tensor, the Tensor method
+    # (bound by _tensor_methods.py) -- as ``call`` and ``expand`` do. ``where`` and ``masked_fill``
+    # extend this class in arithmetic.py, next to those operations.
     @staticmethod
     def t(x):
-        if type(x) is Tensor:
-            from .shape import t
-            return t(x)
-        return x.T
+        return x.t() if type(x) is Tensor else x.T
 
     @staticmethod
     def transpose(x, dim0, dim1):
-        if type(x) is Tensor:
-            from .shape import transpose
-            return transpose(x, dim0, dim1)
-        return x.swapaxes(dim0, dim1)
+        return x.transpose(dim0, dim1) if type(x) is Tensor else x.swapaxes(dim0, dim1)
 
     @staticmethod
     def unsqueeze(x, dim):
-        if type(x) is Tensor:
-            from .shape import unsqueeze
-            return unsqueeze(x, dim)
-        return np.expand_dims(x, dim)
-
-    @staticmethod
-    def masked_fill(x, mask, value):
-        """x with ``value`` where ``mask`` (MaskedFillBackward0 for a number, 1 for a 0-d
-        tensor: PyTorch's ``masked_fill_`` of a fresh tensor)"""
-        from .arithmetic import masked_fill, masked_fill_tensor
-        if type(value) is Tensor:
-            return masked_fill_tensor(x, value, mask=mask)
-        return masked_fill(x, mask=mask, value=value)
-
-    @staticmethod
-    def product(name, a, b):
-        """``a.mm(b)``, ``a.mv(b)`` or ``a.bmm(b)`` (``name``): the kernel PyTorch's formula
-        calls, by name, so that its node is the one PyTorch records"""
-        if type(a) is Tensor:
-            from . import linalg
-            return getattr(linalg, name)(a, b)
-        from .linalg import product
-        return product(a, b)
+        return x.unsqueeze(dim) if type(x) is Tensor else np.expand_dims(x, dim)
 
 
 def derivative(cls):

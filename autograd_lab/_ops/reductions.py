@@ -5,12 +5,11 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
-from .arithmetic import maximum
-from .record import (_data, _f, _record, _record1, derivative, note_dtypes, wrap_dim,
-                     wrap_dims)
-
+from .._core.graph import Node
+from .._core.tensor import Tensor, _wrap
+from .arithmetic import _f, maximum
+from .record import _data, _record, _record1, derivative, note_dtypes, wrap_dim, wrap_dims
+from .shape import cat
 
 _WHOLE = object()   # no dim given (an explicit None is another call to PyTorch)
 
@@ -364,7 +363,6 @@ def _times_others(g, a, dim):
     if n == 1:
         return g
     if type(a) is Tensor:
-        from .shape import cat
 
         def part(start, stop):
             return a[(slice(None),) * dim + (slice(start, stop),)]

@@ -5,12 +5,12 @@ import operator
 
 import numpy as np
 
-from .. import _device
-from .._dtype import dtype as _dtype_cls
-from .._tensor import Tensor, _warn_once, _wrap
-from ..autograd.graph import Node, unbroadcast
-from .record import (_data, _f, _operand, _record, _record1, _view, broadcasting,
-                     note_dtypes, wrap_dim, wrap_dims)
+from .._core import device as _device
+from .._core.dtype import dtype as _dtype_cls
+from .._core.graph import Node, unbroadcast
+from .._core.tensor import Tensor, _warn_once, _wrap
+from .record import (_data, _f, _operand, _record, _record1, _view, broadcasting, note_dtypes,
+                     wrap_dim, wrap_dims)
 
 
 class ViewBackward0(Node):

@@ -18,9 +18,11 @@ import functools
 
 import numpy as np
 
-from .._dtype import from_numpy_dtype
-from .graph import Node, new_node, unbroadcast
-from .grad_mode import _State, no_grad
+from .._core.dtype import from_numpy_dtype
+from .._core.grad_mode import _State, no_grad
+from .._core.graph import Node, new_node, unbroadcast
+from .._core.record import _edge
+from .._core.tensor import Tensor, _wrap
 
 
 class FunctionCtx(Node):
@@ -65,7 +67,6 @@ class FunctionCtx(Node):
         return self.backward(grad)      # ctx.saved_tensors checks and converts by itself
 
     def backward(self, grad):
-        from .._tensor import _wrap
         recording = _State.enabled      # create_graph: gradients travel as Tensors
         grads = list(grad) if type(grad) is _Grads else [grad]
         user = []
@@ -81,7 +82,6 @@ class FunctionCtx(Node):
     def _input_grads(self, grads, recording):
         """What backward returned, one gradient per tensor input, checked as PyTorch checks
         it and summed or cast to each input's shape and dtype."""
-        from .._tensor import Tensor
         name, expected = type(self).__name__, len(self._inputs)
         if len(grads) > expected and all(g is None for g in grads[expected:]):
             grads = grads[:expected]        # extra Nones are allowed
@@ -213,8 +213,6 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        from .._tensor import Tensor
-        from .._ops import _edge
         tensors = [a for a in args if isinstance(a, Tensor)]
         record = _State.enabled and any(t.requires_grad for t in tensors)
         ctx = new_node(cls._node_class(), tuple(_edge(t) for t in tensors))
@@ -247,7 +245,6 @@ class Function:
 
 def _attach(ctx, o, inputs):
     """Make forward's output ``o`` an output of ``ctx`` in the graph (if it is differentiable)."""
-    from .._tensor import Tensor
     if not isinstance(o, Tensor):
         return o
     if any(o is d for d in ctx._dirty):     # changed in place: its history now ends in ctx

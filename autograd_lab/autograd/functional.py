@@ -2,13 +2,15 @@
 
 Row i of the Jacobian is v^T J with v the i-th one-hot vector: exactly what
 ``y.backward(gradient=onehot_i)`` computes. This is the slow, explicit way, on purpose."""
+import numpy as np
+
+from .._core.tensor import Tensor, _wrap
+# (torch.autograd.grad, which a course check can keep from running the engine; the package
+#  imports this module only on first use, so importing the package from here is no cycle)
+from . import grad
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
-    import numpy as np
-    from .._tensor import Tensor, _wrap
-    from . import grad
-
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
     inputs = tuple(x.detach().requires_grad_(True) for x in inputs)

@@ -18,6 +18,12 @@ import warnings
 
 import numpy as np
 
+from .._core.backward import grad
+from .._core.dtype import float64
+from .._core.tensor import Tensor, _wrap
+from .._ops.factories import zeros_like
+from .._ops.random import rand
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
@@ -50,8 +56,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   masked=False):
     """``gradcheck`` of the backward of ``func``: the second derivatives. Without
     ``grad_outputs``, random ones in [-1, 1) are drawn from the default generator."""
-    from .. import float64, rand
-    from . import grad
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         outs = _differentiable(func(*inputs))
@@ -80,7 +84,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
 
 def _check(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes, check_undefined_grad):
-    from .._tensor import _wrap
     _check_inputs(inputs)
     out = _as_tuple(func(*inputs))
     outputs = _differentiable(out)
@@ -175,8 +178,6 @@ def _analytical_jacobians(diff_inputs, output, nondet_tol, check_grad_dtypes):
 
 
 def _rows(diff_inputs, output):
-    from .._tensor import _wrap
-    from . import grad
     n_out = output.numel()
     jacobians = [np.zeros((x.numel(), n_out), x._data.dtype) for x in diff_inputs]
     sizes_ok = types_ok = True
@@ -198,8 +199,6 @@ def _rows(diff_inputs, output):
 
 
 def _check_multiplied_by_grad_output(outputs, diff_inputs):
-    from .. import zeros_like
-    from . import grad
     grads = grad(outputs, diff_inputs, [zeros_like(o) for o in outputs], allow_unused=True)
     for g, x in zip(grads, diff_inputs):
         if g is None:
@@ -216,8 +215,6 @@ def _check_zero_grad_outputs(func, inputs, outputs, diff_inputs):
     """PyTorch sends undefined gradients through fresh graphs: for all outputs at once, then
     (with several) for one output at a time. autograd_lab has no undefined gradient, so it
     sends zeros, which a Function receives the same way (materialised, or None)."""
-    from .. import zeros_like
-    from . import grad
     runs = [_differentiable(func(*inputs))]
     if len(runs[0]) > 1:
         runs += [_differentiable(func(*inputs)) for _ in outputs]
@@ -247,7 +244,6 @@ def _warn_bc_breaking():
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 

@@ -11,6 +11,10 @@ ValueError, is first parsed as PyTorch parses it -- and refused with PyTorch's w
 does not fit. The rules and texts are those of PyTorch's python_arg_parser.cpp and
 invalid_arguments.cpp (a signature printed without "?" and "!" is the one PyTorch prints).
 """
+import numpy as np
+
+from .._core.dtype import dtype
+from .._core.tensor import Tensor
 
 # The signatures of the operations checked, as PyTorch prints them, with two marks of this
 # table's own (not printed): "?" after a type, the parameter also takes None; "!" after
@@ -120,7 +124,6 @@ class _Parameter:
         self.keyword_only = keyword_only
 
     def check(self, obj, numbers_as_tensors):
-        from ._tensor import Tensor
         kind = self.kind
         if kind == "Tensor":
             return isinstance(obj, Tensor) or numbers_as_tensors and _is_number(obj)
@@ -145,13 +148,11 @@ class _Parameter:
         if kind in ("torch.layout", "torch.device"):
             return True                     # (the factories check these themselves)
         if kind == "torch.dtype":
-            from ._dtype import dtype
             return isinstance(obj, dtype)
         raise AssertionError(kind)
 
 
 def _is_int(obj):
-    from ._tensor import Tensor
     if isinstance(obj, Tensor):         # a 0-d integer tensor is an int to PyTorch
         return obj.dim() == 0 and obj._data.dtype.kind in "iu"
     return isinstance(obj, int) and not isinstance(obj, bool) or \
@@ -159,7 +160,6 @@ def _is_int(obj):
 
 
 def _is_number(obj):
-    import numpy as np
     return isinstance(obj, (int, float, complex, np.number, np.bool_))
 
 

@@ -1,0 +1,290 @@
+"""The backward pass: sort the graph, sweep it from the root, accumulate, free.
+
+1. ``toposort`` lists every node reachable from the roots so that each node comes before
+   the nodes it sends gradients to. It walks the graph with a growing list, not recursion,
+   so a chain of a million operations sorts like a short one.
+2. ``run_backward`` walks that list once. By the time a node is reached, every gradient
+   flowing into it has arrived and been summed in its ``_pending`` slot (fan-out: ``x * x``
+   sends two). The node's backward turns it into its inputs' gradients, which are added to
+   what those nodes have waiting. An AccumulateGrad adds what reaches it into its leaf's
+   ``.grad``.
+3. Unless ``retain_graph``, each node's saved tensors are freed right after it has run.
+"""
+import gc
+from operator import attrgetter
+
+import numpy as np
+
+from .dtype import from_numpy_dtype
+from .grad_mode import _State
+from .graph import FREED, AccumulateGrad, forward_stack_warning, intact, unbroadcast
+from .hooks import check_hook_result
+from .tensor import _wrap
+
+_creation_order = attrgetter("_seq")
+_FOUND = object()   # toposort's mark of a node it has reached
+_NOTHING = {}       # the extras of a node that has none (read only)
+
+
+def toposort(roots):
+    """Every node reachable from ``roots``, each before the nodes it sends gradients to.
+
+    A node is always created after the nodes that produced its inputs, so its creation
+    number (``_seq``) is larger than theirs: newest first is a topological order. (PyTorch's
+    engine orders its ready queue by the same kind of sequence number.) Collecting the nodes
+    is one pass over a list that grows as the pass discovers nodes -- no recursion, however
+    deep the graph -- and the sort is nearly free, since they come almost in order already.
+
+    An AccumulateGrad is the exception. PyTorch gives it the highest priority: a leaf's
+    gradient is added into ``.grad`` (and its hooks run) the moment the last node feeding it
+    has run, before any older node runs (which may yet raise, leaving that ``.grad`` set). So
+    it has no creation order of its own: each sort gives it a ``_seq`` half a step below its
+    last feeder's, the smallest ``_seq`` among the nodes that send it gradients (and a leaf
+    whose edge from that node comes first, first)."""
+    found = list(roots)
+    keep, accumulator = found.append, AccumulateGrad        # (local: hot loop)
+    # Each node is found once. Its mark is its _pending slot, None until the pass reaches it
+    # (a root's holds its seed already), reset below: a set of every node would add, for a
+    # long chain, a quarter to what the graph itself weighs.
+    for node in found:                  # the loop also visits the nodes appended below
+        for nxt in node._next:
+            if nxt is None:
+                continue
+            if type(nxt) is accumulator:
+                # (a node's first edge first: PyTorch's ready queue hands out the leaves one
+                # node makes ready in the order of its edges)
+                if nxt._pending is None:
+                    nxt._pending = _FOUND
+                    keep(nxt)
+                    nxt._seq = node._seq - 0.5 - node._next.index(nxt) * 1e-6
+                elif nxt._seq > node._seq - 1:      # (else below this node's whatever its edge)
+                    after = node._seq - 0.5 - node._next.index(nxt) * 1e-6
+                    if after < nxt._seq:
+                        nxt._seq = after
+            elif nxt._pending is None:
+                nxt._pending = _FOUND
+                keep(nxt)
+    for node in found:
+        if node._pending is _FOUND:
+            node._pending = None
+    found.sort(key=_creation_order, reverse=True)
+    return found
+
+
+def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=None,
+                 accumulate=True, on_step=None, run_captured=False):
+    """Send ``grads`` (one per root node) backward through the graph.
+
+    ``capture``: nodes whose incoming gradient the caller wants back (``autograd.grad`` and
+    ``backward(inputs=...)``), returned as a dict. Only the nodes on the way to them run; the
+    captured nodes themselves too with ``run_captured`` (``backward(inputs=[non_leaf])`` runs
+    the input's grad_fn, ``autograd.grad`` does not). ``accumulate=False`` leaves every ``.grad``
+    alone. ``on_step(node, grad_in, grads_out)``, if given, sees every node as it runs
+    (``viz.trace_backward`` records the pass with it).
+    """
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    for node, g in zip(roots, grads):
+        node._pending = g if node._pending is None else node._pending + g
+    order = toposort(list(roots))
+    captured = {}
+    # With inputs to capture, only the nodes between the roots and those inputs run (and
+    # have their saved tensors freed), as in PyTorch: a node runs if some node it sends
+    # gradients to is captured or runs itself.
+    leads = wanted = None
+    if capture is not None:
+        leads = _leading_to(order, capture)
+        if run_captured:
+            leads.update(capture)
+        wanted = leads.union(capture)   # the nodes that are sent gradients at all
+    prev_mode = _State.enabled
+    _State.enabled = create_graph       # the backward is itself recorded only for create_graph
+    # The sweep makes no reference cycles, so the cyclic collector has nothing to find here;
+    # left on, it would rescan the whole live graph every few hundred temporaries.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
+            nan_check = _State.anomaly and _State.check_nan
+            # Most passes are plain backward() calls: each node just runs its formula. Anything
+            # else (hooks, broadcast inputs, create_graph, capture...) takes _careful_step.
+            plain = (capture is None and accumulate and on_step is None and not nan_check
+                     and not create_graph)
+            node = None
+            for node in order:
+                g = node._pending
+                if g is None:
+                    continue
+                node._pending = None
+                # What the node saved must be unchanged: each saved tensor still at the version
+                # it was saved at. (A freed node's check always fails.) The first check is
+                # written out, since nearly every node saves one tensor or none.
+                checks = node._checks
+                if plain and node._extras is None and (
+                        checks is None or checks[2][0] == checks[3]
+                        and (len(checks) == 4 or intact(checks))):
+                    outs = node.backward(g)
+                elif leads is not None and node not in leads:
+                    # Not run. Its tensor's hooks still see the gradient that reached it (as
+                    # in PyTorch), and a captured node hands it back.
+                    g = _hooked(node, g)
+                    if node in capture:
+                        captured[node] = g
+                    g = None
+                    continue
+                else:
+                    outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
+                                         nan_check, on_step)
+                    if wanted is not None:  # gradients only for nodes on the way to an input
+                        outs = [gi if nxt in wanted else None for nxt, gi in zip(node._next, outs)]
+                nexts = node._next
+                n = len(nexts)
+                if n == 1:                 # most nodes: one input, no zip needed
+                    nxt, gi = nexts[0], outs[0]
+                    if nxt is not None and gi is not None:
+                        waiting = nxt._pending
+                        nxt._pending = gi if waiting is None else waiting + gi
+                elif n == 2:
+                    nxt, n2 = nexts
+                    gi, g2 = outs
+                    if nxt is not None and gi is not None:
+                        waiting = nxt._pending
+                        nxt._pending = gi if waiting is None else waiting + gi
+                    if n2 is not None and g2 is not None:
+                        waiting = n2._pending
+                        n2._pending = g2 if waiting is None else waiting + g2
+                    g2 = None
+                else:
+                    for nxt, gi in zip(nexts, outs):
+                        if nxt is not None and gi is not None:
+                            waiting = nxt._pending
+                            nxt._pending = gi if waiting is None else waiting + gi
+                # Drop our references at once: a gradient that only ``_pending`` refers to
+                # can become a leaf's .grad without a copy (see Tensor._accumulate).
+                outs = gi = g = waiting = None
+                if not keep_graph and node._saved:
+                    node._saved, node._checks = None, FREED
+    except BaseException:
+        if _State.anomaly and node is not None:
+            forward_stack_warning(node)     # where the failing node was made
+        for node in order:              # leave no half-summed gradient for the next pass
+            node._pending = None
+        raise
+    finally:
+        _State.enabled = prev_mode
+        if collecting:
+            gc.enable()
+    return captured
+
+
+def _leading_to(order, capture):
+    """The nodes of ``order`` (a topological order) from which a gradient reaches a node of
+    ``capture``."""
+    leads = set()
+    for node in reversed(order):        # inputs first: a node's next nodes are decided
+        for nxt in node._next:
+            if nxt is not None and (nxt in leads or nxt in capture):
+                leads.add(node)
+                break
+    return leads
+
+
+def _hooked(node, g):
+    """The gradient that reached ``node``, after the hooks that see it first: the output
+    tensor's hooks (a leaf's, for its AccumulateGrad) and the node's pre-hooks."""
+    extras = node._extras or _NOTHING
+    if "pre" in extras or "tensor" in extras:
+        g = _pre_hooks(extras, g)
+    if type(node) is AccumulateGrad:
+        g = node.variable._leaf_hooks(g)
+    return g
+
+
+def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_check, on_step):
+    """One node's step with everything a plain backward() does not need: hooks, capture,
+    broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
+    Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    extras = node._extras or _NOTHING
+    if capture is not None and node in capture:
+        # a node that runs is captured before its hooks (a leaf's hooks run first: its
+        # AccumulateGrad does not run here), as in PyTorch
+        captured[node] = _hooked(node, g) if type(node) is AccumulateGrad else g
+    if "pre" in extras or "tensor" in extras:
+        g = _pre_hooks(extras, g)
+    if not accumulate and type(node) is AccumulateGrad:
+        return ()
+    # Saved values freed, changed in place or to be read as Tensors: _checked_backward
+    # raises PyTorch's error or converts.
+    checks = node._checks
+    if (node._saved is not None and not create_graph and (checks is None or intact(checks))
+            and "packed" not in extras):
+        outs = node.backward(g)
+    else:
+        outs = node._checked_backward(g, create_graph)
+    shapes = extras.get("shapes")
+    if shapes is not None:              # the forward broadcast an input
+        outs = [None if gi is None else unbroadcast(gi, s) for gi, s in zip(outs, shapes)]
+    dtypes = extras.get("dtypes")
+    if dtypes is not None:              # inputs of two dtypes: each gradient in its own
+        outs = [_in_dtype(gi, d) for gi, d in zip(outs, dtypes)]
+    if "post" in extras:
+        outs = _post_hooks(extras["post"], outs, g)
+    if nan_check:
+        _check_nan(node, outs)
+    if on_step is not None:
+        on_step(node, g, outs)
+    return outs
+
+
+def _in_dtype(g, dtype):
+    if g is None or g.dtype == dtype:
+        return g
+    if hasattr(g, "_data"):
+        return g.to(from_numpy_dtype(dtype))
+    return np.asarray(g, dtype)
+
+
+def _check_nan(node, outs):
+    for i, gi in enumerate(outs):
+        if gi is not None and not isinstance(gi, list) and np.isnan(gi._data if hasattr(gi, "_data") else gi).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def _user(g):
+    """Hooks see Tensors, whichever form the gradient travels in."""
+    return g if g is None or hasattr(g, "_data") else _wrap(np.asarray(g))
+
+
+def _users(g):
+    """A node's incoming gradients as hooks see them: a tuple, one per output of the node
+    (a custom Function with several outputs gathers them in a list, see function.py)."""
+    return tuple(map(_user, g)) if isinstance(g, list) else (_user(g),)
+
+
+def _back(new, old):
+    """A hook's result, in the form the gradient was travelling in."""
+    return new if hasattr(old, "_data") else np.asarray(new._data)
+
+
+def _pre_hooks(hooks, g):
+    tensor_hooks = hooks.get("tensor", {})
+    for fn in list(tensor_hooks.get("pre", ())):        # Tensor.register_hook on a non-leaf
+        out = fn(_user(g))
+        if out is not None:
+            g = check_hook_result(fn, _back(out, g), g)
+    if "retain" in tensor_hooks:                        # retain_grad() sees the final gradient
+        tensor_hooks["retain"](_user(g))
+    for fn in list(hooks.get("pre", ())):               # Node.register_prehook
+        out = fn(_users(g))
+        if out is not None:
+            g = (type(g)(map(_back, out, g)) if isinstance(g, list)  # several outputs' (function.py)
+                 else _back(out[0], g))
+    return g
+
+
+def _post_hooks(fns, outs, g):
+    for fn in list(fns):                                # Node.register_hook
+        res = fn(tuple(_user(o) for o in outs), _users(g))
+        if res is not None:
+            outs = [None if r is None else _back(r, g) for r in res]
+    return outs
