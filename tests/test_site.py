@@ -390,7 +390,7 @@ def test_the_learners_repository_builds_its_own_site(site, cache, tmp_path):
     runs = "\n".join(s.get("run", "") for s in steps)
     uses = [s.get("uses", "").split("@")[0] for s in steps]
     assert "actions/upload-pages-artifact" in uses and "npm ci --prefix docs" in runs
-    assert "-W" in runs and "docs/_build/html" in runs and ".[course,docs]" in runs
+    assert "-W" in runs and "docs/_build/html" in runs and ".[lab,docs]" in runs
     assert workflow["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
     assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
 
