@@ -1,44 +1,53 @@
 #!/usr/bin/env bash
-# Installs what the course needs on a fresh machine: graphviz's `dot`, Chromium, PostgreSQL,
-# Slurm and munge (Debian packages), a virtual environment in .venv with the project and its
-# course, dev and docs extras, and the MathJax the course's site ships (npm, docs/package.json).
-#   scripts/setup.sh          everything: the course, `autograd-lab`, the test tools and the
-#                             site's (./run docs)
-#   scripts/setup.sh course   an instructor's machine: the course and `autograd-lab`
-#                             (graphviz, bubblewrap, the course extra), no PyTorch, Playwright,
-#                             Chromium, PostgreSQL or Slurm
+# Installs what a fresh machine lacks, for one of three kinds of machine:
+#   scripts/setup.sh lab      a learner's (./run lab): graphviz's `dot` and a .venv with the
+#                             engine and its JupyterLab tools (autograd-lab[lab]), nothing more
+#   scripts/setup.sh grader   an instructor's: that, the grader (grader/, the `autograd-lab`
+#                             command) and bubblewrap, the sandbox every grading kernel runs in
+#   scripts/setup.sh all      a maintainer's (./run test, bench, docs): that, the test and site
+#                             tools, PyTorch as the tests' oracle, Chromium, PostgreSQL, Slurm
+#                             and munge, and the MathJax the course's site ships (npm)
+# The Python packages come from the lock, uv.lock, at the versions CI tests (`uv sync
+# --locked`: a pyproject.toml changed without `uv lock` stops here). A set-up .venv is kept:
+# `./run lab` after `./run setup` installs nothing and removes nothing.
 # Safe to run again: it does only what is missing or out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 case "$what" in
-    all)    extras="course,dev,docs" ;;
-    course) extras="course" ;;
-    *)      echo "usage: scripts/setup.sh [all | course]" >&2; exit 2 ;;
+    lab)    kinds="lab grader all" ;;     # (a set-up that also satisfies this one)
+    grader) kinds="grader all" ;;
+    all)    kinds="all" ;;
+    *)      echo "usage: scripts/setup.sh [lab | grader | all]" >&2; exit 2 ;;
 esac
+# PyTorch, the oracle of the parity tests, is never a dependency of the engine or the grader,
+# and stays out of the lock: uv would lock PyPI's CUDA build (GBs); pip takes the CPU build
+# from its configured folders where a machine has one
+ORACLE="torch==2.13.0"
 
-# Debian packages: graphviz's `dot` draws the backward graphs; Chromium is the browser the
-# browser test drives (tests/test_browser.py) the way a learner's browser shows the course;
-# PostgreSQL is a gradebook several graders share (`autograd-lab --db-url`), and its test
-# starts a throwaway server with its programs; bubblewrap (`bwrap`) is the sandbox every
-# grading kernel runs in (autograd_lab/grading/sandbox.py).
+# Debian packages: graphviz's `dot` draws the backward graphs; bubblewrap (`bwrap`) is the
+# grading sandbox (grader/autograd_lab_grader/sandbox/); Chromium is the browser the browser
+# test drives (tests/browser/); PostgreSQL is a gradebook several graders share (`autograd-lab
+# --db-url`), and its test starts a throwaway server with its programs
 missing=()
 command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+if [ "$what" != lab ]; then
+    command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+fi
 if [ "$what" = all ]; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
-    # Slurm and its authentication daemon: tests/test_grading_slurm.py starts a one-node
-    # Slurm of its own, on loopback (deploy/slurm/ grades a class with a job array); it uses
-    # none of the services the packages may start on a machine with systemd
+    # Slurm and its authentication daemon: the Slurm test starts a one-node Slurm of its own,
+    # on loopback (deploy/slurm/ grades a class with a job array); it uses none of the
+    # services the packages may start on a machine with systemd
     command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || missing+=(slurm-wlm)
     command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] || missing+=(munge)
-    # Debian's own python3 with venv: tests/test_grading_k8s.py builds the grader's environment
-    # as deploy/k8s/Containerfile does, from Debian 12's python3
+    # Debian's own python3 with venv: the Kubernetes test builds the grader's environment as
+    # deploy/k8s/Containerfile does, from Debian 12's python3
     /usr/bin/python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
     # npm: the course's site ships its own MathJax, npm's mathjax package (docs/package.json)
     command -v npm >/dev/null 2>&1 || missing+=(npm)
 fi
-command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "setup: installing ${missing[*]}"
@@ -46,51 +55,53 @@ if [ ${#missing[@]} -gt 0 ]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     else
         echo "setup: missing ${missing[*]}; install them (sudo apt-get install ${missing[*]}," \
-             "or brew install graphviz): graphviz's 'dot' draws the graphs, Chromium runs" \
-             "the browser test, PostgreSQL's and Slurm's tests are skipped without them" \
-             "(slurm-wlm, munge), bubblewrap is the grading sandbox, npm brings the site's" \
-             "MathJax" >&2
+             "or brew install graphviz): graphviz's 'dot' draws the graphs, bubblewrap is the" \
+             "grading sandbox, Chromium runs the browser test, PostgreSQL's and Slurm's tests" \
+             "are skipped without them (slurm-wlm, munge), npm brings the site's MathJax" >&2
     fi
 fi
 
 VENV=${VENV:-.venv}
-stamp="$VENV/.installed-$extras"
-if [ ! -x "$VENV/bin/python" ]; then
-    echo "setup: creating $VENV"
-    python3 -m venv "$VENV"
-fi
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    echo "setup: installing autograd-lab with its $extras extras into $VENV"
+fresh() {   # is the .venv set up for kind $1 since the lock and the projects last changed?
+    [ -f "$VENV/.installed-$1" ] && [ ! uv.lock -nt "$VENV/.installed-$1" ] \
+        && [ ! pyproject.toml -nt "$VENV/.installed-$1" ] \
+        && [ ! grader/pyproject.toml -nt "$VENV/.installed-$1" ]
+}
+done_already=
+for kind in $kinds; do fresh "$kind" && done_already=1; done
+if [ -z "$done_already" ]; then
+    if [ ! -x "$VENV/bin/python" ]; then
+        echo "setup: creating $VENV"
+        python3 -m venv "$VENV"
+    fi
+    echo "setup: installing the $what set from uv.lock into $VENV"
     # (this machine's pip configuration names mirror folders that may be absent: not an error)
     quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
-    # With uv (a Python package, fetched by pip first): the same versions pip picks, in a
-    # quarter of the time (a fresh .venv with PyTorch: 28 s against 114), and its cache makes
-    # the environments the tests build (the learner's, the grader image's) take seconds.
-    # Where uv cannot be had, or fails, pip does it all.
-    with_pip=1
-    if quiet "$VENV/bin/pip" install -q --disable-pip-version-check uv; then
+    # uv installs from the lock (a Python package, fetched by pip first); --inexact: what the
+    # .venv has beyond this set (the test tools, the oracle) stays
+    quiet "$VENV/bin/pip" install -q --disable-pip-version-check "uv>=0.5"
+    sync=("$VENV/bin/uv" sync -q --locked --inexact --compile-bytecode)
+    case "$what" in
+        lab)    sync+=(--package autograd-lab --extra lab) ;;
+        grader) sync+=(--package autograd-lab-grader) ;;
+        all)    sync+=(--all-packages --extra lab --extra dev --extra docs) ;;
+    esac
+    UV_PROJECT_ENVIRONMENT="$VENV" "${sync[@]}"
+    if [ "$what" = all ]; then
         # uv reads no pip configuration: the folders pip is told to look in first (here the
         # CPU build of PyTorch) are passed on
         links=()
         configured=$("$VENV/bin/pip" config get global.find-links 2>/dev/null || true)
         for link in ${PIP_FIND_LINKS:-} $configured; do
-            links+=(--find-links "$link")
+            [ -d "$link" ] && links+=(--find-links "$link")
         done
-        if "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
-                "${links[@]}" --config-setting editable_mode=compat -e ".[$extras]"; then
-            with_pip=
-        else
-            echo "setup: uv failed (above); installing with pip" >&2
-        fi
+        quiet "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
+            "${links[@]}" "$ORACLE"
     fi
-    if [ -n "$with_pip" ]; then
-        quiet "$VENV/bin/pip" install -q --disable-pip-version-check \
-            --config-settings editable_mode=compat -e ".[$extras]"
-    fi
-    touch "$stamp"
+    touch "$VENV/.installed-$what"
 fi
 
-# The site's MathJax (./run docs, tests/test_site.py): docs/package-lock.json's version, into
+# The site's MathJax (./run docs, the site's test): docs/package-lock.json's version, into
 # docs/node_modules, which the build copies into the site (docs/conf.py); again only when the
 # lock file changed
 if [ "$what" = all ]; then

@@ -146,8 +146,9 @@ DEBIAN_PYTHON = Path("/usr/bin/python3")
 @pytest.fixture(scope="session")
 def grader_env():
     """The grader's virtual environment as the Containerfile builds it: Debian's python3, the
-    files it copies (pyproject.toml, README.md, autograd_lab/, grader/), `pip install /src
-    /src/grader`, the engine and the grader, not editable (with uv where the test tools have
+    files it copies (pyproject.toml, README.md, autograd_lab/, grader/), `pip install -r
+    requirements.txt /src /src/grader`: the lock's versions, the engine and the grader, not
+    editable (with uv where the test tools have
     it: le.installer), its bytecode written."""
     if not DEBIAN_PYTHON.exists() or subprocess.run(
             [str(DEBIAN_PYTHON), "-c", "import sys, venv, ensurepip; "
@@ -179,7 +180,8 @@ def grader_env():
         # wants it; --no-sources reads the requirements as pip does: /src, installed)
         install = le.installer(venv / "bin" / "python", compile_bytecode=True)
         subprocess.run(install + (["--no-sources"] if le.uv_path() else [])
-                       + [str(src), str(src / "grader")], check=True, capture_output=True)
+                       + ["-r", str(DEPLOY / "requirements.txt"), str(src), str(src / "grader")],
+                       check=True, capture_output=True)
         shutil.rmtree(src)
     yield venv
     if not kept:

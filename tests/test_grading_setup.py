@@ -16,23 +16,65 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST_TOOLS = {"torch", "playwright", "pytest", "nbval", "hypothesis", "jupyter-repo2docker"}
 
 
-def test_run_setup_sets_up_and_exits(tmp_path):
-    """./run with a stand-in setup script that records how it was called."""
+def test_run_sets_up_what_each_command_needs_and_setup_exits(tmp_path):
+    """./run with a stand-in setup script that records how it was called: a learner's `./run lab`
+    sets up a learner's machine only; `./run setup [KIND]` sets up and exits."""
     shutil.copy(ROOT / "run", tmp_path / "run")
     (tmp_path / "scripts").mkdir()
     stub = tmp_path / "scripts" / "setup.sh"
-    stub.write_text('#!/bin/sh\necho "setup $*" >> calls.txt\n')
+    stub.write_text('#!/bin/sh\necho "setup $*" >> calls.txt\nexit 3\n')   # (lab stops there)
     stub.chmod(0o755)
-    for args, called in ((["setup"], "setup all"), (["setup", "course"], "setup course")):
+    for args, called in ((["setup"], "setup all"), (["setup", "grader"], "setup grader"),
+                         (["setup", "lab"], "setup lab"), (["lab"], "setup lab"),
+                         (["test"], "setup all")):
         (tmp_path / "calls.txt").unlink(missing_ok=True)
         done = subprocess.run([str(tmp_path / "run"), *args], cwd=tmp_path, timeout=30,
                               capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
+        assert done.returncode == 3, done.stderr
         assert (tmp_path / "calls.txt").read_text().splitlines() == [called]
-    # the real script knows both and refuses anything else before installing anything
+    # the real script knows the three and refuses anything else before installing anything
     refused = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "everything"],
                              capture_output=True, text=True, timeout=30)
     assert refused.returncode == 2 and "usage" in refused.stderr
+
+
+def test_setup_lab_installs_the_learners_distribution_from_the_lock_and_nothing_more(tmp_path):
+    """`./run lab`'s set-up on a machine without the test tools: a .venv with the engine and
+    its JupyterLab tools at uv.lock's versions; no grader, no `autograd-lab`, no test tool."""
+    if not shutil.which("dot"):
+        pytest.skip("graphviz is not installed (setup.sh lab would install it as root)")
+    venv = tmp_path / "venv"
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "lab"], cwd=ROOT,
+                          env={**os.environ, "VENV": str(venv)}, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    probe = ("import importlib.util as u, json, importlib.metadata as m, autograd_lab\n"
+             "print(json.dumps({'engine': autograd_lab.__file__, 'dists': sorted(\n"
+             "    d.metadata['Name'].lower().replace('_', '-') for d in m.distributions())}))")
+    found = json.loads(subprocess.run([str(venv / "bin" / "python"), "-c", probe],
+                                      capture_output=True, text=True, check=True).stdout)
+    assert Path(found["engine"]) == ROOT / "autograd_lab" / "__init__.py"
+    dists = set(found["dists"])
+    assert {"jupyterlab", "nbgrader", "matplotlib", "ipywidgets", "numpy", "graphviz"} <= dists
+    # (bleach comes with nbconvert, and so with JupyterLab, too)
+    grader_only = {"autograd-lab-grader", "typer", "rich", "psycopg", "latex2mathml"}
+    assert not dists & (TEST_TOOLS | grader_only), dists & (TEST_TOOLS | grader_only)
+    assert not (venv / "bin" / "autograd-lab").exists()
+    # at the lock's versions (binder/requirements.txt is the lock's export of this set)
+    pins = dict(line.split(" ;")[0].split("==") for line in
+                (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+                if "==" in line and ("python_full_version < '3.12'" in line or ";" not in line))
+    versions = json.loads(subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import json, importlib.metadata as m; print(json.dumps("
+         "{d.metadata['Name'].lower().replace('_', '-'): d.version for d in m.distributions()}))"],
+        capture_output=True, text=True, check=True).stdout)
+    for name in ("jupyterlab", "nbgrader", "numpy", "matplotlib"):
+        assert versions[name] == pins[name], name
+    # and again: set up already, nothing is installed
+    again = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "lab"], cwd=ROOT,
+                           env={**os.environ, "VENV": str(venv)}, capture_output=True,
+                           text=True, timeout=120)
+    assert again.returncode == 0 and "installing" not in again.stdout, again.stdout
 
 
 def _closure(pyproject: Path, extra: str | None = None) -> set[str]:

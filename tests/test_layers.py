@@ -11,6 +11,24 @@ REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
+def package_copy(where):
+    """The engine and the grader's package, copied into ``where`` with .importlinter."""
+    shutil.copytree(REPO / "autograd_lab", where / "autograd_lab",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(REPO / "grader" / "autograd_lab_grader", where / "autograd_lab_grader",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(REPO / ".importlinter", where / ".importlinter")
+    return where
+
+
+def plant(module, line):
+    module.write_text(module.read_text() + f"\n{line}  # noqa: E402, F401\n")
+
+
+def broken(run):
+    return [line for line in run.stdout.splitlines() if line.endswith("BROKEN")]
+
+
 def lint_imports(where):
     """Run lint-imports on the package and .importlinter found in ``where``."""
     env = dict(os.environ, PYTHONPATH=str(where))
@@ -26,24 +44,37 @@ def test_every_contract_is_kept():
 def test_an_upward_import_breaks_the_layers(tmp_path):
     """A copy of the package where the core imports an operation: lint-imports fails, and
     says which contracts broke."""
-    shutil.copytree(REPO / "autograd_lab", tmp_path / "autograd_lab",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copy(REPO / ".importlinter", tmp_path / ".importlinter")
-    graph = tmp_path / "autograd_lab" / "_core" / "graph.py"
-    graph.write_text(graph.read_text() + "\nfrom .._ops import arithmetic  # noqa: E402\n")
+    package_copy(tmp_path)
+    plant(tmp_path / "autograd_lab" / "_core" / "graph.py", "from .._ops import arithmetic")
     run = lint_imports(tmp_path)
     assert run.returncode != 0, run.stdout
-    broken = [line for line in run.stdout.splitlines() if line.endswith("BROKEN")]
-    assert any(line.startswith("The engine in layers") for line in broken), run.stdout
+    assert any(line.startswith("The engine in layers") for line in broken(run)), run.stdout
     assert "autograd_lab._core.graph -> autograd_lab._ops.arithmetic" in run.stdout
 
 
-def test_importing_the_grader_breaks_a_contract(tmp_path):
-    shutil.copytree(REPO / "autograd_lab", tmp_path / "autograd_lab",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copy(REPO / ".importlinter", tmp_path / ".importlinter")
-    viz = tmp_path / "autograd_lab" / "viz.py"
-    viz.write_text(viz.read_text() + "\nimport autograd_lab_grader  # noqa: E402, F401\n")
+def test_the_engine_or_the_checks_importing_the_grader_breaks_a_contract(tmp_path):
+    for planted in ("viz.py", "checks/lesson01.py"):
+        where = package_copy(tmp_path / planted.replace("/", "-"))
+        plant(where / "autograd_lab" / planted, "import autograd_lab_grader.steps.grade")
+        run = lint_imports(where)
+        assert run.returncode != 0, run.stdout
+        assert any(line.startswith("The engine and the checks never import the grader")
+                   for line in broken(run)), run.stdout
+
+
+def test_the_engine_importing_the_checks_breaks_a_contract(tmp_path):
+    package_copy(tmp_path)
+    plant(tmp_path / "autograd_lab" / "autograd" / "gradcheck.py", "from ..checks import answers")
     run = lint_imports(tmp_path)
-    assert run.returncode != 0, run.stdout
-    assert "The engine never imports the grader BROKEN" in run.stdout, run.stdout
+    assert any(line.startswith("The engine never imports the course's checks")
+               for line in broken(run)), run.stdout
+
+
+def test_the_sandboxs_inside_importing_the_grader_breaks_a_contract(tmp_path):
+    """zygote.py and streams.py run inside the sandbox, where the rest of the grader is not."""
+    package_copy(tmp_path)
+    plant(tmp_path / "autograd_lab_grader" / "sandbox" / "inside" / "streams.py",
+          "from ...gradebook import status")
+    run = lint_imports(tmp_path)
+    assert any(line.startswith("What runs inside the grading sandbox") for line in broken(run)), \
+        run.stdout
