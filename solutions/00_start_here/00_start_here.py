@@ -121,8 +121,8 @@ check.first_tensor([2.0, -1.0, 3.0])
 #
 # Two things only the course has: `autograd_lab.viz`, which draws the graph autograd records, and
 # `autograd_lab.checks`, which the test cells call. When you want to see *how* autograd does
-# something, the engine is there to read: `autograd_lab/_tensor.py` is the tensor,
-# `autograd_lab/autograd/engine.py` is the backward pass.
+# something, the engine is there to read: `autograd_lab/_core/tensor.py` is the tensor,
+# `autograd_lab/_core/engine.py` is the backward pass.
 #
 # ### Where the examples come from
 # The course is built on two public documents by people who were learning autograd themselves.
