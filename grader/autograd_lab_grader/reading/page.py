@@ -25,6 +25,8 @@ import re
 import bleach
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from . import outputs
+
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; "
        "base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'")
 
@@ -191,10 +193,10 @@ class SafeOutputs(NbGraderPreprocessor):
     def preprocess_cell(self, cell, resources, index):
         cell.pop("attachments", None)
         _lexer_names(cell.metadata, ("magics_language",))
-        for output in cell.get("outputs", []):
-            if "data" in output:
-                output["data"] = safe_data(output["data"])
+        for output in outputs.of_cell(cell):
+            if "data" in output.node:
+                output.node["data"] = safe_data(output.data)
                 # (the page's images say what they are; SVG drawings are `<img>`s already)
-                image = {"image/png", "image/jpeg"} & set(output["data"])
-                output["metadata"] = {"alt": "an image the notebook showed"} if image else {}
+                image = {"image/png", "image/jpeg"} & set(output.node["data"])
+                output.node["metadata"] = {"alt": "an image the notebook showed"} if image else {}
         return cell, resources

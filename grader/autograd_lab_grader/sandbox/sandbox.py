@@ -66,12 +66,11 @@ _REFUSALS = [
 def refusals(nb) -> list[str]:
     """What the sandbox refused, as the executed notebook shows it (an error, or a message the
     learner's code printed). A refusal that the code caught and kept quiet about is not seen."""
+    from ..reading import outputs
+
     texts = []
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            texts.append(f"{output.get('ename', '')}: {output.get('evalue', '')}")
-            text = output.get("text", "")
-            texts.append("".join(text) if isinstance(text, list) else text)
+    for output in outputs.of_notebook(nb):
+        texts += [f"{output.ename}: {output.evalue}", output.text]
     found = []
     for pattern, what in _REFUSALS:
         if what not in found and any(re.search(pattern, t) for t in texts):

@@ -26,6 +26,7 @@ from pathlib import Path
 import nbformat
 
 from ..gradebook import status
+from ..reading import outputs
 from ..commands.course import Course
 
 MISCONCEPTION = re.compile(r"Misconception \[([a-z0-9-]+)\]")
@@ -147,15 +148,14 @@ def human_name(misconception: str, explanations: dict[str, str] | None = None,
 
 
 def _errors(cell) -> str:
-    return "\n".join(f"{o.get('evalue', '')}\n" + "\n".join(o.get("traceback", []))
-                     for o in cell.get("outputs", []) if o.get("output_type") == "error")
+    return "\n".join(f"{o.evalue}\n" + "\n".join(o.traceback)
+                     for o in outputs.of_cell(cell) if o.is_error())
 
 
 def _printed(cell) -> str:
     """What a judged test cell printed (a prediction's verdict)."""
-    return "".join(o.get("text", "") if isinstance(o.get("text", ""), str)
-                   else "".join(o.get("text")) for o in cell.get("outputs", [])
-                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+    return "".join(o.text for o in outputs.of_cell(cell)
+                   if o.kind == "stream" and o.name == "stdout")
 
 
 def report(course: Course, lesson: str) -> Report:

@@ -21,7 +21,7 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, LimitOutput
 
-from ..reading import kernel
+from ..reading import kernel, outputs
 from ..sandbox import sandbox
 from ..gradebook import status
 from ..commands.course import Course
@@ -274,7 +274,7 @@ def _timeouts(notebook: Path) -> list[str]:
     nb = nbformat.read(notebook, as_version=4)
     return [cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {i}"
             for i, cell in enumerate(nb.cells)
-            if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", []))]
+            if any(o.ename == "CellTimeoutError" for o in outputs.of_cell(cell))]
 
 
 def _sandbox_note(graded: Path | None, sandboxed: bool) -> str:
