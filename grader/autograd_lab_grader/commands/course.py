@@ -32,9 +32,9 @@ def _read_alembic_head_here():
     """nbgrader stamps each gradebook it creates with its newest migration, which it asks the
     `alembic` program for: a Python process started for every new gradebook (a second, more
     on a busy machine). The same answer is read here, once a process."""
-    import nbgrader.api
+    from .. import patches
 
-    nbgrader.api.get_alembic_version = alembic_head
+    patches.replace_alembic_version(alembic_head)
 
 
 _engines: dict = {}
@@ -58,9 +58,9 @@ def _engine(url, **options):
 
 
 def _one_engine_per_gradebook():
-    import nbgrader.api
+    from .. import patches
 
-    nbgrader.api.create_engine = _engine
+    patches.replace_create_engine(_engine)
 
 
 _metadata_validators: dict = {}
@@ -89,12 +89,9 @@ def _check_nbgrader_metadata(instance, schema):
 
 
 def _metadata_schema_checked_once():
-    import types
+    from .. import patches
 
-    from nbgrader.nbgraderformat import common
-
-    # (common.py's one use of the module is jsonschema.validate)
-    common.jsonschema = types.SimpleNamespace(validate=_check_nbgrader_metadata)
+    patches.replace_metadata_validate(_check_nbgrader_metadata)
 
 
 @dataclass(frozen=True)

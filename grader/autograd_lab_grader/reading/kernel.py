@@ -1,9 +1,11 @@
 """The kernel a submission runs in, and the two nbgrader preprocessors that run it.
 
 ``kernel_manager(limits, sandboxed, server)`` is the one place that decides how a grading kernel
-is started: forked by the grading run's warm-kernel server (``warm.py``, ``zygote.py``) when it
-has one, else in a bubblewrap sandbox of its own (``sandbox.py``), or as a plain local process
-with ``--no-sandbox``; always under limits, and dying with its grader. ``GradingExecute`` is
+is started, through its kernel provisioner (``GradingProvisioner``, jupyter_client's extension
+point for it): forked by the grading run's warm-kernel server (``warm.py``, ``zygote.py``) when
+it has one, else in a bubblewrap sandbox of its own (``sandbox.py``), or as a plain local
+process with ``--no-sandbox``; always under limits, and dying with its grader. What the grader
+changes of jupyter_client's and nbclient's private parts is in ``patches.py``. ``GradingExecute`` is
 nbgrader's ``Execute`` with that kernel manager and an interrupt that must work;
 ``TruncateOutput`` keeps hundreds of megabytes of printed output out of the gradebook, the
 autograded notebook and the feedback. What a sandbox refused or a limit stopped is collected in
@@ -32,22 +34,20 @@ from queue import Empty
 
 import ast
 import copy
-import json
 
-import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
-from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
 from nbclient.util import ensure_async, run_sync
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.preprocessors.execute import UnresponsiveKernelError
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
 from autograd_lab.checks import VERDICTS_ENV
 from autograd_lab.checks.answers import MAX_BYTES, encode
 
+from .. import patches
 from ..sandbox import sandbox, warm
-from . import verdict
+from . import outputs, verdict
 
 _PR_SET_PDEATHSIG = 1
 
@@ -119,173 +119,136 @@ def _exit_incident(code: int | None, limits: Limits) -> str | None:
     return None
 
 
-class BoundedChannel(AsyncZMQSocketChannel):
+class BoundedChannel(patches.HeaderOnlyChannel):
     """A channel that reads a message larger than MAX_MESSAGE no further than its header."""
 
-    async def _recv(self, **kwargs):
-        frames = await self.socket.recv_multipart(copy=False)
-        if sum(len(f) for f in frames) <= MAX_MESSAGE:
-            _, parts = self.session.feed_identities([f.bytes for f in frames], copy=True)
-            return self.session.deserialize(parts)
-        size = sum(len(f) for f in frames)
-        _, parts = self.session.feed_identities(frames, copy=False)
-        try:        # [signature, header, parent_header, ...]: only the two small ones are read
-            header, parent = (json.loads(bytes(parts[i].bytes)) for i in (1, 2))
-        except (IndexError, ValueError):
-            header, parent = {}, {}
-        return {"header": header, "parent_header": parent, "msg_type": DROPPED,
-                "msg_id": header.get("msg_id"), "metadata": {}, "buffers": [],
-                "content": {"type": header.get("msg_type"), "size": size}}
+    max_bytes = MAX_MESSAGE
+    dropped_type = DROPPED
 
 
-class GradingKernelClient(AsyncKernelClient):
+class GradingKernelClient(patches.BoundedClient):
     """jupyter_client's client, less a fifth of a second at every kernel's start, whose
     channels do not read a message larger than MAX_MESSAGE (nor receive one larger than
     MAX_RECEIVED)."""
 
+    max_received = MAX_RECEIVED
     shell_channel_class = Type(BoundedChannel)
     iopub_channel_class = Type(BoundedChannel)
 
-    def _create_connected_socket(self, channel, identity=None):
-        options = self.context.sockopts
-        kept = dict(options)
-        options.update({zmq.MAXMSGSIZE: MAX_RECEIVED})
-        try:
-            return super()._create_connected_socket(channel, identity=identity)
-        finally:
-            options.clear()
-            options.update(kept)
 
-    async def wait_for_ready(self, timeout: float | None = None) -> None:
-        # jupyter_client's own waits 0.2 s after the kernel_info handshake for more startup
-        # messages, with both processes idle; nbclient matches every message to its request
-        # anyway, so what startup sent is drained without waiting for more
-        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
-        while True:
-            self.kernel_info()
-            try:
-                msg = await ensure_async(self.shell_channel.get_msg(timeout=1))
-            except Empty:
-                pass
-            else:
-                if msg["msg_type"] == "kernel_info_reply":
-                    try:      # IOPub is connected once the reply's status message arrives
-                        await ensure_async(self.iopub_channel.get_msg(timeout=1))
-                    except Empty:
-                        pass
-                    else:
-                        self._handle_kernel_info_reply(msg)
-                        break
-            if not await self._async_is_alive():
-                raise RuntimeError("Kernel died before replying to kernel_info")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
-        while True:
-            try:
-                await ensure_async(self.iopub_channel.get_msg(timeout=0))
-            except Empty:
-                return
+class GradingProvisioner(LocalProvisioner):
+    """How a grading kernel is launched, waited for and cleaned up (jupyter_client's kernel
+    provisioner, its documented extension point): in a private folder reached over Unix
+    sockets, under limits, forked by the run's warm-kernel server where there is one; its exit
+    read for a limit that ended it, its folder removed after it."""
+
+    limits: Limits = Limits()
+    sandboxed: bool = True
+    server: str = ""          # the warm-kernel server's socket ("": kernels start cold)
+    _private = None
+    _forked = None
+    _sockets = None
+
+    @property
+    def _spool(self):
+        return Path(self.server).parent.parent if self.server else None   # SPOOL/control/
+
+    async def pre_launch(self, **kw):
+        km = self.parent
+        if self.sandboxed:
+            # the kernel works in a private copy of nbgrader's folder, and is reached over
+            # sockets in that copy (the sandbox has no network)
+            self._private = sandbox.Private(kw.get("cwd"), sandbox._uid(), parent=self._spool)
+            sandbox.copy_font_cache(self._private.home, self._private.uid)
+            kw["cwd"] = str(self._private.work)
+            km.transport = "ipc"
+            km.ip = str(self._private.run / "kernel")
+            km.connection_file = str(self._private.run / "connection.json")
+        else:
+            # Unix sockets here too: TCP ports found free by one grading job can be taken
+            # by another job's connections before its kernel binds them ("Address already
+            # in use", and a learner's kernel "died")
+            self._sockets = tempfile.mkdtemp(prefix="autograd-lab-kernel-")
+            km.transport = "ipc"
+            km.ip = os.path.join(self._sockets, "kernel")
+        return await super().pre_launch(**kw)
+
+    async def launch_kernel(self, cmd, **kw):
+        kernel_cmd = cmd
+        if kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
+            kernel_cmd = [*kernel_cmd, f"--IPKernelApp.outstream_class={OUTSTREAM}"]
+        env = dict(kw.get("env") or os.environ)
+        # one BLAS thread: the grader runs one kernel per core already
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                   MPLBACKEND="Agg")
+        env[VERDICTS_ENV] = "grader"       # a check in the kernel only says we decide
+        if self._private is not None:
+            self._private.give(self.parent.connection_file)
+            env = sandbox.kernel_env(self._private.home, env, self._private.tmp)
+            if self._spool and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
+                try:
+                    return self._fork(kernel_cmd, env)
+                except OSError as error:      # the server is gone: this kernel starts cold
+                    print(f"[WARNING] {error}; the kernel starts cold", file=sys.stderr)
+            kernel_cmd = sandbox.command(kernel_cmd, self._private, env)
+        kw["env"] = env
+        kw["preexec_fn"] = _limit_kernel(self.limits, self.sandboxed)
+        return await super().launch_kernel(kernel_cmd, **kw)
+
+    def _fork(self, kernel_cmd, env):
+        """The kernel, forked by the warm-kernel server: this provisioner then handles it as
+        the process it would have started (its process, pid, pgid and cwd, as
+        LocalProvisioner.launch_kernel sets them)."""
+        # its output goes to this process's own (the grading log), as a cold kernel's
+        # does: the grader never reads a file the kernel could have replaced
+        self._forked = warm.Forked(self.server, dict(
+            uid=self._private.uid, cwd=str(self._private.work), env=env,
+            limits=_rlimits(self.limits, True), argv=["ipykernel_launcher", *kernel_cmd[3:]]),
+            log=sys.stderr.fileno())
+        self.process, self.pid, self.pgid = self._forked, self._forked.pid, None
+        self.cwd = str(self._private.work)
+        return self.connection_info
+
+    async def cleanup(self, restart: bool = False) -> None:
+        # (reached by every cleanup of the kernel: its shutdown, and nbclient's of a kernel
+        # that died)
+        process = self.process or self._forked
+        incident = _exit_incident(process.poll() if process else None, self.limits)
+        if incident and incident not in INCIDENTS:
+            INCIDENTS.append(incident)
+        await super().cleanup(restart=restart)
+        if restart:
+            return
+        if self._forked is not None:
+            self._forked.close()              # the server clears the kernel's user
+        if self._private is not None:
+            self._private.remove()
+        if self._sockets is not None:
+            shutil.rmtree(self._sockets, ignore_errors=True)
+        self._forked = self._private = self._sockets = None
 
 
 def kernel_manager(limits: Limits, sandboxed: bool = True,
                    server: str = "") -> type[AsyncKernelManager]:
     """The kernel manager class for one submission's kernel: forked by the warm-kernel server
-    listening at `server` (warm.py), or else started cold."""
-    spool = Path(server).parent.parent if server else None     # warm.Server: SPOOL/control/
+    listening at `server` (warm.py), or else started cold (GradingProvisioner)."""
 
-    class GradingKernelManager(AsyncKernelManager):
-        _private = None
-        _forked = None
-        _sockets = None
-
+    class GradingKernelManager(patches.ProvisionedKernelManager):
         @default("client_factory")
         def _client_factory_default(self):
             return GradingKernelClient
 
-        async def _async_pre_start_kernel(self, **kw):
-            if sandboxed:
-                # the kernel works in a private copy of nbgrader's folder, and is reached over
-                # sockets in that copy (the sandbox has no network)
-                self._private = sandbox.Private(kw.get("cwd"), sandbox._uid(), parent=spool)
-                sandbox.copy_font_cache(self._private.home, self._private.uid)
-                kw["cwd"] = str(self._private.work)
-                self.transport = "ipc"
-                self.ip = str(self._private.run / "kernel")
-                self.connection_file = str(self._private.run / "connection.json")
-            else:
-                # Unix sockets here too: TCP ports found free by one grading job can be taken
-                # by another job's connections before its kernel binds them ("Address already
-                # in use", and a learner's kernel "died")
-                self._sockets = tempfile.mkdtemp(prefix="autograd-lab-kernel-")
-                self.transport = "ipc"
-                self.ip = os.path.join(self._sockets, "kernel")
-            return await super()._async_pre_start_kernel(**kw)
-
-        async def _async_launch_kernel(self, kernel_cmd, **kw):
-            if kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
-                kernel_cmd = [*kernel_cmd, f"--IPKernelApp.outstream_class={OUTSTREAM}"]
-            env = dict(kw.get("env") or os.environ)
-            # one BLAS thread: the grader runs one kernel per core already
-            env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-                       MPLBACKEND="Agg")
-            env[VERDICTS_ENV] = "grader"       # a check in the kernel only says we decide
-            if self._private is not None:
-                self._private.give(self.connection_file)
-                env = sandbox.kernel_env(self._private.home, env, self._private.tmp)
-                if spool and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
-                    try:
-                        return self._fork(kernel_cmd, env)
-                    except OSError as error:      # the server is gone: this kernel starts cold
-                        print(f"[WARNING] {error}; the kernel starts cold", file=sys.stderr)
-                kernel_cmd = sandbox.command(kernel_cmd, self._private, env)
-            kw["env"] = env
-            kw["preexec_fn"] = _limit_kernel(limits, sandboxed)
-            await super()._async_launch_kernel(kernel_cmd, **kw)
-
-        def _fork(self, kernel_cmd, env):
-            """The kernel, forked by the warm-kernel server: the provisioner then handles it as
-            the process it would have started."""
-            # its output goes to this process's own (the grading log), as a cold kernel's
-            # does: the grader never reads a file the kernel could have replaced
-            self._forked = warm.Forked(server, dict(
-                uid=self._private.uid, cwd=str(self._private.work), env=env,
-                limits=_rlimits(limits, True), argv=["ipykernel_launcher", *kernel_cmd[3:]]),
-                log=sys.stderr.fileno())
-            provisioner = self.provisioner
-            provisioner.process, provisioner.pid, provisioner.pgid = (
-                self._forked, self._forked.pid, None)
-            provisioner.cwd = str(self._private.work)
-            self._reconcile_connection_info(provisioner.connection_info)
-
-        async def _async_wait(self, pollinterval: float = 0.1) -> None:
-            # (jupyter_client looks ten times a second whether a killed kernel has gone: a
-            # tenth of a second of every grading, idle)
-            await super()._async_wait(pollinterval=0.01)
-
-        async def _async_cleanup_resources(self, restart: bool = False) -> None:
-            process = getattr(self.provisioner, "process", None) or self._forked
-            incident = _exit_incident(process.poll() if process else None, limits)
-            if incident and incident not in INCIDENTS:
-                INCIDENTS.append(incident)
-            await super()._async_cleanup_resources(restart=restart)
-            if restart:
-                return
-            if self._forked is not None:
-                self._forked.close()              # the server clears the kernel's user
-            if self._private is not None:
-                self._private.remove()
-            if self._sockets is not None:
-                shutil.rmtree(self._sockets, ignore_errors=True)
-            self._forked = self._private = self._sockets = None
-
-        # (nbclient cleans up a kernel that died with cleanup_resources, which jupyter_client
-        # binds to its own method, not to an override of it)
-        cleanup_resources = _async_cleanup_resources
+        def make_provisioner(self):
+            provisioner = GradingProvisioner(kernel_id=self.kernel_id,
+                                             kernel_spec=self.kernel_spec, parent=self)
+            provisioner.limits, provisioner.sandboxed, provisioner.server = (
+                limits, sandboxed, server)
+            return provisioner
 
     return GradingKernelManager
 
 
-class GradingExecute(Execute):
+class GradingExecute(patches.ExecuteHooks):
     """nbgrader's Execute, with the grading kernel, and a timeout that either stops the cell or
     fails the submission at once (nbgrader would wait out every later cell's timeout against a
     kernel that swallowed the KeyboardInterrupt)."""
@@ -329,16 +292,16 @@ class GradingExecute(Execute):
         nb, resources = super().preprocess(nb, resources, km)
         # the grader's verdicts are the last word: nothing the kernel sent after a test cell
         # (an update of a display it showed there) may change them
-        for index, outputs in self._verdicts.items():
-            nb.cells[index].outputs = copy.deepcopy(outputs)
+        for index, judged in self._verdicts.items():
+            nb.cells[index].outputs = copy.deepcopy(judged)
         # once the kernel has been asked a hidden test's question (its inputs, the functions
         # it passes), the learner's code has seen them and may print them: the learner's cells
         # from there on show what they showed in the learner's own run, never this one's
         own = self._own_outputs(nb)
         for index in self._after_hidden:
             # (what the grader itself says of the cell, that the time limit stopped it, stays)
-            stopped = [o for o in nb.cells[index].outputs if o.get("output_type") == "error"
-                       and o.get("ename") == "CellTimeoutError"]
+            stopped = [o.node for o in outputs.of_cell(nb.cells[index])
+                       if o.is_error("CellTimeoutError")]
             nb.cells[index].outputs = own.get(index, []) + stopped
         for index, dropped in sorted(self._dropped.items()):
             name = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}"
@@ -384,7 +347,7 @@ class GradingExecute(Execute):
                        verdict.points(cell, judged.outputs), most))
         MALFORMED.extend((grade_id, what) for what in judged.malformed[:1])
         if claim.outputs:
-            print(f"[kernel's own run of {grade_id}]", *(_one_line(o) for o in claim.outputs),
+            print(f"[kernel's own run of {grade_id}]", *map(_one_line, outputs.of_cell(claim)),
                   sep="\n  ", file=sys.stderr)
         return cell, self.resources
 
@@ -435,16 +398,11 @@ class GradingExecute(Execute):
         return None
 
     # -- outputs: counted as they arrive ------------------------------------------------
-    async def _async_poll_for_reply(self, msg_id, cell, timeout, task_poll_output_msg,
-                                    task_poll_kernel_alive):
-        reply = await super()._async_poll_for_reply(msg_id, cell, timeout, task_poll_output_msg,
-                                                    task_poll_kernel_alive)
-        if task_poll_output_msg.cancelled():    # the end of its output never came
-            name = cell.metadata.get("nbgrader", {}).get("grade_id") or "a cell"
-            _incident(f"output limit: the output of {name} overflowed and its end was lost")
-            # what overflowed once may again: the cells after it wait less for their ends
-            self.iopub_timeout = min(self.iopub_timeout, 2)
-        return reply
+    def output_lost(self, cell):
+        name = cell.metadata.get("nbgrader", {}).get("grade_id") or "a cell"
+        _incident(f"output limit: the output of {name} overflowed and its end was lost")
+        # what overflowed once may again: the cells after it wait less for their ends
+        self.iopub_timeout = min(self.iopub_timeout, 2)
 
     def process_message(self, msg, cell, cell_index):
         if msg["msg_type"] == DROPPED:
@@ -466,8 +424,7 @@ class GradingExecute(Execute):
         self._shown[index] = shown + size
         return True
 
-    async def _async_handle_timeout(self, timeout, cell=None):
-        reply = await super()._async_handle_timeout(timeout, cell)
+    async def interrupted(self, timeout, cell):
         # the shell channel answers in order: a kernel_info reply means the cell has stopped
         msg_id = self.kc.kernel_info()
         deadline = time.monotonic() + self.interrupt_grace
@@ -477,7 +434,7 @@ class GradingExecute(Execute):
             except Empty:
                 break
             if msg["parent_header"].get("msg_id") == msg_id:
-                return reply
+                return
         raise UnresponsiveKernelError(
             f"a cell ran past the {timeout} s limit and ignored the interrupt")
 
@@ -500,13 +457,13 @@ def _incident(text):
         INCIDENTS.append(text)
 
 
-def _one_line(output) -> str:
+def _one_line(output: outputs.Output) -> str:
     """An output, in a line of the grading log."""
-    if output.get("output_type") == "error":
-        return f"{output.get('ename')}: {str(output.get('evalue'))[:200]}"
-    if output.get("output_type") == "stream":
-        return f"{output.get('name')}: {str(output.get('text'))[:200]!r}"
-    return f"{output.get('output_type')}: {sorted(output.get('data', {}))}"
+    if output.kind == "error":
+        return f"{output.ename}: {output.evalue[:200]}"
+    if output.kind == "stream":
+        return f"{output.name}: {output.text[:200]!r}"
+    return f"{output.kind}: {sorted(output.data)}"
 
 
 class TruncateOutput(NbGraderPreprocessor):
@@ -526,12 +483,6 @@ class TruncateOutput(NbGraderPreprocessor):
                 + f"\n... [{len(text) - self.max_chars} more characters cut by the grader]\n")
 
     def preprocess_cell(self, cell, resources, index):
-        for output in cell.get("outputs", []):
-            if "text" in output:
-                output.text = self._cut(output.text)
-            for mime, value in output.get("data", {}).items():
-                if mime.startswith("text/") and isinstance(value, (str, list)):
-                    output.data[mime] = self._cut(value)
-            if "evalue" in output:
-                output.evalue = self._cut(output.evalue)
+        for output in outputs.of_cell(cell, index):
+            output.rewrite(self._cut, outputs.text_mimes)
         return cell, resources

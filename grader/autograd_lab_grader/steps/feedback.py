@@ -22,14 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jinja2 import BytecodeCache
-from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
-from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 from traitlets import List, Unicode
 
-from ..reading import page
+from .. import patches
+from ..reading import outputs, page
 from ..gradebook import status
 from ..commands.course import Course
 
@@ -42,7 +41,12 @@ def _is_test(cell) -> bool:
     return meta.get("grade", False) and not meta.get("solution", False)
 
 
-def _learner_view(output) -> list[str]:
+def _shown_as_text(mime: str) -> bool:
+    """The MIME types of an output whose text a page shows (JSON included)."""
+    return mime.startswith("text/") or mime.endswith(("+json", "/json"))
+
+
+def _learner_view(output: outputs.Output) -> list[str]:
     if output.ename == "CellTimeoutError":
         return ["This cell was stopped: it ran longer than the time limit."]
     if output.ename == "KeyboardInterrupt":
@@ -129,32 +133,24 @@ class HideTests(NbGraderPreprocessor):
         return scrub_paths(text, self._roots)
 
     def _scrub_outputs(self, cell):
-        for output in cell.get("outputs", []):
-            if "text" in output:
-                output.text = self._scrub(output.text)
-            for mime, value in output.get("data", {}).items():
-                if mime.startswith("text/") or mime.endswith(("+json", "/json")):
-                    if isinstance(value, (str, list)):
-                        output.data[mime] = self._scrub(value)
-            if "evalue" in output:
-                output.evalue = self._scrub(output.evalue)
-                output.traceback = [self._scrub(line) for line in output.traceback]
+        for output in outputs.of_cell(cell):
+            output.rewrite(self._scrub, _shown_as_text, traceback=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code":
             self._scrub_outputs(cell)
         if cell.cell_type == "code" and _is_test(cell):
             cell.source = _HIDDEN.sub("", cell.source).rstrip()
-            outputs = []
-            for output in cell.outputs:
-                if output.output_type == "error":
+            kept = []
+            for output in outputs.of_cell(cell):
+                if output.is_error():
                     lines = _learner_view(output)
                     if not lines:
                         continue
-                    output.traceback = lines
-                    output.evalue = "\n".join(lines)
-                outputs.append(output)
-            cell.outputs = outputs
+                    output.node["traceback"] = lines
+                    output.node["evalue"] = "\n".join(lines)
+                kept.append(output.node)
+            cell.outputs = kept
         return cell, resources
 
 
@@ -221,28 +217,14 @@ class _Highlight(Highlight2HTML):
                             (metadata or {}).get("magics_language"))
 
 
-class FeedbackExporter(HTMLExporter):
-    """nbconvert's HTML exporter, its templates compiled once a process, and without the pass
-    over the finished page it makes last."""
+class FeedbackExporter(patches.OnePassHTMLExporter):
+    """nbconvert's HTML exporter, its templates compiled once a process, its code cells
+    highlighted once a process, and without the pass over the finished page it makes last."""
 
-    def _create_environment(self):
-        environment = super()._create_environment()
-        environment.bytecode_cache = _TEMPLATE_CODE
-        return environment
+    template_bytecode = _TEMPLATE_CODE
 
-    def from_notebook_node(self, nb, resources=None, **kw):
-        # HTMLExporter's own, but for its last step: it parses the whole page again with
-        # BeautifulSoup (half the time a page took) to give images without alt text one
-        # (SafeOutputs gives every image its own) and to make the cells of the lab template
-        # focusable (this page is the classic template's, which has no such cells)
-        info = nb.metadata.get("language_info", {})
-        lexer = info.get("pygments_lexer", info.get("name", None))
-        self.register_filter("highlight_code", self.filters.get(
-            "highlight_code", _Highlight(pygments_lexer=lexer, parent=self)))
-        resources = self._init_resources(resources)
-        self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-            notebook_metadata=self._nb_metadata, parent=self, resources=resources))
-        return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+    def highlighter(self, lexer):
+        return _Highlight(pygments_lexer=lexer, parent=self)
 
 
 @dataclass
