@@ -6,7 +6,7 @@
 prints, per lesson, the minutes each kind of work takes and the total, rounded up to 5 minutes.
 ``--write`` puts them where they are stated: each lesson's header line (solutions/<L>/<L>.py)
 the lesson tables' rows (STATED_ROWS: README.md and the learners' lessons page) and the
-detailed time table (TIME_TABLE, the maintainers' guide); tests/test_lesson_times.py checks
+detailed time table (TIME_TABLE, the maintainers' guide); tests/course/test_lesson_times.py checks
 that they are what this computes. The method, and why each rate, is in TIME_TABLE's page
 ("How long a lesson takes"):
 

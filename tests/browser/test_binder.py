@@ -3,10 +3,10 @@
 - repo2docker (--no-build) writes a Dockerfile that installs graphviz and binder/requirements.txt
   on runtime.txt's Python, one nbgrader 0.9.6 accepts, and runs postBuild after them;
 - requirements.txt pins what pyproject.toml asks for, and leaves PyTorch out;
-- installed into a fresh virtual environment (tests/learner_env.py), it runs every released
+- installed into a fresh virtual environment (tests/support/learner_env.py), it runs every released
   notebook, its exercises answered. Its size is written to
   test-artifacts/learner-env.txt. (That postBuild leaves a learner the Validate button and none
-  of the instructor's tools is seen where it shows, in JupyterLab: tests/test_browser.py.)
+  of the instructor's tools is seen where it shows, in JupyterLab: tests/browser/test_browser.py.)
 """
 import importlib.metadata
 import json

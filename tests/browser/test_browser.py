@@ -3,7 +3,7 @@ Debian's Chromium driven headless by Playwright.
 
 Lesson 01 opened from notebooks/: Run All stops at the first exercise while it is unanswered;
 answered, every cell runs and the backward graph shows as graphviz's SVG. nbgrader's Validate
-button passes the solution's answers and fails a wrong answer from tests/submissions/ with the
+button passes the solution's answers and fails a wrong answer from tests/support/submissions/ with the
 check's message naming the misconception. The first lesson with a step-through (lesson 03 in
 the course's plan): moving the slider of viz.trace_backward changes the drawing. Screenshots go
 to test-artifacts/.

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 from autograd_lab_grader.commands.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").iterdir()
                  if (p / f"{p.name}.ipynb").is_file())
@@ -111,7 +111,7 @@ def test_the_site_builds_with_warnings_as_errors(site):
     home = BeautifulSoup((site["html"] / "index.html").read_text(), "html.parser")
     listed = [a["href"] for a in home.select("main .toctree-wrapper a")]
     assert listed[:len(LESSONS)] == [page(lesson) for lesson in LESSONS]
-    # the guides README links to, for each reader, are pages of the site (tests/test_readme.py)
+    # the guides README links to, for each reader, are pages of the site (tests/tooling/test_readme.py)
     for guide in ("learners", "instructors", "maintainers", "measurements"):
         pages = sorted(p.relative_to(DOCS).with_suffix(".html").as_posix()
                        for p in (DOCS / guide).glob("*.md"))

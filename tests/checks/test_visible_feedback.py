@@ -3,7 +3,7 @@ by a *visible* test (what Validate and running the notebook show; hidden tests o
 in grading).
 
 Per lesson, each misconception the lesson's text names, with a realistic wrong answer for it
-(one of tests/submissions/, by name). The released notebook, answered with the solution but for
+(one of tests/support/submissions/, by name). The released notebook, answered with the solution but for
 that wrong answer, runs top to bottom with its visible tests only, as Validate runs it, and the
 test cell of the wrong answer shows that misconception's message: in its error, for an
 exercise (Validate lists it); in what it printed, for a prediction, which passes (it was
@@ -17,7 +17,7 @@ import pytest
 import course
 
 #: lesson -> {misconception the lesson's text names (and every one its wrong answers in
-#: tests/submissions/ show): the wrong answer that shows it}
+#: tests/support/submissions/ show): the wrong answer that shows it}
 NAMED = {
     "00_start_here": {
         "elementwise-product": "squared-the-sum",          # `*` is element by element

@@ -4,7 +4,7 @@ PyTorch's numbers.
 - the committed notebooks/ is exactly what `scripts/release.py` makes from solutions/, and
   holds no solution and no hidden test; each solution's jupytext twin is in sync;
 - real nbgrader gives the solution full marks, the blank release zero, an answer that rebinds
-  the names tests use zero, and each wrong answer of tests/submissions/ less than full marks,
+  the names tests use zero, and each wrong answer of tests/support/submissions/ less than full marks,
   with feedback that names the misconception;
 - a prediction is graded for commitment: a well-formed wrong one keeps its points and its
   feedback names the misconception; a blank one, or one of the wrong kind, scores zero, and the
@@ -12,7 +12,7 @@ PyTorch's numbers.
 - `autograd-lab report` on such a class (the lesson whose wrong answers show the most
   misconceptions) counts each misconception where it was shown, a wrong prediction's apart.
 (What every solution notebook prints, under autograd_lab and under PyTorch 2.13, and that it
-runs top to bottom, is tests/test_learner_code.py's.)
+runs top to bottom, is tests/course/test_learner_code.py's.)
 """
 import filecmp
 import importlib
@@ -85,8 +85,12 @@ _graded = {}
 _roots = {}         # lesson -> the course folder its class was graded in
 
 
+@pytest.fixture(scope="module")
 def graded(lesson, tmp_path_factory):
-    """The whole test class of one lesson, graded once by real nbgrader."""
+    """The whole test class of one lesson, graded once by real nbgrader. Module-scoped, so
+    that a test using it takes ``lesson`` as a module-scoped parameter
+    (``parametrize(..., scope="module")``): tests/conftest.py then keeps each lesson's tests
+    in one process (group ``test_course-<lesson>``), where the class is graded once."""
     if lesson not in _graded:
         notebooks = {"solution": course.submission(lesson),
                      "blank": nbformat.read(course.release_path(lesson), as_version=4),
@@ -130,11 +134,11 @@ def _recorder(lesson):
     return nb
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_hidden_inputs_never_reach_the_feedback_page(lesson, tmp_path_factory):
+@pytest.mark.parametrize("lesson", LESSONS, scope="module")
+def test_hidden_inputs_never_reach_the_feedback_page(lesson, graded):
     """The recorder's last cell runs after the hidden tests asked their questions: the page
     shows what it printed in the learner's own run, and says so, never what it noted."""
-    results = graded(lesson, tmp_path_factory)
+    results = graded
     page = results["recorder"].feedback
     assert results["recorder"].score == results["solution"].score
     if "BEGIN HIDDEN TESTS" in course.solution_path(lesson).read_text():
@@ -145,9 +149,9 @@ def test_hidden_inputs_never_reach_the_feedback_page(lesson, tmp_path_factory):
         assert "HANDED-BACK" in page and OWN_RUN not in page
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_solution_full_marks_blank_zero(lesson, tmp_path_factory):
-    results = graded(lesson, tmp_path_factory)
+@pytest.mark.parametrize("lesson", LESSONS, scope="module")
+def test_solution_full_marks_blank_zero(lesson, graded):
+    results = graded
     full = results["solution"].max_score
     assert full > 0
     assert results["solution"].score == full, results["solution"].feedback
@@ -155,11 +159,11 @@ def test_solution_full_marks_blank_zero(lesson, tmp_path_factory):
     assert results["rebinding"].score == 0, "an answer cell that rebinds names scored"
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, tmp_path_factory):
+@pytest.mark.parametrize("lesson", LESSONS, scope="module")
+def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, graded):
     wrongs = _submissions(lesson)
     assert len(wrongs) >= 4, "every lesson has at least four realistic wrong answers"
-    results = graded(lesson, tmp_path_factory)
+    results = graded
     for wrong in wrongs:
         got = results[wrong.name]
         if wrong.predicted:     # committed: its points are kept (and the feedback names it)
@@ -257,9 +261,9 @@ def test_every_prediction_has_a_wrong_and_a_malformed_answer(lesson):
     assert all(set(w.answers) <= cells for w in _submissions(lesson) if w.predicted)
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_a_prediction_earns_its_points_for_commitment(lesson, tmp_path_factory):
-    results = graded(lesson, tmp_path_factory)
+@pytest.mark.parametrize("lesson", LESSONS, scope="module")
+def test_a_prediction_earns_its_points_for_commitment(lesson, graded):
+    results = graded
     tests = {answer: course.grade_id(test) for answer, test in _prediction_cells(lesson).items()}
     # a well-formed wrong prediction: its points, and its misconception named in its cell
     for wrong in _submissions(lesson):
@@ -293,11 +297,11 @@ REPORTED = max(LESSONS, key=lambda l: len({w.misconception for w in _submissions
                default=None)
 
 
-@pytest.mark.parametrize("lesson", [REPORTED] if REPORTED else [])
-def test_report_counts_each_misconception_of_a_class(lesson, tmp_path_factory):
+@pytest.mark.parametrize("lesson", [REPORTED] if REPORTED else [], scope="module")
+def test_report_counts_each_misconception_of_a_class(lesson, graded):
     wrongs = _submissions(lesson)
     assert any(w.predicted and w.misconception for w in wrongs), lesson
-    results = graded(lesson, tmp_path_factory)
+    results = graded
     result = report.report(Course(_roots[lesson]), lesson)
     assert result.learners == len(results)
     shown, predicted = {}, {}
@@ -339,11 +343,17 @@ def test_report_counts_each_misconception_of_a_class(lesson, tmp_path_factory):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
+@pytest.mark.parametrize("lesson", LESSONS, scope="module")
 def test_a_lessons_tests_share_one_process(lesson, request):
     """Spread over processes (`./run test`: pytest-xdist, --dist loadgroup), a lesson's tests
     read one grading of its class only if they are scheduled together: xdist then names their
-    group in the node id (tests/conftest.py)."""
-    if not getattr(request.config.option, "loadgroup", False):
-        pytest.skip("the tests run in one process")
-    assert request.node.nodeid.endswith(f"@test_course-{lesson}"), request.node.nodeid
+    group in the node id. tests/conftest.py derives the group from the module-scoped
+    ``graded`` fixture and ``lesson`` parameter."""
+    group = f"test_course-{lesson}"
+    grading = [item for item in request.session.items if item.path == request.node.path
+               and "graded" in item.fixturenames and item.callspec.params["lesson"] == lesson]
+    assert grading, "no test reads the graded class"
+    for item in grading + [request.node]:
+        assert [m.args[0] for m in item.iter_markers("xdist_group")] == [group], item.nodeid
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith(f"@{group}"), request.node.nodeid

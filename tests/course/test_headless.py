@@ -2,7 +2,7 @@
 
 nbclient -- what nbconvert --execute, papermill and nbval run notebooks with -- executes every
 solution notebook top to bottom in a fresh kernel, outside nbgrader, with a short timeout per
-cell (tests/learner_code.py): once as it is, and once with every cell run twice, two runs in a
+cell (tests/support/learner_code.py): once as it is, and once with every cell run twice, two runs in a
 row of every lesson (the runs the other tests of the lessons' code read too). A cell that waits
 on a front end that is not there (the step-through's slider, a widget: lesson 04 once took
 181 s so) fails within the timeout instead of hanging the run, and no output is a widget that
@@ -17,9 +17,9 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 @pytest.mark.parametrize("lesson", course.LESSONS)
-@pytest.mark.parametrize("run", [lc.solution_run, lc.twice_run], ids=["once", "twice"])
-def test_every_lesson_runs_headless_without_stalling(lesson, run):
-    done = run(lesson)
+@pytest.mark.parametrize("run", ["solution_run", "twice_run"], ids=["once", "twice"])
+def test_every_lesson_runs_headless_without_stalling(lesson, run, lesson_runs):
+    done = getattr(lesson_runs, run)(lesson)
     cells = [cell.source for _, cell in lc.code_cells(lesson)]
     stalled = [o for outputs in done.outputs for o in outputs
                if o.output_type == "error" and o.ename == "CellTimeoutError"]

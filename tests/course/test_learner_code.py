@@ -2,7 +2,7 @@
 
 - Under real PyTorch: all the learner's code (every code cell but the test cells, and the
   cells tagged course-helper but for the statements that make what they draw;
-  tests/learner_code.py says exactly which) runs in a fresh kernel with ``import torch`` in
+  tests/support/learner_code.py says exactly which) runs in a fresh kernel with ``import torch`` in
   place of ``import autograd_lab as torch``. Each learner cell shows what it shows in the
   solution notebook run whole under autograd_lab, helpers and tests included; a helper's
   learner statements show nothing. Only memory addresses and the kernel's process id in a
@@ -25,11 +25,11 @@ def test_code_cells_are_marked(lesson):
 
 
 @pytest.mark.parametrize("lesson", course.LESSONS)
-def test_the_solution_runs_top_to_bottom(lesson):
+def test_the_solution_runs_top_to_bottom(lesson, lesson_runs):
     """Every code cell of the solution runs without an error (but those tagged
     raises-exception, which show one on purpose)."""
     cells = [cell for _, cell in lc.code_cells(lesson)]
-    for cell, outputs in zip(cells, lc.solution_run(lesson).outputs):
+    for cell, outputs in zip(cells, lesson_runs.solution_run(lesson).outputs):
         if "raises-exception" in cell.metadata.get("tags", []):
             continue
         errors = [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"]
@@ -37,12 +37,12 @@ def test_the_solution_runs_top_to_bottom(lesson):
 
 
 @pytest.mark.parametrize("lesson", course.LESSONS)
-def test_learner_code_prints_the_same_under_pytorch(lesson, torch):
+def test_learner_code_prints_the_same_under_pytorch(lesson, torch, lesson_runs):
     cells = [cell for _, cell in lc.code_cells(lesson)]
     assert not lc.check_kinds(lc.notebook(lesson))
-    ours = lc.solution_run(lesson).texts
+    ours = lesson_runs.solution_run(lesson).texts
     runs = [(i, cell) for i, cell in enumerate(cells) if lc.learner_part(cell)]
-    theirs = lc.pytorch_run(lesson).texts
+    theirs = lesson_runs.pytorch_run(lesson).texts
     assert any(lc.kind(cell) == "learner" for _, cell in runs)
     for (i, cell), real in zip(runs, theirs):
         if lc.kind(cell) == "learner":
@@ -56,9 +56,9 @@ def test_learner_code_prints_the_same_under_pytorch(lesson, torch):
 
 
 @pytest.mark.parametrize("lesson", course.LESSONS)
-def test_every_cell_can_run_again(lesson):
+def test_every_cell_can_run_again(lesson, lesson_runs):
     cells = [cell.source for _, cell in lc.code_cells(lesson)]
-    shown = lc.twice_run(lesson).texts
+    shown = lesson_runs.twice_run(lesson).texts
     for source, first, again in zip(cells, shown[::2], shown[1::2]):
         assert first == again, (f"this cell shows something else when run again:\n{source}"
                                 f"\n--- first:\n{first}\n--- again:\n{again}")

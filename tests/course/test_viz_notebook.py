@@ -1,5 +1,5 @@
 """viz in a real Jupyter kernel: what a learner's notebook receives when a cell ends with a
-drawing or a trace. (tests/test_viz.py checks the drawings themselves.)"""
+drawing or a trace. (tests/engine/test_viz.py checks the drawings themselves.)"""
 import os
 import queue
 import tempfile

@@ -31,11 +31,11 @@ import gradingcourse as gc
 import learner_env as le
 from autograd_lab_grader.gradebook import leases, status
 from autograd_lab_grader.steps import grade
-from pgserver import MISSING, PostgresServer
+from pgserver import MISSING
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")
 
-DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "k8s"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 # the oldest Kubernetes with every field the Job uses (backoffLimitPerIndex, hostUsers on by
 # default: 1.33), and the newest the validator knows
 VERSIONS = ("1.33.0", kubernetes_validate.latest_version())
@@ -189,9 +189,9 @@ def grader_env():
 
 
 @pytest.fixture(scope="module")
-def pg():
-    with PostgresServer() as server:
-        yield server
+def pg(postgresql):
+    """The module's PostgreSQL server (tests/conftest.py)."""
+    return postgresql
 
 
 @pytest.fixture(scope="module")
@@ -204,8 +204,8 @@ def one_machine(tmp_path_factory):
 
 
 @pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
-@pytest.mark.skipif(os.geteuid() != 0, reason="runs the pods' command as their user (root "
-                                                 "becomes user 1000)")
+@pytest.mark.needs_root(reason="runs the pods' command as their user (root becomes "
+                                  "user 1000)")
 def test_each_pods_command_run_here_grades_the_class_as_one_machine_does(pg, one_machine,
                                                                          grader_env, tmp_path):
     n, job_uid = 3, str(uuid.uuid4())
@@ -228,7 +228,7 @@ def test_each_pods_command_run_here_grades_the_class_as_one_machine_does(pg, one
         assert container["workingDir"] == workdir["mountPath"] and workdir["name"] == "course"
         # one pod after another: in the cluster each pod is a user namespace of its own, whose
         # processes count for its own limits alone; here every pod's user is this machine's
-        # user 1000 (what pods do at once is tested with Slurm and in test_grading_claims.py: leases)
+        # user 1000 (what pods do at once is tested with Slurm and in test_leases.py: leases)
         pods, outputs = [], []
         for index in range(n):
             pods.append(subprocess.Popen(

@@ -1,5 +1,5 @@
 """Grading a class with a Slurm job array (deploy/slurm/): a real one-node Slurm (munged,
-slurmctld and slurmd on loopback, tests/slurmcluster.py) and a real PostgreSQL gradebook; the
+slurmctld and slurmd on loopback, tests/support/slurmcluster.py) and a real PostgreSQL gradebook; the
 array's tasks grade their parts in the sandbox, the dependent job grades what is left, exports
 and reports, and what they decided equals the one-machine `grade` of the same class. A task
 requeued half way (as Slurm requeues after a node failure) finishes its part: every submission
@@ -17,9 +17,9 @@ import gradingcourse as gc
 import slurmcluster
 from autograd_lab_grader.gradebook import leases, status
 from autograd_lab_grader.steps import grade
-from pgserver import MISSING, PostgresServer
+from pgserver import MISSING
 
-DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "slurm"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "slurm"
 _why = MISSING or slurmcluster.missing()
 pytestmark = pytest.mark.skipif(_why is not None, reason=_why or "")
 
@@ -34,15 +34,14 @@ CREATE TRIGGER count_grade_write AFTER INSERT OR UPDATE ON autograd_lab_submissi
 
 
 @pytest.fixture(scope="module")
-def pg():
-    with PostgresServer() as server:
-        yield server
+def pg(postgresql):
+    """The module's PostgreSQL server (tests/conftest.py)."""
+    return postgresql
 
 
 @pytest.fixture(scope="module")
-def slurm():
-    with slurmcluster.SlurmCluster(cpus=2) as cluster:
-        yield cluster
+def slurm(slurm_cluster):
+    return slurm_cluster
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""autograd_lab against PyTorch, one snippet at a time (the snippets: tests/parity_cases.py).
+"""autograd_lab against PyTorch, one snippet at a time (the snippets: tests/support/parity_cases.py).
 
 Each case runs under real PyTorch and under autograd_lab and must print the same text, end
 with the same exception (class and message) and raise the same warnings (category, message,

@@ -1,4 +1,4 @@
-"""Random programs agree under PyTorch and autograd_lab, step by step (tests/random_programs.py
+"""Random programs agree under PyTorch and autograd_lab, step by step (tests/support/random_programs.py
 generates and compares them; its docstring gives the command for the long block).
 
 The CI block is a fixed range of seeds over every feature except those named in
@@ -15,7 +15,7 @@ PROGRAMS = 400          # per chunk
 FIRST_SEED = 0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def libs(torch):
     import autograd_lab
     return torch, autograd_lab

@@ -24,7 +24,7 @@ import pytest
 import autograd_lab as al
 from autograd_lab import autograd
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(params=["autograd_lab", "torch"])

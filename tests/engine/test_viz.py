@@ -17,11 +17,11 @@ from hypothesis import given, settings, strategies as st
 import autograd_lab
 from autograd_lab import viz
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
 OP = re.compile(r"^(\w+Backward\d*|AccumulateGrad)( #\d+)?$")
 
-# The seeds' examples (tests/seed_snippets.py), each ending by naming its tensors, its root
+# The seeds' examples (tests/support/seed_snippets.py), each ending by naming its tensors, its root
 # and the seed v it was given. Some retain_grad() or keep the graph on purpose.
 EXAMPLES = {
     "mul": """

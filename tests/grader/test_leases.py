@@ -21,7 +21,7 @@ import gradingcourse as gc
 from autograd_lab_grader.gradebook import leases, status
 from autograd_lab_grader.steps import grade
 from autograd_lab_grader.commands.course import Course
-from pgserver import MISSING, PostgresServer
+from pgserver import MISSING
 
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
@@ -40,9 +40,9 @@ CREATE TRIGGER count_grade_write AFTER INSERT OR UPDATE ON autograd_lab_submissi
 
 
 @pytest.fixture(scope="module")
-def pg():
-    with PostgresServer() as server:
-        yield server
+def pg(postgresql):
+    """The module's PostgreSQL server (tests/conftest.py)."""
+    return postgresql
 
 
 def _course(pg, tmp_path, name, slow=0.0):

@@ -1,4 +1,4 @@
-"""A term with a real LMS: a class of 20 for two lessons (tests/lmsclass.py), from Canvas's
+"""A term with a real LMS: a class of 20 for two lessons (tests/support/lmsclass.py), from Canvas's
 download and Moodle's two, with a roster, through collect, grade (real nbgrader and bwrap),
 hand grading through nbgrader's API, feedback and export into the LMS's own files.
 
@@ -333,7 +333,7 @@ def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tm
     result = report.report(course, A)
     assert (result.handed_in, result.could_not_grade, result.missing) == (18, 2, 2)
     square, = result.exercises
-    assert (square.passed, square.not_attempted) == (11, 1)
+    assert (square.passed, square.untouched) == (11, 1)
     assert square.first == {"gradient-is-input": 4} and square.other_wrong == 0
     (_, parts), = report.segments(result)
     assert sum(n for _, n in parts) == result.handed_in          # every one in one category

@@ -10,15 +10,14 @@ import gradingcourse as gc
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import export, grade
 from autograd_lab_grader.commands.course import Course
-from pgserver import MISSING, PostgresServer
+from pgserver import MISSING
 
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
 
 @pytest.fixture(scope="module")
-def postgres():
-    with PostgresServer() as server:
-        yield server.create("course")
+def postgres(postgresql):
+    return postgresql.create("course")
 
 
 CLASS = {"ann": ({}, 5), "ben": ({"answer_square": "def square(x):\n    return 2 * x"}, 3),

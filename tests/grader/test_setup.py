@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEST_TOOLS = {"torch", "playwright", "pytest", "nbval", "hypothesis", "jupyter-repo2docker"}
 
 

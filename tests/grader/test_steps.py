@@ -250,7 +250,7 @@ def test_the_console_script_is_declared():
     import tomllib
     from pathlib import Path
 
-    root = Path(__file__).parents[1]
+    root = Path(__file__).resolve().parents[2]
     project = tomllib.loads((root / "grader" / "pyproject.toml").read_text())
     assert project["project"]["scripts"]["autograd-lab"] == "autograd_lab_grader.commands.cli:app"
     # (the learner's distribution declares none: learners never get the command)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from autograd_lab_grader.commands.cli import app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 

@@ -1,4 +1,4 @@
-"""A term as an instructor runs it, on a small class of lesson 02 (tests/lmsclass.py's course):
+"""A term as an instructor runs it, on a small class of lesson 02 (tests/support/lmsclass.py's course):
 graded, hand graded, a second download that replaces two submissions, graded again, and
 graded again by force. The feedback folder holds pages only for work as it is graded now,
 nbgrader's formgrader lists for hand grading exactly whom autograd-lab says waits, another

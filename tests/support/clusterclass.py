@@ -1,5 +1,5 @@
 """A class for the tests of grading on a cluster (Slurm, Kubernetes, claims): the fixture lesson
-(tests/gradingcourse.py) with right and wrong answers, a kernel that dies, and a roster
+(tests/support/gradingcourse.py) with right and wrong answers, a kernel that dies, and a roster
 learner who hands nothing in; what grading decided, without times, to compare two gradings
 of it; and the processes a grader leaves behind."""
 from __future__ import annotations
@@ -51,7 +51,7 @@ def make(root: Path, db_url: str | None = None, students=CLASS, slow: float = 0)
 def environ() -> dict[str, str]:
     """What a grader's process needs: this checkout first on the import path, the venv's
     programs (alembic, autograd-lab) on PATH."""
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])
     bin_dir = str(Path(sys.executable).parent)
     path = os.environ.get("PATH", "")
     return dict(os.environ, PYTHONPATH=os.pathsep.join(

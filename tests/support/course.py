@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.py").exists())
 MISCONCEPTION = re.compile(r"Misconception \[([a-z0-9-]+)\]")
 

@@ -56,7 +56,7 @@ def run_fresh(code, lib_name, sites=False):
               "print(json.dumps(dual.run(sys.stdin.read(), lib, sites=sys.argv[2] == '1')))")
     here = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [here, os.path.dirname(here), os.environ.get("PYTHONPATH", "")]))
+        [here, os.path.dirname(os.path.dirname(here)), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-c", script, lib_name, "1" if sites else "0"],
                           input=code, capture_output=True, text=True, env=env)
     if proc.returncode:

@@ -1,5 +1,5 @@
 """JupyterLab in the learner's environment, driven in Debian's Chromium by Playwright: the course
-as a learner's browser shows it. Used by tests/test_browser.py through the fixtures in conftest.py.
+as a learner's browser shows it. Used by tests/browser/test_browser.py through the fixtures in conftest.py.
 
 - ``jupyter_lab(venv, environ, root)`` starts JupyterLab on loopback in ``root`` (the Validate
   button reads nbgrader_config.py from the server's working directory) and stops it after;
@@ -25,7 +25,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"       # screenshots kept for people to look at (git ignores it)
 CHROMIUM = "/usr/bin/chromium"            # Debian's; Playwright's own browser download is not used
 

@@ -41,7 +41,7 @@ _FROM_AUTOGRAD = "from autograd_lab.autograd import "
 # name a warning gives for a cell's code (`/tmp/ipykernel_1234/5678.py:3: UserWarning`); and the
 # folder a PyTorch wheel was built in, which its warnings name (`(Triggered internally at
 # /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)`: the file and line are
-# kept, as tests/dual.py blanks the whole path for the parity cases).
+# kept, as tests/support/dual.py blanks the whole path for the parity cases).
 _ADDRESS = re.compile(r"0x[0-9a-f]+")
 _KERNEL_PID = re.compile(r"ipykernel_\d+/")
 _BUILD_DIR = re.compile(r"\(Triggered internally at [^)]*/([^/)]+\.\w+:\d+\.)\)")

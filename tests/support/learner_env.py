@@ -2,7 +2,7 @@
 built the same way into a fresh virtual environment, and Jupyter processes run in it with their own
 temporary settings, so that nothing of this machine's environments or settings leaks in.
 
-Used by tests/test_binder.py (the environment itself) and tests/test_browser.py (JupyterLab in it).
+Used by tests/browser/test_binder.py (the environment itself) and tests/browser/test_browser.py (JupyterLab in it).
 """
 import os
 import shutil
@@ -11,7 +11,7 @@ import sys
 import venv
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 
 
@@ -85,7 +85,7 @@ def size_mb(path):
     return total / 1e6
 
 
-if __name__ == "__main__":  # build one by hand: python tests/learner_env.py DIR
+if __name__ == "__main__":  # build one by hand: python tests/support/learner_env.py DIR
     target = Path(sys.argv[1]).resolve()
     build(target / "venv", target / "home")
     print(f"{target / 'venv'}: {size_mb(target / 'venv'):.0f} MB")

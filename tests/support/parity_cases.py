@@ -1,7 +1,7 @@
 """PyTorch 2.13 autograd behaviours (error and warning texts, node names, printing, VJP and
 accumulation rules), as runnable snippets.
 
-``CASES`` maps a case name to a snippet; tests/test_parity.py runs each one under PyTorch and
+``CASES`` maps a case name to a snippet; tests/engine/test_parity.py runs each one under PyTorch and
 under autograd_lab (``torch`` is bound to either) and compares what they print, the exception
 they end with and the warnings they raise. A snippet shows identity facts (``is``) by printing
 booleans, since printed values alone cannot tell a tensor from its copy.
@@ -2834,7 +2834,7 @@ print(f'Result: y = {a.item():.3f} + {b.item():.3f} x + {c.item():.3f} x^2 + {d.
 })
 
 # ----------------------------------------------------------------------------------------
-# Found by the random programs (tests/random_programs.py): each once a silent difference
+# Found by the random programs (tests/support/random_programs.py): each once a silent difference
 # ----------------------------------------------------------------------------------------
 _add("found", {
     "index_out_of_bounds_names_the_place_in_the_key": """

@@ -20,7 +20,7 @@ never by seed.
 
 The long block, with the agreement rate (from the repository root)::
 
-    PYTHONPATH=$PWD .venv/bin/python tests/random_programs.py --programs 20000
+    PYTHONPATH=$PWD .venv/bin/python tests/support/random_programs.py --programs 20000
     # --all: every feature, NOT_YET included; --show N: print N shrunk differences
 """
 import contextlib

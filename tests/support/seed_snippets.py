@@ -1,5 +1,5 @@
 """Every code example of the two seed documents, as runnable snippets (``torch`` is bound to
-PyTorch or to autograd_lab by tests/dual.py). The blitz example draws random numbers, so it is
+PyTorch or to autograd_lab by tests/support/dual.py). The blitz example draws random numbers, so it is
 run after ``torch.manual_seed``; its printed values then depend on the generator."""
 
 ATTRIBUTE_TABLE = '''

@@ -4,13 +4,13 @@ heading of its file as GitHub makes it); README stays a front page (at most abou
 holds the two set-up commands, which ./run implements; every section heading README had before
 the guides has a home (the same heading in a guide, or where MOVED says it went); no guide, nor
 README, names a folder of the development machine. (The site's build with -W and its link check
-are tests/test_site.py's.)"""
+are tests/browser/test_site.py's.)"""
 import re
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 GUIDES = sorted((ROOT / "docs").glob("*/*.md")) + [ROOT / "docs" / "index.md"]
 GUIDES = [p for p in GUIDES if "node_modules" not in p.parts and "_build" not in p.parts]
