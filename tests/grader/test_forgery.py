@@ -273,6 +273,8 @@ def test_honest_learners_score_as_when_graded_alone(graded):
     for student in CONTROLS:
         assert rows[student]["status"] in (status.GRADED, status.MANUAL), rows[student]
         assert rows[student]["status"] == alone_rows[student]["status"]
+        assert not rows[student]["forgery"] and not rows[student]["forgery_reason"], \
+            rows[student]
         assert "ATTEMPT" not in rows[student]["sandbox"], rows[student]
 
 
@@ -283,7 +285,8 @@ def test_a_trick_scores_what_its_answers_score_and_is_flagged(graded, student):
     row = rows[student]
     assert row["status"] in (status.GRADED, status.MANUAL), row
     assert _autograded(course, student) == _autograded(course, base), row
-    assert "ATTEMPT" in row["sandbox"], row
+    assert row["forgery"] is True and row["forgery_reason"], row
+    assert "ATTEMPT" not in row["sandbox"], row       # (the flag, not a word in the text)
 
 
 def test_the_shadow_modules_never_load(graded):
@@ -291,8 +294,8 @@ def test_the_shadow_modules_never_load(graded):
     for student in ("shadow-wrong", "shadow-blank"):
         log = (course.root / "grading-logs" / LESSON / f"{student}.log").read_text()
         assert "SHADOW" not in log
-        assert "stack_data.py" in rows[student]["sandbox"], rows[student]
-        assert "executing.cpython" in rows[student]["sandbox"], rows[student]
+        assert "'stack_data.py'" in rows[student]["forgery_reason"], rows[student]
+        assert "executing.cpython" in rows[student]["forgery_reason"], rows[student]
 
 
 def test_the_tricks_forge_a_grade_decided_in_the_kernel(tmp_path):
@@ -311,14 +314,17 @@ def test_the_tricks_forge_a_grade_decided_in_the_kernel(tmp_path):
     assert set(forged) == set(scores) - {"wrong"}, scores
 
 
-def test_the_report_and_the_export_name_every_attempt(graded, tmp_path):
+def test_the_report_and_the_export_name_every_forgery(graded, tmp_path):
     from typer.testing import CliRunner
 
     from autograd_lab_grader.steps import export, report
     from autograd_lab_grader.commands.cli import app
     course, _, _ = graded
-    assert report.report(course, LESSON).attempts == sorted(FORGED)
+    assert report.report(course, LESSON).forgeries == sorted(FORGED)
     said = CliRunner().invoke(app, ["-C", str(course.root), "report", LESSON]).output
-    assert f"{len(FORGED)} flagged as an attempt" in said
-    flagged = {o.student for o in export.outcomes(course, [LESSON]) if "ATTEMPT" in o.sandbox}
+    assert f"{len(FORGED)} flagged for forging a grade" in said
+    flagged = {o.student for o in export.outcomes(course, [LESSON]) if o.forgery}
     assert flagged == set(FORGED)
+    grades, _ = export.rows(course, [LESSON])
+    assert {r["student"] for r in grades if r["forgery"] == "yes"} == set(FORGED)
+    assert all(r["forgery_reason"] for r in grades if r["forgery"] == "yes")

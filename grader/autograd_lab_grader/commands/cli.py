@@ -454,9 +454,10 @@ def summary_table(outcomes, title, rows=(), failed_only=False):
             note = "unchanged since graded" + (f"; {note}" if note else "")
         table.add_row(out.student, out.name, out.status, score,
                       {True: "late", False: ""}.get(out.late, ""))
-        if note or sandbox:
+        forgery = f" [FORGERY: {out.forgery_reason or 'flagged'}]" if out.forgery else ""
+        if note or sandbox or forgery:
             notes.append(Text(f"  {out.student}: {note}" + (f" [sandbox: {sandbox}]"
-                                                            if sandbox else "")))
+                                                            if sandbox else "") + forgery))
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
     return Group(table, *notes)
 
@@ -607,11 +608,12 @@ def report(ctx: typer.Context,
             for i, (category, n) in enumerate(parts):
                 table.add_row(exercise.title if i == 0 else "", str(n),
                               f"{result.share(n):.0f}%", category)
-        if result.attempts:
+        if result.forgeries:
             # (scored on their answers all the same: the grader judged outside their kernel)
-            table.caption = (f"[bold red]{len(result.attempts)} flagged as an attempt on the "
-                             f"grade[/]: {', '.join(result.attempts)} (see the sandbox column "
-                             f"of grade's summary or export)")
+            table.caption = (f"[bold red]{len(result.forgeries)} flagged for forging a "
+                             f"grade[/]: {', '.join(result.forgeries)} (see the forgery "
+                             f"notes of grade's summary, or the forgery_reason column of "
+                             f"export)")
         console.print(table)
         path = write_figure(result, out or course.root / "reports" / f"{lesson}.png",
                             explanations)

@@ -18,7 +18,8 @@ holds the lease:
 - Under the lease, the table ``autograd_lab_claim`` (named so before leases were called
   leases: gradebooks have it) says what has become of the submission: which run
   (``--run``: every grader of one Slurm array or Kubernetes Job shares it) graded it last,
-  how many gradings of it that run started (``attempts``) and when the last one ended
+  how many gradings of it that run started (``attempts``: the one thing "attempt" means in
+  the grader) and when the last one ended
   (``done_at``, the database's clock). A submission is not graded again by a grader when
   its run has graded it already (a restarted or duplicated grader of the run), or when any
   grader finished it after this one started (two graders given the same part). The grade
@@ -102,13 +103,13 @@ class Leases:
         url = self.course.gradebook_url
         self.postgres = url.startswith("postgresql")
         self.engine = create_engine(url, future=True, connect_args=_connect_args(url))
-        for attempt in range(3):
+        for tries in range(3):
             try:
                 _metadata.create_all(self.engine)
                 break
             except DBAPIError:
                 # graders starting together: another made the table between look and CREATE
-                if attempt == 2:
+                if tries == 2:
                     raise
         self.db = self.engine.connect()
         self.started = self._now()

@@ -2,7 +2,9 @@
 
 nbgrader records a score, and a failed autograde leaves a bare 0.0 that looks like a real zero.
 This table adds what the instructor needs to tell them apart: a status and its reason, and
-what the grading sandbox refused or which limit stopped something (``sandbox``). It lives
+what the grading sandbox refused or which limit stopped something (``sandbox``), and whether
+the grader found the grade itself forged (``forgery``, a flag, and ``forgery_reason``,
+the grader's own words: never text the learner's code printed). It lives
 in the same database (SQLite or the PostgreSQL that several graders share), so every grader and
 every later step (export, feedback, report) reads one record.
 """
@@ -11,8 +13,8 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 
-from sqlalchemy import (Column, DateTime, Float, MetaData, String, Table, Text, create_engine,
-                        delete, inspect, select, text)
+from sqlalchemy import (Boolean, Column, DateTime, Float, MetaData, String, Table, Text,
+                        create_engine, delete, false, inspect, select, text, update)
 from sqlalchemy.exc import DBAPIError
 
 GRADED, FAILED, MISSING, MANUAL = "graded", "failed", "missing", "needs manual grading"
@@ -31,7 +33,15 @@ submissions = Table(
     Column("seconds", Float, nullable=True),
     Column("graded_at", DateTime, nullable=False),
     Column("sandbox", Text, nullable=False, default=""),
+    # the grader found the submission forging its grade (a kernel that claimed points the
+    # grader did not give, or answered a check as no unchanged kernel does; code handed in
+    # beside the notebook); the reason is the grader's
+    Column("forgery", Boolean, nullable=False, default=False, server_default=false()),
+    Column("forgery_reason", Text, nullable=False, default="", server_default=""),
 )
+
+# how a forgery was marked before the flag existed: a part of the sandbox column starting so
+_OLD_MARK = "ATTEMPT: "
 
 
 # nbgrader's foreign keys that lead no index of its own: neither SQLite nor PostgreSQL indexes
@@ -65,23 +75,51 @@ def _engine(course):
     # nbgrader decides that a database is new when it has no tables: let it set itself up first
     course.gradebook().close()
     engine = create_engine(course.gradebook_url, future=True)
-    for attempt in range(3):
+    for tries in range(3):
         try:
             _metadata.create_all(engine)
-            columns = {c["name"] for c in inspect(engine).get_columns(submissions.name)}
-            if "sandbox" not in columns:        # a gradebook written before the sandbox existed
-                with engine.begin() as db:
-                    db.execute(text(f"ALTER TABLE {submissions.name} "
-                                    "ADD COLUMN sandbox TEXT NOT NULL DEFAULT ''"))
+            _migrate(engine)
             _indexes(engine)
             return engine
         except DBAPIError:
             # graders sharing a PostgreSQL gradebook start together: another one made the
             # table (or the column, or an index) between this one's look and its CREATE;
             # look again
-            if attempt == 2:
+            if tries == 2:
                 raise
             time.sleep(0.1)
+
+
+def _migrate(engine) -> None:
+    """The columns a gradebook written by an older grader lacks, added."""
+    table = submissions.name
+    columns = {c["name"] for c in inspect(engine).get_columns(table)}
+    if "sandbox" not in columns:        # a gradebook written before the sandbox existed
+        with engine.begin() as db:
+            db.execute(text(f"ALTER TABLE {table} ADD COLUMN sandbox TEXT NOT NULL DEFAULT ''"))
+    if "forgery_reason" not in columns:
+        with engine.begin() as db:
+            db.execute(text(f"ALTER TABLE {table} "
+                            "ADD COLUMN forgery_reason TEXT NOT NULL DEFAULT ''"))
+    if "forgery" not in columns:
+        # a gradebook written before the flag: a forgery was an ATTEMPT in the sandbox
+        # column, read so once, here (on PostgreSQL in the transaction that adds the column)
+        no = "0" if engine.dialect.name == "sqlite" else "FALSE"
+        with engine.begin() as db:
+            db.execute(text(f"ALTER TABLE {table} ADD COLUMN forgery BOOLEAN NOT NULL "
+                            f"DEFAULT {no}"))
+            old = select(submissions.c.lesson, submissions.c.student, submissions.c.sandbox)
+            for row in db.execute(old.where(submissions.c.sandbox.contains("ATTEMPT"))).all():
+                if "ATTEMPT" not in row.sandbox:     # (LIKE ignores case on SQLite)
+                    continue
+                parts = row.sandbox.split("; ")
+                flagged = [p for p in parts if p.startswith(_OLD_MARK)]
+                db.execute(update(submissions).where(
+                    submissions.c.lesson == row.lesson, submissions.c.student == row.student
+                ).values(forgery=True,
+                         forgery_reason="; ".join(p[len(_OLD_MARK):] for p in flagged)
+                         or "marked ATTEMPT by an older grader (see the sandbox column)",
+                         sandbox="; ".join(p for p in parts if p not in flagged)))
 
 
 def tables(course) -> None:

@@ -68,7 +68,7 @@ def free_names(source: str) -> list[str]:
 class Judged:
     outputs: list             # nbformat outputs, as the autograded notebook shows them
     raised: bool              # whether the cell ended in an error
-    malformed: list = ()      # replies of the kernel no unchanged kernel sends (an attempt)
+    malformed: list = ()      # replies of the kernel no unchanged kernel sends (a forgery)
 
 
 def _error(error: BaseException) -> NotebookNode:

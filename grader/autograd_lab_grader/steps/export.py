@@ -17,7 +17,8 @@ again:
   - ``not graded yet``: collected, but not graded since (run ``grade``).
 
 grades.csv     a row per learner and lesson: name, status, score, max, late penalty, reason,
-               and what the grading sandbox refused (or that it was off)
+               what the grading sandbox refused (or that it was off), and whether the grader
+               flagged the submission as a forgery (``yes``), and why
 questions.csv  a row per learner, lesson and question (nbgrader grade cell)
 The two LMSs take their own files back (``lms/``): ``canvas.fill_gradebook`` fills the
 lesson's column of Canvas's gradebook export, ``moodle.fill_worksheet`` the Grade and Feedback
@@ -45,10 +46,10 @@ from ..commands.course import Course
 from ..lms import display_name
 
 GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late", "late_penalty",
-          "submitted", "due", "reason", "sandbox")
+          "submitted", "due", "reason", "sandbox", "forgery", "forgery_reason")
 QUESTIONS = ("student", "lesson", "question", "status", "score", "max_score")
 _KNOWN = {"lesson", "student", "status", "reason", "score", "max_score", "seconds", "graded_at",
-          "sandbox"}
+          "sandbox", "forgery", "forgery_reason"}
 
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -113,6 +114,8 @@ class Outcome:
     late_penalty: float | None = None
     reason: str = ""
     sandbox: str = ""
+    forgery: bool = False               # the grader found the submission forging its grade
+    forgery_reason: str = ""            # why (the grader's words)
     awaiting: list[str] = field(default_factory=list)   # written answers with no hand grade
     questions: list[dict] = field(default_factory=list)
     extra: dict = field(default_factory=dict)           # further status columns, as recorded
@@ -165,6 +168,8 @@ def _outcome(course, gb, assignment, lesson, student, row, refusal, policy=None,
         out.when = lateness.Lateness(submitted, due, extended=extension is not None)
     if row is not None:
         out.sandbox = row.get("sandbox") or ""
+        out.forgery = bool(row.get("forgery"))
+        out.forgery_reason = row.get("forgery_reason") or ""
         out.extra = {k: v for k, v in row.items() if k not in _KNOWN}
     changed = _last_change(course.submission(lesson, student))
     if changed is not None and row is not None and row["status"] != status.MISSING and \
@@ -238,6 +243,8 @@ def rows(course: Course, wanted: list[str] | None = None):
                            submitted=lateness.show(out.when.submitted) if out.when else "",
                            due=lateness.show(out.when.due) if out.when else "",
                            reason=out.reason, sandbox=out.sandbox,
+                           forgery="yes" if out.forgery else "",
+                           forgery_reason=out.forgery_reason,
                            **{k: "" if v is None else v for k, v in out.extra.items()}))
         by_name = {q["question"]: q for q in out.questions}
         for name, most in cells.get(out.lesson, []):

@@ -1,6 +1,6 @@
 """What the class misunderstood, for a slide: per exercise, the share of the learners who handed
-in that passed it, that showed each named misconception, that got it wrong otherwise, that did
-not attempt it, and whose submission could not be graded; per prediction, the share who
+in that passed it, that showed each named misconception, that got it wrong otherwise, that left
+it as released ("not attempted"), and whose submission could not be graded; per prediction, the share who
 predicted right, who predicted wrong showing each misconception, and who did not predict.
 
 A check that fails ends its message with a machine-readable line, ``Misconception [<id>]: ...``
@@ -40,7 +40,7 @@ class Exercise:
     name: str                      # the test cell's grade_id
     passed: int = 0
     failed: int = 0                # graded, not passed (not attempted included)
-    not_attempted: int = 0         # its answer cell still as released
+    untouched: int = 0             # its answer cell still as released ("not attempted")
     learners: dict[str, set[str]] = field(default_factory=dict)   # misconception -> students
     first: Counter = field(default_factory=Counter)                 # misconception -> learners
                                                                    # for whom it came first
@@ -58,7 +58,7 @@ class Exercise:
 
     @property
     def other_wrong(self) -> int:
-        return self.failed - self.not_attempted - sum(self.first.values())
+        return self.failed - self.untouched - sum(self.first.values())
 
     @property
     def predicted_wrong_other(self) -> int:
@@ -101,7 +101,7 @@ class Report:
     could_not_grade: int = 0       # handed in, failed before or during grading
     missing: int = 0
     waiting: int = 0               # handed in, not graded yet
-    attempts: list[str] = field(default_factory=list)   # flagged: tried to forge a grade
+    forgeries: list[str] = field(default_factory=list)  # flagged: tried to forge a grade
     questions: list[Question] = field(default_factory=list)   # every graded cell's scores
 
     @property
@@ -167,7 +167,7 @@ def report(course: Course, lesson: str) -> Report:
                     could_not_grade=sum(o.status == status.FAILED for o in found),
                     missing=sum(o.status == status.MISSING for o in found),
                     waiting=sum(o.status == status.UNGRADED for o in found),
-                    attempts=sorted(o.student for o in found if "ATTEMPT" in (o.sandbox or "")))
+                    forgeries=sorted(o.student for o in found if o.forgery))
     exercises: dict[str, Exercise] = {}
     with course.gradebook() as gb:
         notebook = gb.find_assignment(lesson).notebooks[0].name
@@ -206,7 +206,7 @@ def report(course: Course, lesson: str) -> Report:
                 else:
                     exercise.failed += 1
                     if answers and all(_STUB.search(a) for a in answers):
-                        exercise.not_attempted += 1
+                        exercise.untouched += 1
                     elif shown:
                         exercise.first[shown[0]] += 1
                 answers, tagged = [], False
@@ -293,7 +293,7 @@ def segments(result: Report, explanations: dict[str, str] | None = None):
             parts = [("passed", exercise.passed)]
             parts += [(human_name(m, explanations), n) for m, n in exercise.first.most_common()]
             parts += [("other wrong answer", exercise.other_wrong)]
-        parts += [("not attempted", exercise.not_attempted),
+        parts += [("not attempted", exercise.untouched),
                   ("could not be graded", result.could_not_grade + result.waiting)]
         rows.append((exercise, [(c, n) for c, n in parts if n]))
     return rows
@@ -345,8 +345,8 @@ def write_figure(result: Report, path: Path, explanations: dict[str, str] | None
         title += f" ({result.could_not_grade + result.waiting} could not be graded)"
     if result.missing:
         title += f", {result.missing} did not hand in"
-    if result.attempts:
-        title += f", {len(result.attempts)} flagged as an attempt on the grade"
+    if result.forgeries:
+        title += f", {len(result.forgeries)} flagged for forging a grade"
     axes.set_title(title, fontsize=14, loc="left")
     order = ["passed", "predicted right", *misconceptions,
              *(PREDICTED_WRONG + m for m in misconceptions), "other wrong answer",

@@ -97,8 +97,9 @@ def stage(source: Path, staged: Path, lesson: str,
           release: Path | None = None) -> tuple[str, str]:
     """Copy a submission's notebook (only it, and nbgrader's timestamp.txt) to `staged`, named
     `<lesson>.ipynb`, its cells' nbgrader metadata as `release` (the released notebook, if
-    there is one) gives it. Returns a note for the instructor and what looks like an attempt
-    on the grade (code handed in beside the notebook); "" when nothing needed saying."""
+    there is one) gives it. Returns a note for the instructor and the reason to flag the
+    submission as a forgery (code handed in beside the notebook); "" when nothing needed
+    saying."""
     if not source.is_dir() or source.is_symlink():
         raise NotGradable(status.MISSING, "no submission")
     staged.mkdir(parents=True)
@@ -134,9 +135,10 @@ def stage(source: Path, staged: Path, lesson: str,
     if others:
         note = "; ".join(filter(None, [note, f"left out {len(others)} other file(s) handed in "
                                              f"beside the notebook: {', '.join(others)[:200]}"]))
-    attempt = (f"ATTEMPT: code handed in beside the notebook, left out: {', '.join(code)[:200]}"
-               if code else "")
-    return note, attempt
+    # (the names are the learner's: quoted, each on one line, and cut)
+    forged = (f"code handed in beside the notebook, left out: "
+              f"{', '.join(repr(name[:64]) for name in code)[:200]}" if code else "")
+    return note, forged
 
 
 def _graded_ids(path: Path) -> set[str]:
@@ -301,19 +303,19 @@ def test_sources(course: Course, lesson: str) -> dict[str, str]:
     return found
 
 
-def _attempt(verdict_claims, malformed=()) -> str:
-    """What the instructor should know when a kernel claimed points the grader did not give,
-    or answered a check with a reply no unchanged kernel sends."""
+def _forgery(verdict_claims, malformed=()) -> str:
+    """Why a submission is flagged as a forgery, when its kernel claimed points the grader
+    did not give, or answered a check with a reply no unchanged kernel sends ("" if not)."""
     found = []
     claimed = [(gid, c, g) for gid, c, g, _ in verdict_claims if c > g + 1e-9]
     if claimed:
         more = sum(c - g for _, c, g in claimed)
         cells = ", ".join(gid for gid, _, _ in claimed)
-        found.append(f"ATTEMPT: the kernel's own run of {len(claimed)} test cell(s) claimed "
+        found.append(f"the kernel's own run of {len(claimed)} test cell(s) claimed "
                      f"{more:g} point(s) the grader did not give ({cells})")
     if malformed:
         cells = ", ".join(dict.fromkeys(gid for gid, _ in malformed))
-        found.append(f"ATTEMPT: the kernel answered {len(malformed)} test cell(s) with a reply "
+        found.append(f"the kernel answered {len(malformed)} test cell(s) with a reply "
                      f"of a shape no unchanged kernel sends ({cells}: {malformed[0][1][:200]})")
     return "; ".join(found)
 
@@ -338,7 +340,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     kernel.INCIDENTS.clear()
     kernel.VERDICT_CLAIMS.clear()
     kernel.MALFORMED.clear()
-    row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="")
+    row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="",
+               forgery=False, forgery_reason="")
     # the feedback page of the grading this one replaces describes work graded no longer
     from .feedback import remove_page
     remove_page(course, lesson, student)
@@ -378,9 +381,9 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         result = api.autograde(lesson, student, force=True, create=True)
     print(result.get("log", ""), result.get("error") or "", sep="\n")   # into the grading log
     seconds = time.monotonic() - started
-    row["sandbox"] = "; ".join(filter(None, [
-        handed, _attempt(kernel.VERDICT_CLAIMS, kernel.MALFORMED),
-        _sandbox_note(graded if result["success"] else None, sandboxed)]))
+    forged = [r for r in (handed, _forgery(kernel.VERDICT_CLAIMS, kernel.MALFORMED)) if r]
+    row.update(forgery=bool(forged), forgery_reason="; ".join(forged),
+               sandbox=_sandbox_note(graded if result["success"] else None, sandboxed))
     # (the grading process's own high-water mark: a kernel's output must not grow it)
     print(f"peak memory of the grading process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB "
