@@ -200,9 +200,7 @@ def problems() -> list[str]:
                 found.append(f"{where}: signature {now} (was {entry.signature})")
         if entry.needs:
             try:
-                # (a name replaced on a module: what must hold is how that module uses it)
-                source = inspect.getsource(importlib.import_module(entry.module)
-                                           if entry.how == "replaced" else obj)
+                source = _source(entry, obj)
             except (OSError, TypeError) as error:
                 found.append(f"{where}: no source to check ({error})")
                 continue
@@ -210,6 +208,28 @@ def problems() -> list[str]:
                 if text not in source:
                     found.append(f"{where}: its source no longer holds {text!r}")
     return found
+
+
+def _source(entry: Private, obj) -> str:
+    """The library's source that ``entry.needs`` is looked for in: for a name replaced on a
+    module, the module (how it uses the name); else the definition, as the library's file has
+    it (whatever a test or another package put in its place at run time)."""
+    import ast
+
+    module = importlib.import_module(entry.module)
+    text = inspect.getsource(module)
+    if entry.how == "replaced":
+        return text
+    path = entry.name.split(".")
+    nodes = ast.parse(text).body
+    found = None
+    for part in path:
+        found = next((n for n in nodes if isinstance(
+            n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part), None)
+        if found is None:
+            return inspect.getsource(obj)
+        nodes = found.body
+    return ast.get_source_segment(text, found) or ""
 
 
 # -- jupyter_client ------------------------------------------------------------------------

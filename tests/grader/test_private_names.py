@@ -1,0 +1,67 @@
+"""The private parts of jupyter_client, nbclient, nbgrader, nbconvert and ipykernel that the
+grader relies on are all listed in ``autograd_lab_grader/patches.py`` (``PRIVATE``), and are
+still there, with the signatures they had when the grader was written against them: after an
+upgrade of one of those libraries, this is the test that says what to look at."""
+import re
+from pathlib import Path
+
+import pytest
+
+import autograd_lab_grader
+from autograd_lab_grader import patches
+
+GRADER = Path(autograd_lab_grader.__file__).resolve().parent
+
+
+@pytest.mark.parametrize("entry", patches.PRIVATE, ids=lambda e: f"{e.module}.{e.name}")
+def test_every_private_name_relied_on_is_there_as_written_against(entry):
+    assert [p for p in patches.problems() if p.startswith(f"{entry.module}.{entry.name} ")] == []
+
+
+def test_the_check_sees_a_name_gone_and_a_signature_changed(monkeypatch):
+    gone = patches.Private("jupyter_client.manager", "KernelManager._no_such_method", "called",
+                           "(self)", patches.JUPYTER_CLIENT, "a test")
+    changed = patches.Private("jupyter_client.manager", "KernelManager._async_wait",
+                              "overridden", "(self, pollinterval: float = 0.5) -> None",
+                              patches.JUPYTER_CLIENT, "a test")
+    said = patches.Private("jupyter_client.manager", "KernelManager._async_wait", "behaviour",
+                           None, patches.JUPYTER_CLIENT, "a test", needs=("no such text",))
+    monkeypatch.setattr(patches, "PRIVATE", (gone, changed, said))
+    found = patches.problems()
+    assert len(found) == 3 and "gone" in found[0] and "signature" in found[1] \
+        and "no such text" in found[2], found
+
+
+def _source(path: Path) -> str:
+    return path.read_text()
+
+
+def test_only_patches_py_reaches_into_a_library_and_the_table_names_what_it_overrides():
+    """No other module of the grader calls a private method of a class it extends, or sets an
+    attribute of an imported module (the grader's own ``sandbox/inside/`` aside: it runs in
+    the kernel, and is listed in the table all the same); every private method patches.py
+    overrides or calls through super() is in PRIVATE."""
+    listed = {entry.name.rpartition(".")[2] for entry in patches.PRIVATE}
+    for path in sorted(GRADER.rglob("*.py")):
+        text = _source(path)
+        calls = set(re.findall(r"super\(\)\.(_[a-z]\w*)\(", text))
+        if path.name == "patches.py":
+            assert calls <= listed, calls - listed
+            continue
+        assert not calls, f"{path.relative_to(GRADER)} overrides a private method: {calls}"
+        # (module.attribute = ... on a library module: nbgrader.api.create_engine = ...)
+        assert not re.findall(r"^\s*(?:nbgrader|nbconvert|nbclient|jupyter_client|ipykernel|"
+                              r"jsonschema|common)\.[\w.]+\s*=(?!=)", text, re.MULTILINE), path
+
+
+def test_patches_made_keep_what_they_replaced():
+    """What course.py replaced of nbgrader's is checked as the library had it (the original)."""
+    import nbgrader.api
+
+    from autograd_lab_grader.commands import course
+
+    course._one_engine_per_gradebook()
+    assert nbgrader.api.create_engine is course._engine
+    entry = next(e for e in patches.PRIVATE if e.name == "create_engine")
+    assert patches.resolve(entry) is not course._engine
+    assert patches.resolve(entry).__module__.startswith("sqlalchemy")
