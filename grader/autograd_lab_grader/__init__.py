@@ -14,11 +14,14 @@ Organised by role:
 - ``lms``: Canvas (``canvas``) and Moodle (``moodle``), each LMS's formats read and written;
 - ``reading``: the grader's side of the trust boundary, what reads what a kernel hands back:
   ``kernel`` (the kernel a submission runs in, and the bounds on its output), ``verdict`` (the
-  test cells judged outside it), ``page`` (a learner's HTML made safe for feedback pages);
+  test cells judged outside it), ``outputs`` (the one walk over a notebook's outputs), ``page``
+  (a learner's HTML made safe for feedback pages);
 - ``sandbox``: the bubblewrap sandbox (``sandbox``) and warm kernels (``warm``); its
   ``inside`` folder is what runs *in* the sandbox (``zygote``, the warm-kernel server;
   ``streams``, the kernel's bounded output), the one part of the grader a kernel can see;
-- ``templates``: the feedback page's template.
+- ``templates``: the feedback page's template;
+- ``patches``: every override, replacement or call of a library's private parts (jupyter_client,
+  nbclient, nbgrader, nbconvert), with the version it was written against and why.
 
 It imports the engine's ``autograd_lab.checks`` (the checks' answers, the verdict protocol);
 ``autograd_lab`` never imports this package.
