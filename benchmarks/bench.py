@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""autograd_lab against PyTorch (the oracle) and plain numpy (the floor), measured in one run.
+"""autograd_lab against its floors and PyTorch (the oracle), measured in one run.
 
     python benchmarks/bench.py [--quick] [--only 2,4] [--json FILE] [--rounds N]
 
-One row per workload: medians for torch, autograd_lab and a hand-written numpy version, the
-median of the per-round ratios autograd_lab / reference with their IQR, the target, PASS/FAIL.
-Exit status 0 even when a target is missed (this is a report, not a test); 1 when an engine
+One row per workload: medians for torch, autograd_lab, a hand-written numpy version and the
+least engine (least.py, where it has the operations); the median of the per-round ratios
+autograd_lab / torch and autograd_lab / floor, each with its spread (min-max over the rounds);
+the goal against the floor and PASS/FAIL. The floor is the least engine for the tiny ops, the
+chain (time and memory) and the fan-in, and plain numpy for the import and the MLP step.
+Exit status 0 even when a goal is missed (this is a report, not a test); 1 when an engine
 crashes or its gradient disagrees with torch's. Workloads and method: benchmarks/README.md.
 """
 import os
@@ -37,7 +40,7 @@ import traceback
 import numpy as np
 
 pc = time.perf_counter
-ENGINES = ("torch", "autograd_lab", "numpy")
+ENGINES = ("torch", "autograd_lab", "numpy", "least")
 COOLDOWN = 0.15      # s of sleep before a sample: BLAS/OpenMP workers spin ~100 ms after a call
 GRAD_RTOL = 1e-3     # float32: max |Δ| against torch, relative to the largest gradient entry
 
@@ -175,22 +178,33 @@ class Workload:
     np_bwd: object
     unit: str
     scale: float         # seconds per iteration -> unit
-    target: float        # autograd_lab / torch must be <= this
+    floor: str           # the engine the goal is measured against: "least" or "numpy"
+    goal: float          # autograd_lab / floor must be <= this
     lr: float = 0.0      # > 0: the step ends with an SGD update
+
+
+# The goals (issue "The engine at its design's limit"): autograd_lab's time over its floor's in
+# the same run. The least engine is the floor of an engine that keeps a Python object per node,
+# so the gap above it is what behaving as PyTorch does costs; where it cannot run the workload
+# (the MLP step) or has nothing to say (the import), plain numpy is the floor.
+IMPORT_GOAL = ("numpy", 1.3)
+CHAIN_MEMORY_GOAL = ("least", 1.2)
+MIN_ROUNDS = 5           # a verdict from fewer rounds is marked as such (--quick)
 
 
 WORKLOADS = {
     2: Workload("tiny ops", "2,000 ops, 500 x (y*0.5, y+x, y.tanh(), y**2) on a (4,) float32 "
                 "leaf, then sum().backward()", tiny_data, tiny_fwd, tiny_np_fwd, tiny_np_bwd,
-                "µs/op", 1e6 / 2000, 0.35),
+                "µs/op", 1e6 / 2000, "least", 1.25),
     3: Workload("MLP step", f"784-256-10 float32, batch {B}, tanh, MSE, backward, SGD under "
                 "no_grad, grad=None", mlp_data, mlp_fwd, mlp_np_fwd, mlp_np_bwd,
-                "ms", 1e3, 0.85, LR),
+                "ms", 1e3, "numpy", 1.15, LR),
     4: Workload("deep chain", f"y = y * {CHAIN_C} x {CHAIN_N:,} on a 0-dim leaf, y.backward()",
-                scalar_leaf(1.0), chain_fwd, with_leaf(chain_fwd), chain_np_bwd, "ms", 1e3, 0.2),
+                scalar_leaf(1.0), chain_fwd, with_leaf(chain_fwd), chain_np_bwd, "ms", 1e3, "least",
+                1.25),
     5: Workload("fan-in", f"{len(FAN_CS):,} terms x*c_i of one 0-dim leaf summed as a pairwise "
                 "tree, backward", scalar_leaf(0.5), fan_fwd, with_leaf(fan_fwd), fan_np_bwd,
-                "ms", 1e3, 0.2),
+                "ms", 1e3, "least", 1.25),
 }
 
 
@@ -277,11 +291,27 @@ def gc_timer(phase, info):
 
 
 def paired_ratio(mine, ref):
-    """Median and IQR of the per-round ratios: both engines ran in the same round, so a slow
-    spell of the shared machine shows up on both sides of a ratio instead of in one median."""
+    """Median, spread (min-max) and IQR of the per-round ratios: both engines ran in the same
+    round, so a slow spell of the shared machine shows up on both sides of a ratio instead of
+    in one median."""
     rs = [a / b for a, b in zip(mine, ref)]
     q1, _, q3 = statistics.quantiles(rs, n=4, method="inclusive") if len(rs) > 1 else rs * 3
-    return {"median": statistics.median(rs), "q1": q1, "q3": q3}
+    return {"median": statistics.median(rs), "min": min(rs), "max": max(rs), "q1": q1,
+            "q3": q3, "rounds": len(rs)}
+
+
+def verdict(ratio, goal):
+    """PASS or FAIL of a median ratio against its goal; "(n<5)" after it when it rests on
+    fewer than MIN_ROUNDS rounds, and "?" when the spread straddles the goal (noise: run
+    again)."""
+    if ratio is None:
+        return "n/a"
+    result = "PASS" if ratio["median"] <= goal else "FAIL"
+    if ratio["min"] <= goal < ratio["max"]:
+        result += "?"
+    if ratio["rounds"] < MIN_ROUNDS:
+        result += f"(n<{MIN_ROUNDS})"
+    return result
 
 
 def interleaved(steps, rounds, target, errors):
@@ -354,7 +384,7 @@ def run_timed(w, libs, args):
               for ph, label in (("fwd", "fwd "), ("bwd", "bwd "), ("total", "total "),
                                 ("gc", "in cyclic GC "))]
     totals = {e: [s["total"] * wl.scale for s in v] for e, v in samples.items()}
-    return report(f"{w} {wl.title}", wl.about, wl.unit, totals, "torch", wl.target, errors,
+    return report(f"{w} {wl.title}", wl.about, wl.unit, totals, wl.floor, wl.goal, errors,
                   checks, phases, [("iterations per sample", k)])
 
 
@@ -384,7 +414,7 @@ def import_times(args):
             net[n].append((t[n] - t["bare"]) * 1e3)
     return report("1 import (net)", f'fresh `python -c "import X"` minus bare `python -c pass`, '
                   f"{args.import_rounds} rounds, package byte-compiled first", "ms", net,
-                  "numpy", 1.3, errors)
+                  *IMPORT_GOAL, errors)
 
 
 def status_kb(field):
@@ -415,18 +445,25 @@ def memory(args):
                 growth[e].append(json.loads(p.stdout.splitlines()[-1])["growth_mb"])
     return report("4 deep chain memory", "peak RSS minus RSS after setup (VmHWM) for one step, "
                   f"fresh process per engine, {args.mem_rounds} round(s)", "MB",
-                  {e: v for e, v in growth.items() if e not in errors}, "torch", 0.2, errors)
+                  {e: v for e, v in growth.items() if e not in errors}, *CHAIN_MEMORY_GOAL,
+                  errors)
 
 
 # ------------------------------------------------------------------------------------ reporting
-def report(name, about, unit, samples, ref, target, errors, checks=None, lines=(), notes=()):
+def report(name, about, unit, samples, floor, goal, errors, checks=None, lines=(), notes=()):
     """Print a workload's block and return its row of the summary table. samples holds one value
-    per round for each engine that ran; the ratios pair the values of the same round."""
+    per round for each engine that ran; the ratios pair the values of the same round. The
+    verdict is autograd_lab's ratio to ``floor`` against ``goal``; its ratio to torch is shown
+    beside it."""
     medians = {e: statistics.median(v) for e, v in samples.items()}
-    ratios = {e: paired_ratio(v, samples[ref]) for e, v in samples.items()
-              if e != ref and ref in samples}
+    ratios = {ref: {e: paired_ratio(v, samples[ref]) for e, v in samples.items()
+                    if e != ref and ref in samples}
+              for ref in dict.fromkeys(("torch", floor))}
     block = list(lines) or [(f"{unit} (median)", {e: fmt(m) for e, m in medians.items()})]
-    block.append((f"÷ {ref}, per round (IQR)", {e: fmt_ratio(r) for e, r in ratios.items()}))
+    for ref, rs in ratios.items():
+        if rs:
+            block.append((f"÷ {ref}, per round (min-max)",
+                          {e: fmt_ratio(r) for e, r in rs.items()}))
     if checks is not None:
         block.append(("grad max|Δ| vs torch",
                       {"torch": "ref", **{e: fmt_check(c) for e, c in checks.items()}}))
@@ -436,14 +473,14 @@ def report(name, about, unit, samples, ref, target, errors, checks=None, lines=(
     print_block(block)
     for e, msg in errors.items():
         print(f"  ERROR {e}: {msg}")
-    ratio = ratios.get("autograd_lab")
+    ratio = ratios[floor].get("autograd_lab")
     grads_ok = all(c["ok"] for c in (checks or {}).values())
-    result = ("ERROR" if errors else "GRAD FAIL" if not grads_ok else "n/a" if ratio is None
-              else "PASS" if ratio["median"] <= target else "FAIL")
+    # (an engine without the workload is no error: the least engine has no MLP)
+    result = ("ERROR" if errors else "GRAD FAIL" if not grads_ok else verdict(ratio, goal))
     return {"workload": name, "unit": unit, "medians": medians, "ratio": ratio,
-            "least_ratio": ratios.get("least"), "ref": ref,
-            "target": target, "result": result, "grad_checks": checks or {},
-            "errors": errors, "samples": samples}
+            "torch_ratio": ratios["torch"].get("autograd_lab"), "ref": floor, "goal": goal,
+            "result": result, "grad_checks": checks or {}, "errors": errors,
+            "samples": samples}
 
 
 def short(ex):
@@ -459,11 +496,12 @@ def fmt(v):
 
 
 def fmt_ratio(r):
+    """A median ratio and its spread over the rounds (min-max)."""
     if r["median"] < 0.01:
         return "< 0.01"
     if r["median"] >= 10:
         return f"{r['median']:.0f}"
-    return f"{r['median']:.3f} ({r['q1']:.2f}-{r['q3']:.2f})"
+    return f"{r['median']:.3f} ({r['min']:.2f}-{r['max']:.2f})"
 
 
 def fmt_check(c):
@@ -478,23 +516,30 @@ def print_block(lines):
         print("  " + label.ljust(24) + "".join(cells.get(e, "").rjust(22) for e in ENGINES))
 
 
-def print_table(rows):
-    least = "least" in ENGINES      # (--least: its ratio too, the floor under the target)
+def table_lines(rows):
+    """The summary table: per workload the medians, autograd_lab / torch and autograd_lab /
+    floor (median of the per-round ratios, min-max), the goal against the floor, the verdict."""
     # the first two columns are left-aligned
-    widths = [22, 6, *(13 if e == "autograd_lab" else 9 for e in ENGINES), 22,
-              *([22] if least else []), 17, 10]
+    widths = [22, 6, *(13 if e == "autograd_lab" else 9 for e in ENGINES), 22, 22, 18, 12]
 
     def line(cells):
         return "".join(c.ljust(w) if i < 2 else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(cells, widths)))
-    print("\n" + line(["workload", "unit", *ENGINES, "al/ref (IQR)",
-                       *(["least/ref (IQR)"] if least else []), "target", "result"]))
+                       for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    out = [line(["workload", "unit", *ENGINES, "al/torch (min-max)", "al/floor (min-max)",
+                 "goal", "result"])]
     for r in rows:
-        floor = r.get("least_ratio")
-        print(line([r["workload"], r["unit"], *(fmt(r["medians"].get(e)) for e in ENGINES),
-                    fmt_ratio(r["ratio"]) if r["ratio"] else "",
-                    *([fmt_ratio(floor) if floor else ""] if least else []),
-                    f"<= {r['target']} x {r['ref']}", r["result"]]))
+        out.append(line([r["workload"], r["unit"], *(fmt(r["medians"].get(e)) for e in ENGINES),
+                         fmt_ratio(r["torch_ratio"]) if r["torch_ratio"] else "",
+                         fmt_ratio(r["ratio"]) if r["ratio"] else "",
+                         f"<= {r['goal']} x {r['ref']}", r["result"]]))
+    return out
+
+
+def print_table(rows):
+    print("\n" + "\n".join(table_lines(rows)))
+    missed = [r["workload"] for r in rows if not r["result"].startswith("PASS")]
+    print(f"goals met: {len(rows) - len(missed)} of {len(rows)}"
+          + (f"; missed: {', '.join(missed)}" if missed else ""))
 
 
 _BALLAST = []
@@ -521,7 +566,8 @@ def main():
     ap.add_argument("--rounds", type=int, help="interleaved rounds (default 7, --quick 3)")
     ap.add_argument("--json", help="also write the results, raw samples included, to this file")
     ap.add_argument("--least", action="store_true",
-                    help="also run the least engine (least.py): the floor of an engine in Python")
+                    help="(the least engine, least.py, now always runs: it is the floor of the "
+                    "goals; the option is kept for old command lines)")
     ap.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.memory_child:
@@ -529,14 +575,11 @@ def main():
     args.rounds = args.rounds or (3 if args.quick else 7)
     args.target = 0.05 if args.quick else 0.2
     args.import_rounds = 5 if args.quick else 11
-    args.mem_rounds = 1 if args.quick else 3
+    args.mem_rounds = 1 if args.quick else MIN_ROUNDS
     only = sorted({int(w) for w in args.only.split(",") if w.strip()})
     if not set(only) <= {1, 2, 3, 4, 5}:
         ap.error("--only takes workload numbers 1 to 5, e.g. --only 2,4")
 
-    global ENGINES
-    if args.least:
-        ENGINES += ("least",)
     libs = {e: load(e) for e in ENGINES if e not in ("torch", "autograd_lab")}
     try:
         libs["autograd_lab"] = load("autograd_lab")

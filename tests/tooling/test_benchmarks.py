@@ -1,6 +1,8 @@
 """The benchmark scripts still run against this engine. These are not tests of speed (timed
 tests are flaky here): a script that has rotted is found here rather than by whoever needs it
 next. Each runs in its shortest mode."""
+import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,20 +19,73 @@ def run(*args):
 
 
 def test_bench_quick_runs_every_engine_and_agrees_with_torch(torch):
-    out = run(BENCH / "bench.py", "--quick", "--rounds", "2", "--only", "2,5", "--least")
+    out = run(BENCH / "bench.py", "--quick", "--rounds", "2", "--only", "2,5")
     assert out.returncode == 0, out.stderr + out.stdout
     lines = out.stdout.splitlines()
     rows = [line for line in lines if line.startswith(("2 tiny ops ", "5 fan-in "))]
     assert len(rows) == 2, out.stdout
-    assert all(row.split()[-1] in ("PASS", "FAIL") for row in rows), rows   # not ERROR
+    # a verdict against the least engine, marked as resting on too few rounds; not ERROR
+    assert all(row.split()[-1].rstrip("?(n<5)") in ("PASS", "FAIL") for row in rows), rows
+    assert all(row.split()[-1].endswith("(n<5)") for row in rows), rows
+    assert all("<= 1.25 x least" in row for row in rows), rows
     assert "GRAD FAIL" not in out.stdout
     checks = [line.split() for line in lines if line.lstrip().startswith("grad max|Δ| vs torch")]
     # one line per workload: torch is the reference, autograd_lab, numpy and the least engine
     # agree with it
     assert [(c[-7], c[-5], c[-3], c[-1]) for c in checks] == [("ref", "ok", "ok", "ok")] * 2, \
         checks
-    # the summary gives the least engine's ratio beside autograd_lab's
-    assert all(len(row.split(" x torch")[0].split(")")) == 3 for row in rows), rows
+    # the summary gives the ratio to torch and to the floor, each with its spread
+    assert all(len(row.split(" x least")[0].split(")")) == 3 for row in rows), rows
+    assert any(line.startswith("goals met: ") for line in lines), out.stdout
+
+
+def row(bench, median, lo, hi, rounds=7, floor="least", goal=1.25):
+    ratio = {"median": median, "min": lo, "max": hi, "q1": lo, "q3": hi, "rounds": rounds}
+    return {"workload": "2 tiny ops", "unit": "µs/op",
+            "medians": {"torch": 5.0, "autograd_lab": 2.4, "numpy": 0.9, "least": 2.0},
+            "ratio": ratio, "torch_ratio": {**ratio, "median": 0.48}, "ref": floor, "goal": goal,
+            "result": bench.verdict(ratio, goal)}
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """bench.py as a module (it sets the one-thread variables on import: put back after)."""
+    env = dict(os.environ)
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module("bench")
+    finally:
+        sys.path.remove(str(BENCH))
+        os.environ.clear()
+        os.environ.update(env)
+
+
+@pytest.mark.parametrize("ratio, verdict", [
+    ((1.20, 1.15, 1.24), "PASS"),
+    ((1.30, 1.26, 1.40), "FAIL"),
+    ((1.25, 1.20, 1.30), "PASS?"),          # the spread straddles the goal: noise, run again
+    ((1.27, 1.20, 1.30), "FAIL?"),
+])
+def test_a_verdict_is_the_median_ratio_against_the_goal(bench, ratio, verdict):
+    median, lo, hi = ratio
+    assert bench.verdict({"median": median, "min": lo, "max": hi, "rounds": 7}, 1.25) == verdict
+    assert bench.verdict({"median": median, "min": lo, "max": hi, "rounds": 3}, 1.25) \
+        == verdict + "(n<5)"
+
+
+def test_the_goals_are_the_issues(bench):
+    goals = {w: (wl.floor, wl.goal) for w, wl in bench.WORKLOADS.items()}
+    assert goals == {2: ("least", 1.25), 3: ("numpy", 1.15), 4: ("least", 1.25),
+                     5: ("least", 1.25)}
+    assert bench.IMPORT_GOAL == ("numpy", 1.3) and bench.CHAIN_MEMORY_GOAL == ("least", 1.2)
+    assert bench.MIN_ROUNDS >= 5 and "least" in bench.ENGINES
+
+
+def test_the_table_shows_both_ratios_the_goal_and_the_verdict(bench):
+    header, line = bench.table_lines([row(bench, 1.20, 1.15, 1.24)])
+    assert header.split()[-4:] == ["al/floor", "(min-max)", "goal", "result"]
+    assert line.startswith("2 tiny ops") and line.split()[-5:] == ["<=", "1.25", "x", "least", "PASS"]
+    assert "0.480 (1.15-1.24)" in line and "1.200 (1.15-1.24)" in line
 
 
 def worktrees():
