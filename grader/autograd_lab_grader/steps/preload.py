@@ -5,8 +5,8 @@ repeat after its fork, done here once.
 Sampled with py-spy on lesson 03, a class of 12: compiling nbformat's schema into validators,
 the import of IPython that jupyter_client's kernel-spec lookup makes, and jsonschema's first
 check of nbgrader's cell schema came to about a fifth of a grading process's Python time outside
-its kernel. Counted in CPU seconds over a class, the gain was within the noise (README,
-"The grading sandbox"). Nothing here reads a submission or the course.
+its kernel. What a grading process is spared, in all: `benchmarks/preload.py` (README, "What
+warm kernels and the preload gain"). Nothing here reads a submission or the course.
 """
 import IPython.paths  # noqa: F401  (jupyter_client.kernelspec imports it to list kernel dirs)
 import nbformat
