@@ -24,8 +24,8 @@ def installer(python, *, compile_bytecode=False):
     """The command that installs packages into the environment of `python`: uv where the test
     tools have it (dev extra; scripts/setup.sh filled its cache, so an environment takes seconds,
     against a minute and more for pip, most of it resolving), else that environment's pip. Both
-    pick the same versions (compared on 2026-11-26: the same 110 packages for
-    binder/requirements.txt, the same 125 for what the grader image installed, then `.[course]`).
+    install the same versions: every requirements file they are given is uv.lock's export,
+    pinned (scripts/export-locks.sh).
     compile_bytecode: write every module's bytecode now (an environment the sandbox mounts
     read-only cannot write it later)."""
     uv = uv_path()
