@@ -92,13 +92,16 @@ def test_the_environment_is_binders_python_with_the_course_and_without_pytorch(l
         import importlib.util, json, platform, autograd_lab
         print(json.dumps([platform.python_version(), autograd_lab.__file__,
                           importlib.util.find_spec("torch") is not None,
-                          importlib.util.find_spec("autograd_lab_grader") is not None]))"""))
-    version, engine, has_torch, has_grader = found
+                          importlib.util.find_spec("autograd_lab_grader") is not None,
+                          sorted(n for n in ("typer", "rich", "psycopg", "latex2mathml")
+                                 if importlib.util.find_spec(n))]))"""))
+    version, engine, has_torch, has_grader, grader_libraries = found
     assert version.rsplit(".", 1)[0] == RUNTIME
     assert Path(engine) == ROOT / "autograd_lab" / "__init__.py"      # -e . of this checkout
     assert not has_torch
     # the learner's distribution alone: no instructor command, no grader to import
     assert not has_grader and not (Path(venv) / "bin" / "autograd-lab").exists()
+    assert grader_libraries == []          # the grader's own libraries (grader/pyproject.toml)
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     (ROOT / "test-artifacts" / "learner-env.txt").write_text(
         f"binder/requirements.txt in a fresh venv (no bytecode): {size_mb(venv):.0f} MB\n")
