@@ -344,6 +344,10 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self._saved
+        if type(g) is not Tensor and type(y) is not Tensor:
+            # a plain backward computes on arrays: tanh_backward's own check for Tensors to
+            # record (create_graph) would cost every tanh node a call for nothing
+            return (g * _one_minus_square(y),)
         return (tanh_backward(g, y),)
 
 
