@@ -217,7 +217,8 @@ def stated_texts(estimates, root=ROOT):
         text = path.read_text()
         if len(HEADER.findall(text)) != 1:
             raise ValueError(f"{path}: no single '**Time:** ...' header line")
-        texts[path] = HEADER.sub(lambda m: header(est), text)
+        # re.sub calls the lambda before the loop moves on: `est` is this iteration's
+        texts[path] = HEADER.sub(lambda m: header(est), text)  # noqa: B023
     by_lesson = {est.lesson: est for est in estimates}
     for name in STATED_ROWS:
         path = root / name

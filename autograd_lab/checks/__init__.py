@@ -39,7 +39,7 @@ import textwrap
 import numpy as np
 
 from .._tensor import Tensor
-from .answers import Outcome, Remote, Unreadable, attempt, decode, describe, encode, rebuild
+from .answers import Outcome, Remote, attempt, decode, describe, encode, rebuild
 
 __all__ = ["ANY", "CheckFailed", "MISCONCEPTIONS", "Many", "Maybe", "Outcome", "Prediction",
            "Shape", "VerdictPending", "attempt", "called", "check", "conform", "fail",

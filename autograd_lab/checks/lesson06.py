@@ -148,7 +148,7 @@ def _build(kind, values, depth, seed):
             root = root + p
     else:                           # "fan-out": intermediate results used more than once
         pool = list(leaves)
-        for i in range(depth):
+        for _ in range(depth):
             a = pool[rng.integers(len(pool))]
             b = pool[rng.integers(len(pool))]
             op = rng.integers(6)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import autograd, exp, float64, log, sigmoid, tensor
 from .._tensor import Tensor
 from . import Prediction, attempt, check, fail, number_answer, returned, same_values, show
-from . import ANY, Many, Maybe, Outcome
+from . import ANY, Maybe, Outcome
 
 
 # -- the prediction ------------------------------------------------------------------------

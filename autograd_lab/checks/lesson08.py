@@ -163,7 +163,7 @@ def _text(state):
 def _judge_steps(runs, cases):
     """The learner's steps against the reference's, on the same problems built here."""
     __tracebackhide__ = True
-    for steps, (build, seed, lr, n) in zip(runs, cases, strict=True):
+    for steps, (build, seed, lr, _n) in zip(runs, cases, strict=True):
         ref, ref_loss = _PROBLEMS[build](seed)
         before = steps[0]
         for k, (outcome, after) in enumerate(steps[1:], start=1):

@@ -191,7 +191,7 @@ def test_every_internal_link_and_anchor_resolves_and_nothing_is_loaded_from_else
     assert len(pages) > len(LESSONS)
     broken, loaded_from_elsewhere, checked = [], [], 0
     for path in pages:
-        for tag, attr, value in parsed(path).links:
+        for tag, _attr, value in parsed(path).links:
             if value.startswith(("mailto:", "javascript:")) or value in ("", "#"):
                 continue
             found = internal(path, value, root)

@@ -73,7 +73,8 @@ def run(env=None):
             steps = ", ".join(f"{name} +{t - before:.1f} s"
                               for (_, before), (name, t) in zip(marks, marks[1:]))
             warnings.warn(f"the viz kernel was slow: {steps}; the kernel's replies: "
-                          f"{_reply_times(nb)}; its stderr: {stderr.read()[-2000:]!r}")
+                          f"{_reply_times(nb)}; its stderr: {stderr.read()[-2000:]!r}",
+                          stacklevel=2)
     return [cell.outputs for cell in nb.cells]
 
 

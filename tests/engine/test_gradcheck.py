@@ -50,9 +50,9 @@ def central_difference(loss, arrays_, i):
     """d loss / d arrays_[i], one element at a time, with the five-point central stencil."""
     grad = np.zeros_like(arrays_[i])
     for j in np.ndindex(grad.shape):
-        def at(delta):
+        def at(delta):                  # called only in this iteration: `j` is this one's
             moved = [a.copy() for a in arrays_]
-            moved[i][j] += delta
+            moved[i][j] += delta  # noqa: B023
             return loss(*moved)
         grad[j] = (8 * (at(H) - at(-H)) - (at(2 * H) - at(-2 * H))) / (12 * H)
     return grad

@@ -212,7 +212,7 @@ def test_saved_tensors_show_freed_after_backward_without_retain_graph():
         ["saved self = x  (2,)", "saved self = z  (2,)"]
     y.backward(w)                       # this one frees them
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
-        y.grad_fn.next_functions[0][0]._saved_self
+        _ = y.grad_fn.next_functions[0][0]._saved_self
     freed, _ = svg(viz.draw(y, names=env["names"], show_saved=True))
     assert [ls for ls in freed.values() if ls[0].startswith("saved ")] == \
         [["saved self", "freed"]] * 2

@@ -152,7 +152,9 @@ def test_one_file_is_placed_by_hand_and_nothing_is_overwritten_silently(course, 
     untitled.write_bytes(_nb(course))
     from autograd_lab_grader.commands import cli as command
     command.console.width = 250         # one line a message, so the output can be read back
-    cli = lambda *a: runner.invoke(app, ["-C", str(course.root), "collect", *map(str, a)])
+
+    def cli(*a):
+        return runner.invoke(app, ["-C", str(course.root), "collect", *map(str, a)])
     first = cli(untitled, "--student", "smithjohn-2", "--lesson", L)
     assert first.exit_code == 0 and "1 new, 0 replaced, 0 unchanged" in first.output, first.output
     assert course.submission(L, "smithjohn-2").joinpath(f"{L}.ipynb").read_bytes() == _nb(course)
@@ -177,7 +179,7 @@ def test_one_file_is_placed_by_hand_and_nothing_is_overwritten_silently(course, 
 def test_a_deep_tree_is_named_not_walked(course, tmp_path):
     down = tmp_path / "deep"
     deep = down / "alice"
-    for level in range(50):
+    for _ in range(50):
         deep = deep / "d"
     os.makedirs(deep)
     (deep / f"{L}.ipynb").write_bytes(b"{}")        # never reached
@@ -198,8 +200,6 @@ def test_names_keep_their_letters(course, tmp_path):
 
 
 def test_the_same_notebook_in_a_later_download_is_unchanged_whatever_its_zip_time(course, tmp_path):
-    from datetime import datetime
-
     def download(path, when, data):
         with zipfile.ZipFile(path, "w") as z:
             z.writestr(zipfile.ZipInfo(f"Ann Lee_11_assignsubmission_file_{L}.ipynb",

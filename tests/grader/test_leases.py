@@ -20,7 +20,6 @@ import clusterclass as cc
 import gradingcourse as gc
 from autograd_lab_grader.gradebook import leases, status
 from autograd_lab_grader.steps import grade
-from autograd_lab_grader.commands.course import Course
 from pgserver import MISSING
 
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
@@ -205,7 +204,7 @@ def test_two_graders_given_the_same_part_grade_each_submission_once(pg, tmp_path
     time.sleep(1.0)
     graders.append(_grader(course, "--force", "--jobs", "1", "--shard", "2/2"))
     outputs = [g.communicate(timeout=300)[0] for g in graders]
-    for g, output in zip(graders, outputs):
+    for output in outputs:
         assert "Traceback" not in output, output
     mine = grade.Shard(2, 2).pick(cc.CLASS)
     assert _writes(pg, "twice") == {s: 1 for s in mine}

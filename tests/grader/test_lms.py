@@ -12,7 +12,6 @@ import json
 import shutil
 import zipfile
 
-import nbformat
 import pytest
 from typer.testing import CliRunner
 
@@ -310,7 +309,7 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
                 assert new[col[lesson]] == ""         # never a 0 for a failure
     # the failed and the unfinished are listed, by id and name
     assert "left empty" in result.output
-    for learner, lesson in ((lc.CLASS[4], A), (lc.CLASS[6], B), (lc.CLASS[2], A),
+    for learner, _lesson in ((lc.CLASS[4], A), (lc.CLASS[6], B), (lc.CLASS[2], A),
                             (lc.CLASS[12], A)):
         assert learner.canvas in result.output
     assert "scaled to the LMS's 8" in result.output

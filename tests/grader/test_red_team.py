@@ -19,9 +19,7 @@ import pytest
 
 import course as lessons
 from autograd_lab import checks
-from autograd_lab._tensor import Tensor
 from autograd_lab.checks import answers
-from autograd_lab.checks.answers import Outcome
 from autograd_lab_grader.reading import verdict
 
 LESSONS = [lesson for lesson in lessons.LESSONS if lesson != "00_start_here"]
@@ -116,7 +114,7 @@ def test_every_reply_of_the_wrong_shape_fails_its_cell_and_is_recorded(lesson):
         _, grade_id, source, sources = cell
         honest_replies = []
 
-        def honest(request):
+        def honest(request, honest_replies=honest_replies):
             reply = answers.serve(request, namespace)
             honest_replies.append((request, reply))
             return reply
@@ -139,7 +137,7 @@ def test_every_reply_of_the_wrong_shape_fails_its_cell_and_is_recorded(lesson):
                         continue
                     seen = []
 
-                    def attacker(request, forged=forged, seen=seen):
+                    def attacker(request, forged=forged, seen=seen, index=index):
                         # the kernel answers this probe (the index-th asked) forged, the rest
                         # honestly, echoing the id as an unchanged kernel does
                         asked_now = json.loads(request)

@@ -150,7 +150,8 @@ def handed_in(root: Path, lesson: str):
                 "wrong": lambda: notebook(root, lesson, right=False),
                 "blank": lambda: notebook(root, lesson, blank=True),
                 "broken": lambda: notebook(root, lesson)[:200], "empty": lambda: b"",
-                "other": lambda: notebook(root, other)}[what]()
+                # only the lambda picked is called, before the loop moves on
+                "other": lambda: notebook(root, other)}[what]()  # noqa: B023
         name = {"untitled": "Untitled.ipynb", "other": f"{other}.ipynb",
                 "zip": f"{lesson}.zip"}.get(what, f"{lesson}.ipynb")
         time = LATE if what in ("late", "extended") else ON_TIME
@@ -191,7 +192,7 @@ def canvas_zip(root: Path, lesson: str, path: Path, changed: dict[str, bytes] | 
 def moodle_zip(root: Path, lesson: str, path: Path, *, folders: bool):
     """Moodle's Download all submissions, in folders or flat; one learner's online text."""
     members = []
-    for learner, what, name, data, time in handed_in(root, lesson):
+    for learner, _what, name, data, time in handed_in(root, lesson):
         prefix = f"{learner.full}_{learner.moodle}_assignsubmission_file_"
         members.append((f"{prefix}/{name}" if folders else prefix + name, data, time))
     text = f"{CLASS[1].full}_{CLASS[1].moodle}_assignsubmission_onlinetext_"

@@ -557,7 +557,7 @@ class Proposer:
                  "torch.sum(None)", "torch.exp(None)", f"{name}.transpose(None, 0)",
                  f"{name}.permute(None)", f"{name}.expand(None)", f"{name}.squeeze(None)",
                  f"{name}.max(None)", f"{name}.view(2, None)", f"torch.cat([{name}], None)",
-                 f"{name}.softmax(None)", f"torch.stack(None)", f"{name}.fill_(None)",
+                 f"{name}.softmax(None)", "torch.stack(None)", f"{name}.fill_(None)",
                  f"torch.where({name} > 0, {name}, None)", f"{name}.pow(None)",
                  f"torch.mul(None, {name})"]
         return f"{self.new()} = {self.rng.choice(forms)}"
@@ -864,7 +864,7 @@ def _stale(v):
     """Whether v is a view made under no_grad whose base changed since (PyTorch refuses to
     read its grad_fn)."""
     try:
-        v.grad_fn
+        _ = v.grad_fn
     except RuntimeError as e:
         return STALE_VIEW in str(e)
     return False

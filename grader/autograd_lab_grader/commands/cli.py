@@ -585,8 +585,8 @@ def report(ctx: typer.Context,
     A table here, and one PNG figure per lesson for a slide: percentages of the learners who
     handed in, misconceptions by name, wrong answers, not attempted, could not be graded."""
     from ..steps.export import lessons as chosen
-    from ..steps.report import (human_name, question_table, report as run, segments, titles,
-                         write_figure)
+    from ..steps.report import (question_table, report as run, segments, titles,
+                                write_figure)
     from ..steps.written import write_pages
 
     course = _course(ctx)

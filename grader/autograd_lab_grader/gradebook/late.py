@@ -44,7 +44,7 @@ def parse_when(text: str, tz=timezone.utc) -> datetime:
         try:
             when = dateutil.parser.parse(text)
         except (ValueError, OverflowError):
-            raise ValueError(f"{text!r} is not a date and time (write 2026-11-20 23:59)")
+            raise ValueError(f"{text!r} is not a date and time (write 2026-11-20 23:59)") from None
     if len(text.strip()) == 10:                         # a date alone: the end of that day
         when = when.replace(hour=23, minute=59, second=59)
     if when.tzinfo is None:

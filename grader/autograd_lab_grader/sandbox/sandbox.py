@@ -316,7 +316,7 @@ def check() -> None:
                        kernel_env(private.home, {}, private.tmp))
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise Unavailable(f"bwrap could not start a sandbox here ({error}). " + how)
+        raise Unavailable(f"bwrap could not start a sandbox here ({error}). " + how) from None
     finally:
         private.remove()
     if result.returncode != 0:

@@ -170,7 +170,7 @@ def _zip_entries(source: Path, limit: int):
                 try:
                     return _read_bounded(member, limit, info.file_size)
                 except zipfile.BadZipFile as error:       # a size or CRC that lies
-                    raise Refused(f"a damaged zip member ({error})")
+                    raise Refused(f"a damaged zip member ({error})") from None
         yield Entry(name, list(PurePosixPath(name.replace("\\", "/")).parts), info.file_size,
                     time, read)
 

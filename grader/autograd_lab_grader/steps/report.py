@@ -322,7 +322,7 @@ def write_figure(result: Report, path: Path, explanations: dict[str, str] | None
     else:
         axes, summary = figure.add_subplot(), None
     drawn = set()
-    for y, (exercise, parts) in enumerate(rows):
+    for y, (_exercise, parts) in enumerate(rows):
         left = 0.0
         for category, n in parts:
             width = result.share(n)

@@ -125,7 +125,7 @@ def stage(source: Path, staged: Path, lesson: str,
     except Exception as error:          # not JSON, not a notebook: nbformat says which
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise NotGradable(status.FAILED, f"not a valid notebook ({type(error).__name__}: "
-                                         f"{first_line[:200]})")
+                                         f"{first_line[:200]})") from None
     if release is not None:
         other = other_lesson(nb, lesson, release)
         if other:
