@@ -601,7 +601,7 @@ def main():
     print(f"gc isolation from torch's heap: {gc_note}")
     print(f"method: {args.rounds} interleaved rounds (order rotates), sample >= {args.target}s, "
           f"gc.collect() + {COOLDOWN}s sleep before each; cells are medians, ratios the median "
-          f"of per-round ratios with their interquartile range")
+          f"of per-round ratios with their spread (min-max)")
 
     rows, t0 = [], pc()
     for w in only:
