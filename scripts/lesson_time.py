@@ -24,7 +24,9 @@ that they are what this computes. The method, and why each rate, is in TIME_TABL
   that shows the model answer once the learner has written theirs included;
 - an exercise (any other answer cell): EXERCISE_MINUTES plus EXERCISE_MINUTES_PER_LINE for each
   line of the solution the learner has to write: not blank, not a comment, and not already in
-  the code shown above it (a line copied from the lesson is quick).
+  the code shown above it (a line copied from the lesson is quick); an exercise tagged
+  ALGORITHM_TAG (a loop the learner designs over a graph or over backward calls, whose slips
+  compound) ALGORITHM_MINUTES more, calibrated on learners' timings.
 """
 import ast
 import math
@@ -47,6 +49,10 @@ PREDICTION_MINUTES_PER_VALUE = 1
 EXPLANATION_MINUTES = 4
 EXERCISE_MINUTES = 4
 EXERCISE_MINUTES_PER_LINE = 1
+# a second and third slip, and tracing them through a graph: what a learner's timings of the two
+# such exercises measured beyond the rest of the method (docs/maintainers/lessons.md)
+ALGORITHM_MINUTES = 15
+ALGORITHM_TAG = "algorithm"
 LIMIT = 45
 REVEAL = "from autograd_lab.checks.written import reveal"
 PREDICTION_TAG = "prediction"
@@ -107,6 +113,7 @@ class Estimate:
     predicted: tuple = ()            # values predicted, per prediction
     explanations: int = 0
     exercise_lines: tuple = ()       # lines to write, per exercise
+    algorithms: int = 0              # exercises tagged ALGORITHM_TAG
 
     @property
     def minutes(self):
@@ -118,7 +125,8 @@ class Estimate:
                                for n in self.predicted),
             "explanations": self.explanations * EXPLANATION_MINUTES,
             "exercises": sum(EXERCISE_MINUTES + n * EXERCISE_MINUTES_PER_LINE
-                             for n in self.exercise_lines),
+                             for n in self.exercise_lines)
+            + self.algorithms * ALGORITHM_MINUTES,
         }
 
     @property
@@ -156,6 +164,7 @@ def estimate(lesson, root=ROOT):
                 predicted.append(predicted_values(textwrap.dedent(solution)))
             else:
                 exercises.append(len(written_lines(solution, given)))
+                est.algorithms += ALGORITHM_TAG in cell.metadata.get("tags", [])
             code = _SOLUTION.sub("", cell.source)        # what the released cell shows
         else:
             code = cell.source

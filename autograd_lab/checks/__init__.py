@@ -277,6 +277,10 @@ MISCONCEPTIONS = {
         "Every leaf that requires grad has exactly one AccumulateGrad node, shared by every "
         "operation that uses the leaf: the gradients of all its uses meet there and are added "
         "into .grad."),
+    "fan-out-sum": (
+        "A tensor used twice (y * y) is an input of its consumer twice: the consumer's node "
+        "returns one gradient for each use, and both go back to the node that made the "
+        "tensor. That node's gradient is their SUM; one of them alone is one path's part."),
     "retain-graph-missing": (
         "backward frees the values the graph saved for the backward pass. A second backward "
         "through the same graph needs retain_graph=True on every call but the last."),
@@ -320,7 +324,7 @@ MISCONCEPTIONS = {
         "`.data` is the numbers without their history, but autograd does not see what is done "
         "through it: a change made through .data is not counted in the tensor's version, so "
         "backward cannot tell that a saved value changed and gives a wrong gradient without a "
-        "word (lesson 05). Take numbers out of the graph with .detach(); change a parameter "
+        "word (lesson 06). Take numbers out of the graph with .detach(); change a parameter "
         "in place under `with torch.no_grad():`."),
     "saved-tensor-modified": (
         "A tensor that the graph saved for backward was changed in place afterwards, so the "

@@ -2,18 +2,12 @@
 
 Every expected value is computed here with the engine from the lesson's own expressions: the
 gradient ``v`` a loss sends into ``y`` comes from running that loss backward (``y.retain_grad()``),
-a Jacobian from ``autograd.functional.jacobian``, never from numbers typed in.
+never from numbers typed in.
 """
-import contextlib
-
 import numpy as np
 
-from .. import mm, mv, ones_like, stack, tensor
-from .._tensor import Tensor
-from ..autograd import functional
-from . import (Prediction, as_tensor_text, attempt, calls_named, check, defining_cell, fail,
-               returned, same_values, show, tensor_answer)
-from . import ANY, Many, Maybe, Outcome
+from .. import ones_like, tensor
+from . import Prediction, as_tensor_text, check, fail, same_values, show, tensor_answer
 
 
 def _square():
@@ -26,12 +20,6 @@ def _pairs():
     """The exercise's function: y[i] = x[i] * x[i+1], three outputs from four inputs."""
     x = tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     return x, x[:3] * x[1:]
-
-
-def _blog_mm():
-    """The blog's example: x = [[2, 1]], M = [[1, 2], [3, 4]], y = x @ M."""
-    x = tensor([[2.0, 1.0]], requires_grad=True)
-    return x, mm(x, tensor([[1.0, 2.0], [3.0, 4.0]]))
 
 
 def _backward(make, v):
@@ -64,33 +52,6 @@ def x_as_gradient_prediction(predicted_grad):
     elif not same_values(found, expected):
         verdict.off(what, hint="backward(v) gives the sum over i of v[i] * dy[i]/dx; here "
                     "v = x and dy[i]/dx[i] = 2 x[i]")
-    verdict.tell()
-
-
-@check
-def mm_prediction(mm_grad_prediction):
-    """The blog's y = x @ M, then y.backward([[3, 1]]): x.grad = 3 * row 0 + 1 * row 1 of J."""
-    __tracebackhide__ = True
-    found = tensor_answer("mm_grad_prediction", mm_grad_prediction, floating=False)
-    x, _ = _blog_mm()
-    v = tensor([[3.0, 1.0]])
-    expected = _backward(_blog_mm, v)
-    rows = [_backward(_blog_mm, tensor([e])) for e in ([1.0, 0.0], [0.0, 1.0])]
-    J = np.concatenate(rows)                    # J[j] = dy[j]/dx, the rows the blog printed
-    verdict = Prediction()
-    what = f"x.grad: you predicted {as_tensor_text(found)}."
-    if found.shape == (2, 2):
-        verdict.off(what + " A 2x2 matrix, but x.grad has x's shape [1, 2].",
-                    misconception="vjp-is-jacobian")
-    elif found.shape != tuple(x.shape):
-        verdict.off(what, hint="x.grad always has x's shape: x = [[2., 1.]] is 1x2, so write "
-                    "[[a, b]]")
-    elif same_values(found, v._data @ J.T):     # v^T J^T: columns where rows were meant
-        verdict.off(what + " That combines the columns of the Jacobian, not its rows.",
-                    misconception="jacobian-transposed")
-    elif not same_values(found, expected):
-        verdict.off(what, hint="backward([[3, 1]]) = 3 * (what [[1, 0]] gave) + 1 * (what "
-                    "[[0, 1]] gave)")
     verdict.tell()
 
 
@@ -143,121 +104,3 @@ def weighted_loss_weights(v_weighted):
 def mean_loss_weights(v_mean):
     __tracebackhide__ = True
     _check_weights("v_mean", v_mean, "y.mean()", lambda y: y.mean())
-
-
-# ---------------------------------------------------------------------------------------------
-# the Jacobian, row by row
-# ---------------------------------------------------------------------------------------------
-# (function, its text, x): the lesson's own function first, then others with other shapes
-_LESSON_CASE = (lambda t: t[:3] * t[1:], "lambda t: t[:3] * t[1:]", [1.0, 2.0, 3.0, 4.0])
-_OTHER_CASES = (
-    (lambda t: mv(tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), t),
-     "lambda t: torch.mv(torch.tensor([[1., 2., 3.], [4., 5., 6.]]), t)", [1.0, -1.0, 2.0]),
-    (lambda t: stack([t[0] * t[1], t[1].sin(), t[0] ** 2]),
-     "lambda t: torch.stack([t[0] * t[1], t[1].sin(), t[0] ** 2])", [0.5, -1.0]),
-    (lambda t: mm(t.reshape(1, 2), tensor([[1.0, 2.0], [3.0, 4.0]])).reshape(2),
-     "the blog's x @ M, for a 1-D x", [2.0, 1.0]),
-    (lambda t: t.exp() * 2, "lambda t: t.exp() * 2", [0.0, 1.0, -1.0]),
-)
-
-
-@contextlib.contextmanager
-def _without_functional_jacobian(used):
-    """While the learner's function runs, functional.jacobian refuses (and says it was used)."""
-    def refuse(*args, **kwargs):
-        used.append(True)
-        raise RuntimeError("jacobian_by_rows may not call torch.autograd.functional.jacobian")
-    saved, functional.jacobian = functional.jacobian, refuse
-    try:
-        yield
-    finally:
-        functional.jacobian = saved
-
-
-def _jacobians(jacobian_by_rows, cases):
-    """Probe: the learner's jacobian_by_rows on each case: (its Outcome, whether it called
-    functional.jacobian), or None when it is not a function."""
-    if not callable(jacobian_by_rows):
-        return jacobian_by_rows, None
-    found = []
-    for f, _, x_values in cases:
-        used = []
-        with _without_functional_jacobian(used):
-            outcome = attempt(jacobian_by_rows, f, tensor(x_values))
-        found.append((outcome, bool(used)))
-    return jacobian_by_rows, found
-
-
-def _check_jacobian(result, f, text, x_values):
-    __tracebackhide__ = True
-    outcome, used = result
-    x = tensor(x_values)
-    J = functional.jacobian(f, x)._data.astype(np.float64)
-    m, n = J.shape
-    call = f"jacobian_by_rows({text}, {x!r})"
-    if used:
-        fail("jacobian_by_rows called torch.autograd.functional.jacobian: build J yourself, "
-             "from one backward call per row.")
-    answer = returned(call, outcome)
-    if isinstance(answer, (list, tuple)) and answer and all(isinstance(r, Tensor) for r in answer):
-        fail(f"{call} returned a {type(answer).__name__} of rows, not one Tensor.",
-             found=f"{len(answer)} tensors", hint="torch.stack(rows) makes them one matrix")
-    if answer is None:
-        fail(f"{call} returned None.", hint="end the function with `return torch.stack(rows)`")
-    found = tensor_answer("the value jacobian_by_rows returned", answer, requires_grad=False)
-    expected = as_tensor_text(J)
-    if found.shape == (n,):
-        fail(f"{call} returned one vector, not the {m}x{n} Jacobian.", expected=expected,
-             found=show(answer), misconception="vjp-is-jacobian")
-    if found.shape == (n, m) and same_values(found, J.T) and not same_values(J, J.T):
-        fail(f"{call} returned the Jacobian transposed.", expected=expected, found=show(answer),
-             misconception="jacobian-transposed")
-    if found.shape != (m, n):
-        fail(f"{call} has the wrong shape: J has one row per element of y = f(x) ({m}) and one "
-             f"column per element of x ({n}).", expected=f"shape [{m}, {n}]: {expected}",
-             found=show(answer))
-    if same_values(found, J):
-        return
-    if same_values(found, np.cumsum(J, axis=0)) and m > 1:
-        fail(f"Row i of {call} is the sum of rows 0..i of J: x.grad was not reset between the "
-             "backward calls.", expected=expected, found=show(answer),
-             misconception="forgot-zero-grad")
-    if m > 1 and all(same_values(row, found[0]) for row in found) \
-            and not all(same_values(row, J[0]) for row in J):
-        fail(f"Every row of {call} is the same vector. x.grad is one tensor that backward "
-             "updates in place, so a row that IS x.grad changes with it (x.grad.zero_() "
-             "zeroes it too).", expected=expected, found=show(answer),
-             hint="keep a copy of each row: x.grad.clone(), or set x.grad = None between calls")
-    fail(f"{call} is not the Jacobian of f at x.", expected=expected, found=show(answer),
-         hint="row i is x.grad after f(x).backward(e_i), e_i one-hot with a 1 at position i")
-
-
-def _judge_jacobians(jacobian_by_rows, results, cases, sources):
-    __tracebackhide__ = True
-    if results is None:
-        fail("`jacobian_by_rows` should be a function of (f, x).", found=show(jacobian_by_rows))
-    _, tree = defining_cell(sources, "jacobian_by_rows")
-    used = tree is not None and calls_named(tree, {"jacobian", "jacrev", "jacfwd"})
-    if used:
-        fail(f"jacobian_by_rows calls {used[0]}: build J yourself, from one backward call per "
-             "row.")
-    for result, case in zip(results, cases, strict=True):
-        _check_jacobian(result, *case)
-
-
-def _jacobians_shape(cases):
-    return lambda: (ANY, Maybe(Many((Outcome, bool), len(cases))))
-
-
-@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, (_LESSON_CASE,)),
-       reply=_jacobians_shape((_LESSON_CASE,)), sources=True)
-def jacobian_of_lesson_function(jacobian_by_rows, results, *, sources):
-    __tracebackhide__ = True
-    _judge_jacobians(jacobian_by_rows, results, (_LESSON_CASE,), sources)
-
-
-@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, _OTHER_CASES),
-       reply=_jacobians_shape(_OTHER_CASES), sources=True)
-def jacobian_of_other_functions(jacobian_by_rows, results, *, sources):
-    __tracebackhide__ = True
-    _judge_jacobians(jacobian_by_rows, results, _OTHER_CASES, sources)

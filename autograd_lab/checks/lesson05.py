@@ -1,170 +1,293 @@
-"""Checks of lesson 05, retain_graph and the freed graph.
+"""Checks of lesson 05, gradients add up.
 
-Whether a snippet raises is found out by running it here, with the engine, and the expected
-gradients come from the engine's own backward: the check and the lesson cannot disagree.
+Expected values are computed here with the engine from the lesson's own expressions (the seed's
+x, y = x**2, z = y**3; the 1-D fitting problem), never typed in. The learner's functions are
+called on fresh data of the check's own, so an answer cannot be tuned to one example.
 """
 import numpy as np
 
-from .. import autograd, tensor
-from . import Prediction, as_tensor_text, attempt, check, fail, same_values, show, tensor_answer
-from . import ANY, Maybe, Outcome
-
-#: The lesson's snippets, each run on a fresh x = tensor([1., 2.], requires_grad=True).
-SNIPPETS = {
-    "A": "y = (x + 1).sum()\ny.backward()\ny.backward()",
-    "B": "y = (x * 2).sum()\ny.backward()\ny.backward()",
-    "C": "y = (x * x).sum()\ny.backward(retain_graph=True)\ny.backward()",
-    "D": "y = (x * x).sum()\ny.backward(retain_graph=True)\ny.backward()\ny.backward()",
-    "E": "y = (x ** 2).sum()\ny.backward()\ny = (x ** 2).sum()\ny.backward()",
-    "F": "y = x.exp().sum()\ntorch.autograd.grad(y, x)\ny.backward()",
-}
-
-_WHY = {
-    "A": "AddBackward0 saved no tensor (adding 1 has derivative 1, whatever x is), so there "
-         "is nothing to free and a second pass works",
-    "B": "x * 2 saved the 2 (MulBackward0 keeps the other factor), and the first backward "
-         "freed it",
-    "C": "retain_graph=True on the first call kept the saved x for the second",
-    "D": "the second call had no retain_graph, so it freed the saved tensors: the third call "
-         "finds them gone",
-    "E": "the second y is a new forward pass, so a new graph with its own saved tensors",
-    "F": "autograd.grad frees the saved tensors exactly as backward does (ExpBackward0 saved "
-         "its result)",
-}
+from .. import no_grad, ones, tensor
+from . import (Prediction, as_tensor_text as _text, attempt, check, fail, number_answer, returned,
+               same_values, show, tensor_answer)
+from . import ANY, Maybe, Outcome, calls_named, defining_cell
+from .._tensor import Tensor
 
 
-def _raises(code):
-    import autograd_lab as torch        # the snippets speak PyTorch's names
+def _grad(t):
+    """t.grad as float64 values (None stays None), read without PyTorch's non-leaf warning."""
+    return None if t._grad is None else np.asarray(t._grad, dtype=np.float64)
+
+
+# ----------------------------------------------------------------------------------------
+# 1. the seed's z = (x**2)**3, backward twice
+# ----------------------------------------------------------------------------------------
+def _seed_example():
+    """What the lesson runs: x.grad after one and after two calls, and y's .grad."""
     x = tensor([1.0, 2.0], requires_grad=True)
-    try:
-        exec(code, {"torch": torch, "x": x})
-    except RuntimeError:
-        return True
-    return False
+    y = x ** 2
+    z = y ** 3
+    seed = ones(2)
+    z.backward(seed, retain_graph=True)
+    first = _grad(x)
+    z.backward(seed, retain_graph=True)
+    return _grad(y), first, _grad(x)
+
+
+def _predicted_tensor(name, value):
+    """A prediction of a tensor: any Tensor (its values as float64), or a failure that does
+    not say the answer."""
+    __tracebackhide__ = True
+    return tensor_answer(name, value, floating=False)
 
 
 @check
-def raises_prediction(raises):
+def seed_prediction(y_grad, x_grad_1, x_grad_2):
     __tracebackhide__ = True
-    if not isinstance(raises, dict):
-        fail("`raises` should be a dictionary from snippet name to True/False.",
-             found=show(raises))
-    missing = sorted(set(SNIPPETS) - set(raises))
-    if missing:
-        fail(f"`raises` has no entry for {', '.join(missing)}.",
-             found=f"entries for {sorted(raises, key=str)}",
-             hint=f"write True or False for each of {', '.join(SNIPPETS)}")
-    for name in SNIPPETS:
-        if not isinstance(raises[name], bool):
-            fail(f"raises[{name!r}] should be True or False.", found=show(raises[name]))
+    if y_grad is not None:
+        _predicted_tensor("y_grad", y_grad)
+    found_1 = _predicted_tensor("x_grad_1", x_grad_1)
+    found_2 = _predicted_tensor("x_grad_2", x_grad_2)
+    _, first, second = _seed_example()
     verdict = Prediction()
-    for name, code in SNIPPETS.items():
-        truth = _raises(code)
-        if raises[name] == truth:
-            continue
-        what = f"Snippet {name}: you predicted it {'raises' if raises[name] else 'runs'}."
-        verdict.off(what, hint=_WHY[name],
-                    misconception="retain-graph-missing" if truth and name in ("B", "D", "F")
-                    else None)
+    if y_grad is not None:
+        verdict.off(f"y.grad: you predicted {show(y_grad)}.", misconception="nonleaf-grad")
+    if not same_values(found_1, first):
+        hint = "z = (x**2)**3 = x**6: the chain rule multiplies both steps' derivatives"
+        if same_values(found_1, [2.0, 4.0]) or same_values(found_1, [3.0, 48.0]):
+            hint = ("that is the derivative of one step only; z = (x**2)**3 = x**6, so "
+                    "dz/dx = 6 x**5 (the chain rule multiplies both steps)")
+        verdict.off(f"x.grad after the FIRST call: you predicted {_text(found_1)}.", hint=hint)
+    if same_values(found_2, found_1) and not same_values(found_1, [0.0, 0.0]):
+        verdict.off(f"x.grad after the SECOND call: you predicted {_text(found_2)}, the same "
+                    "as after the first.", misconception="forgot-zero-grad")
+    elif not same_values(found_2, second):
+        verdict.off(f"x.grad after the SECOND call: you predicted {_text(found_2)}.",
+                    hint="nothing reset x.grad between the two calls")
     verdict.tell()
 
 
 # ----------------------------------------------------------------------------------------
-# two losses over one shared subgraph
+# 2. a.grad and b.grad after k calls, one of them zeroed
 # ----------------------------------------------------------------------------------------
-def _shared_graph(values, kind):
-    x = tensor(list(values), requires_grad=True)
-    h = x ** 3 if kind == "cube" else (x * x).exp()
-    return x, h.sum(), (h ** 2).mean()
+def _k_calls_example():
+    a = tensor([1.0, 3.0], requires_grad=True)
+    b = tensor(2.0, requires_grad=True)
+    out = (a * b).sum()
+    out.backward(retain_graph=True)
+    once = _grad(a), _grad(b)
+    for _ in range(2):
+        out.backward(retain_graph=True)
+    third = _grad(a), _grad(b)
+    a.grad.zero_()
+    out.backward()
+    return once, third, (_grad(a), _grad(b))
 
 
-def _separate(fn, *, values=(1.0, 2.0), kind="cube", stale=None):
-    """Probe: the learner's function on a fresh shared graph (x holding ``stale`` in .grad)."""
-    if not callable(fn):
-        return fn, None
-    x, loss_a, loss_b = _shared_graph(values, kind)
-    if stale is not None:
-        x.grad = tensor([stale] * len(values))
-    return fn, attempt(fn, x, loss_a, loss_b)
-
-
-@check(probe=_separate, reply=lambda **settings: (ANY, Maybe(Outcome)))
-def separate_gradients(fn, outcome, *, values=(1.0, 2.0), kind="cube", stale=None):
-    """fn(x, loss_a, loss_b) -> (g_a, g_b): d loss_a/dx and d loss_b/dx from one forward pass;
-    ``stale``: an old .grad x holds on entry."""
-    __tracebackhide__ = True
-    xe, la, lb = _shared_graph(values, kind)
-    want_a, = autograd.grad(la, xe, retain_graph=True)
-    want_b, = autograd.grad(lb, xe)
-    want_a, want_b = want_a._data.astype(np.float64), want_b._data.astype(np.float64)
-    if outcome is None:
-        fail("`separate_gradients` should be a function (def separate_gradients(x, loss_a, "
-             "loss_b): ...).", found=show(fn))
-    if outcome.raised:
-        error = outcome.error
-        if isinstance(error, RuntimeError) and str(error).startswith(
-                "Trying to backward through the graph a second time"):
-            fail("The second backward found the shared graph freed.",
-                 found=f"RuntimeError: {str(error)[:70]}...",
-                 misconception="retain-graph-missing")
-        fail(f"separate_gradients(...) raised {type(error).__name__}: {error}")
-    result = outcome.value
-    if not isinstance(result, tuple) or len(result) != 2:
-        fail("separate_gradients should return a pair (g_a, g_b).", found=show(result))
-    g_a, g_b = result
-    if isinstance(g_a, tuple) or isinstance(g_b, tuple):
-        fail("`g_a` should be a Tensor, not a tuple.", found=f"g_a = {g_a!r}, g_b = {g_b!r}",
-             hint="torch.autograd.grad returns a tuple, one gradient per input: unpack it, "
-             "(g_a,) = torch.autograd.grad(...)")
-    n = (len(values),)
-    found_a = tensor_answer("g_a", g_a, shape=n, requires_grad=False)
-    found_b = tensor_answer("g_b", g_b, shape=n, requires_grad=False)
-    if g_a is g_b or same_values(found_a, found_b) and not same_values(want_a, want_b):
-        fail("g_a and g_b are the same tensor: g_a was x.grad itself, and the second pass "
-             "changed it in place.", found=f"g_a = {g_a!r}, g_b = {g_b!r}",
-             hint="take a copy (x.grad.clone()), or set x.grad = None instead of zero_(), "
-             "or use torch.autograd.grad")
-    if stale is not None and same_values(found_a, want_a + stale):
-        fail("g_a includes the old gradient x.grad held when your function was called.",
-             expected=as_tensor_text(want_a), found=repr(g_a), misconception="forgot-zero-grad")
-    if not same_values(found_a, want_a):
-        fail("g_a is not d loss_a / dx.", expected=as_tensor_text(want_a), found=repr(g_a))
-    if same_values(found_b, want_a + want_b):
-        fail("g_b is d loss_a/dx + d loss_b/dx: the second pass added to the first.",
-             expected=as_tensor_text(want_b), found=repr(g_b),
-             misconception="retain-graph-instead-of-zero")
-    if not same_values(found_b, want_b):
-        fail("g_b is not d loss_b / dx.", expected=as_tensor_text(want_b), found=repr(g_b))
-
-
-# ----------------------------------------------------------------------------------------
-# an in-place change of a saved tensor
-# ----------------------------------------------------------------------------------------
 @check
-def inplace_fixed(x, h, h_shifted):
-    """The lesson's x = [1., 2.], h = x * 2, y = (h * h).sum(), y.backward(), and h + 1
-    wanted as well: x.grad = 8x, h_shifted = 2x + 1."""
+def k_calls_prediction(a_grad_3, b_grad_3, a_grad_4, b_grad_4):
     __tracebackhide__ = True
-    tensor_answer("x", x, shape=(2,))
-    tensor_answer("h", h, shape=(2,))
-    if x.grad is None:
-        if h._version > 0:
-            fail("x.grad is None: backward refused, because h, which y saved for its "
-                 "backward, was changed in place.", found=f"h is at version {h._version}",
-                 misconception="saved-tensor-modified")
-        fail("x.grad is None: call y.backward() in your cell.")
-    xs = tensor([1.0, 2.0], requires_grad=True)
-    hs = xs * 2
-    (hs * hs).sum().backward()
-    grad = np.asarray(x.grad._data, dtype=np.float64)
-    if not same_values(grad, xs.grad._data):
-        if same_values(grad, 2 * (2 * xs.detach()._data + 1) * 2):
-            fail("x.grad is the gradient of y built from the SHIFTED h: the shift happened "
-                 "before y was computed.", expected=repr(xs.grad), found=repr(x.grad),
-                 hint="y must use the original h; shift a copy afterwards")
-        fail("x.grad is not the gradient of y = (h * h).sum().", expected=repr(xs.grad),
-             found=repr(x.grad))
-    shifted = tensor_answer("h_shifted", h_shifted, shape=(2,))
-    if not same_values(shifted, hs.detach()._data + 1):
-        fail("h_shifted should hold h + 1.", expected=repr(hs.detach() + 1),
-             found=show(h_shifted))
+    found_a3 = _predicted_tensor("a_grad_3", a_grad_3)
+    found_b3 = number_answer("b_grad_3", b_grad_3)
+    found_a4 = _predicted_tensor("a_grad_4", a_grad_4)
+    found_b4 = number_answer("b_grad_4", b_grad_4)
+    (a1, b1), (a3, b3), (a4, b4) = _k_calls_example()
+    verdict = Prediction()
+    one_call = same_values(found_a3, a1) and same_values(found_b3, b1)
+    if one_call:
+        verdict.off(f"At (1), after three calls, you predicted what ONE call leaves: a.grad = "
+                    f"{_text(found_a3)}, b.grad = {found_b3:g}.",
+                    misconception="retain-graph-instead-of-zero")
+    else:
+        if not same_values(found_a3, a3):
+            verdict.off(f"a.grad at (1): you predicted {_text(found_a3)}.",
+                        hint="d out / d a = b, and each call adds it once more")
+        if not same_values(found_b3, b3):
+            verdict.off(f"b.grad at (1): you predicted {found_b3:g}.",
+                        hint="d out / d b = a[0] + a[1], once per call")
+    if same_values(found_a4, a3 + a1) and not one_call:
+        verdict.off(f"a.grad at (2): you predicted {_text(found_a4)}, as if nothing had been "
+                    "zeroed.", hint="zero_() set a.grad to zeros; the last call added ONE "
+                    "gradient to those zeros")
+    elif not same_values(found_a4, a4):
+        verdict.off(f"a.grad at (2): you predicted {_text(found_a4)}.")
+    if same_values(found_b4, b1) and not one_call:
+        verdict.off(f"b.grad at (2): you predicted {found_b4:g}, as if b.grad had been zeroed "
+                    "too.", misconception="forgot-zero-grad",
+                    hint="a.grad.zero_() touches a.grad and nothing else: b.grad kept its "
+                    "three gradients and got a fourth. That is why optimizer.zero_grad() "
+                    "zeroes every parameter.")
+    elif not same_values(found_b4, b4):
+        verdict.off(f"b.grad at (2): you predicted {found_b4:g}.", hint="b.grad was not zeroed")
+    verdict.tell()
+
+
+# ----------------------------------------------------------------------------------------
+# 3. the training loop that forgets to zero
+# ----------------------------------------------------------------------------------------
+def _reference_train(x, y, steps, lr, zero_grad=True):
+    """The lesson's loop: w starts at 0, loss = mean squared error of w * x against y."""
+    w = tensor(0.0, requires_grad=True)
+    losses = []
+    for _ in range(steps):
+        loss = ((w * x - y) ** 2).mean()
+        loss.backward()
+        with no_grad():
+            w -= lr * w.grad
+        if zero_grad:
+            w.grad.zero_()
+        losses.append(loss.item())
+    return float(w.item()), losses
+
+
+def _train(train, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20, lr=0.02):
+    """Probe: the learner's train on the check's data."""
+    if not callable(train):
+        return train, None
+    x = tensor(list(data))
+    return train, attempt(train, x, x * slope, steps=steps, lr=lr)
+
+
+@check(probe=_train, reply=lambda **settings: (ANY, Maybe(Outcome)))
+def fixed_loop(train, outcome, *, data=(1.0, 2.0, 3.0, 4.0), slope=2.0, steps=20, lr=0.02):
+    """train(x, y, steps, lr) -> (w, losses), with .grad zeroed every step."""
+    __tracebackhide__ = True
+    if outcome is None:
+        fail("`train` should be a function (def train(...): ...).", found=show(train))
+    x = tensor(list(data))
+    y = x * slope
+    if outcome.raised:
+        error, non_leaf = outcome.error, any("not a leaf Tensor" in w for w in outcome.warnings)
+        if non_leaf or isinstance(error, RuntimeError) and "does not require grad" in str(error):
+            # w = w - lr * w.grad: outside no_grad a non-leaf whose .grad stays None (lr * None
+            # then raises TypeError), inside it a plain tensor the next loss cannot reach
+            fail(f"train(x, y, steps, lr) raised {type(error).__name__}: {error}",
+                 misconception="inplace-leaf-update",
+                 hint="the update `w = w - lr * w.grad` makes a NEW tensor w: keep the loop's "
+                 "`w -= lr * w.grad` inside `with torch.no_grad():`")
+        if isinstance(error, AttributeError) and "zero_" in str(error):
+            # zeroed first thing in the step, as optimizer.zero_grad() is: before the first
+            # backward there is no .grad to zero
+            fail(f"train(x, y, steps, lr) raised AttributeError: {error}",
+                 hint="On the first step w.grad is still None: no backward has run yet, so "
+                 "there is nothing to zero. Zeroing before the backward is fine if it allows "
+                 "for that: `w.grad = None` (what optimizer.zero_grad() does), or "
+                 "`if w.grad is not None:` before `w.grad.zero_()`")
+    result = returned("train(x, y, steps, lr)", outcome)
+    if not isinstance(result, tuple) or len(result) != 2:
+        fail("train(...) should return a pair: (w, losses).", found=show(result))
+    w, losses = result
+    tensor_answer("w (returned by train)", w, shape=())
+    if not w.is_leaf:
+        fail("The w that train returns is not a leaf any more.", found=show(w),
+             misconception="inplace-leaf-update")
+    if not isinstance(losses, list) or len(losses) != steps:
+        fail(f"losses should be a list of {steps} numbers, one per step.", found=show(losses))
+    found_losses = [number_answer("each loss", v) for v in losses]
+    found_w = float(w.detach().item())
+    good_w, good_losses = _reference_train(x, y, steps, lr)
+    bad_w, bad_losses = _reference_train(x, y, steps, lr, zero_grad=False)
+    if same_values(found_losses, bad_losses) and np.isclose(found_w, bad_w):
+        fail("Your loop still lets w.grad add up: each step uses the sum of all gradients so "
+             "far.", expected=f"w = {good_w:.4f}", found=f"w = {found_w:.4f}",
+             misconception="forgot-zero-grad")
+    if np.isclose(found_w, 0.0) and not np.isclose(good_w, 0.0):
+        fail("w never moved from 0: the update used a .grad that was already zeroed.",
+             expected=f"w = {good_w:.4f}", found=f"w = {found_w:.4f}",
+             hint="zero .grad AFTER the update has used it (or before the next backward)")
+    if not same_values(found_losses, good_losses, rtol=1e-3, atol=1e-5):
+        first = next(i for i, (a, b) in enumerate(zip(found_losses, good_losses))
+                     if not np.isclose(a, b, rtol=1e-3, atol=1e-5))
+        fail(f"The losses differ from the lesson's loop from step {first} on.",
+             expected=f"{good_losses[first]:.4f}", found=f"{found_losses[first]:.4f}",
+             hint="keep the loop as it was (w from 0, mean squared error, w -= lr * w.grad "
+             "under no_grad, loss.item() appended) and only add the zeroing")
+    if not np.isclose(found_w, good_w, rtol=1e-4, atol=1e-6):
+        fail("The final w is not where the loop ends.", expected=f"{good_w:.4f}",
+             found=f"{found_w:.4f}")
+
+
+# ----------------------------------------------------------------------------------------
+# 4. micro-batches that add up to the full batch
+# ----------------------------------------------------------------------------------------
+def _mse_grad(w0, x, y):
+    w = tensor(w0, requires_grad=True)
+    ((w * x - y) ** 2).mean().backward()
+    return float(w.grad.item())
+
+
+_BATCH = dict(w0=0.5, data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), bias=1.0, batch_size=2,
+              stale=None)
+
+
+def _accumulate(accumulate_grad, **settings):
+    """Probe: the learner's accumulate_grad on a fresh w (holding ``stale`` in .grad):
+    what it did, w afterwards, and how many times backward reached w."""
+    if not callable(accumulate_grad):
+        return accumulate_grad, None, None, 0
+    s = dict(_BATCH, **settings)
+    x = tensor(list(s["data"]))
+    w = tensor(s["w0"], requires_grad=True)
+    if s["stale"] is not None:
+        w.grad = tensor(s["stale"])
+    calls = []
+    w.register_hook(lambda g: calls.append(1))
+    outcome = attempt(accumulate_grad, w, x, 2 * x + s["bias"], s["batch_size"])
+    return accumulate_grad, outcome, w, len(calls)
+
+
+def _loops_over_backward(tree):
+    """Whether a loop in ``tree`` calls backward."""
+    import ast
+    return any(calls_named(loop, {"backward"}) for loop in ast.walk(tree)
+               if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)))
+
+
+@check(probe=_accumulate,
+       reply=lambda **settings: (ANY, Maybe(Outcome), Maybe(Tensor), int), sources=True)
+def microbatches(accumulate_grad, outcome, w, calls, *, w0=0.5,
+                 data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), bias=1.0, batch_size=2,
+                 stale=None, sources=()):
+    """accumulate_grad(w, x, y, batch_size) leaves in w.grad the full-batch gradient of the
+    mean squared error, with one backward per micro-batch; ``stale``: a .grad w holds on entry
+    (left over from an earlier step)."""
+    __tracebackhide__ = True
+    if outcome is None:
+        fail("`accumulate_grad` should be a function (def accumulate_grad(...): ...).",
+             found=show(accumulate_grad))
+    x = tensor(list(data))
+    y = 2 * x + bias
+    returned("accumulate_grad(w, x, y, batch_size)", outcome)
+    if w.grad is None:
+        fail("w.grad is None after accumulate_grad(w, x, y, batch_size).",
+             hint="call backward() on each micro-batch's loss inside the function; change "
+             "w.grad, do not make a new w")
+    found = float(w.grad.detach().item())
+    full = _mse_grad(w0, x, y)
+    n_batches = len(data) // batch_size
+    parts = [_mse_grad(w0, x[i:i + batch_size], y[i:i + batch_size])
+             for i in range(0, len(data), batch_size)]
+    if not np.isclose(found, full, rtol=1e-4):
+        found_text = f"w.grad = {found:.4f}"
+        if stale is not None and np.isclose(found, stale + full, rtol=1e-4):
+            fail("w.grad still holds the old gradient it came in with, plus the new one.",
+                 expected=f"{full:.4f}", found=found_text, misconception="forgot-zero-grad",
+                 hint="zero w.grad once, before the first micro-batch")
+        if np.isclose(found, n_batches * full, rtol=1e-4):
+            fail(f"w.grad is {n_batches} times the full-batch gradient: each micro-batch's "
+                 f"mean counted as if it were the whole batch.", expected=f"{full:.4f}",
+                 found=found_text, misconception="microbatch-unscaled")
+        if any(np.isclose(found, p * s, rtol=1e-4) for p in parts[-1:] for s in (1, 1 / n_batches)):
+            fail("w.grad holds only the last micro-batch's gradient.", expected=f"{full:.4f}",
+                 found=found_text, misconception="zeroed-too-often")
+        fail("w.grad is not the full-batch gradient.", expected=f"{full:.4f}", found=found_text)
+    # (how often backward reached w is the kernel's word; the code is the notebook's)
+    _, tree = defining_cell(sources, "accumulate_grad")
+    if calls == n_batches and tree is not None and not _loops_over_backward(tree):
+        fail("accumulate_grad calls backward outside any loop: one backward per micro-batch "
+             "needs a loop over the micro-batches.",
+             hint="the point of micro-batches is never to build the whole batch's graph at once")
+    if calls != n_batches:
+        fail(f"backward reached w {calls} times; one backward per micro-batch means "
+             f"{n_batches} here (batch size {batch_size}, {len(data)} points).",
+             expected=n_batches, found=calls,
+             hint="the point of micro-batches is never to build the whole batch's graph at once")

@@ -1,371 +1,170 @@
-"""Checks of lesson 06, inside backward.
+"""Checks of lesson 06, retain_graph and the freed graph.
 
-Every expected value is computed here with the engine: the predictions from the lesson's own
-expressions, ``my_backward`` against ``.backward()`` on the same graphs built twice.
+Whether a snippet raises is found out by running it here, with the engine, and the expected
+gradients come from the engine's own backward: the check and the lesson cannot disagree.
 """
-import contextlib
-
 import numpy as np
 
-from .. import autograd, exp, tanh, tensor
-from .._tensor import Tensor
-from ..autograd.graph import AccumulateGrad, Node
-from . import (Prediction, attempt, calls_named, check, defining_cell, fail, recursive,
-               same_values, show)
-from . import ANY, Many, Maybe, Outcome
+from .. import autograd, tensor
+from . import Prediction, as_tensor_text, attempt, check, fail, same_values, show, tensor_answer
+from . import ANY, Maybe, Outcome
+
+#: The lesson's snippets, each run on a fresh x = tensor([1., 2.], requires_grad=True).
+SNIPPETS = {
+    "A": "y = (x + 1).sum()\ny.backward()\ny.backward()",
+    "B": "y = (x * 2).sum()\ny.backward()\ny.backward()",
+    "C": "y = (x * x).sum()\ny.backward(retain_graph=True)\ny.backward()",
+    "D": "y = (x * x).sum()\ny.backward(retain_graph=True)\ny.backward()\ny.backward()",
+    "E": "y = (x ** 2).sum()\ny.backward()\ny = (x ** 2).sum()\ny.backward()",
+    "F": "y = x.exp().sum()\ntorch.autograd.grad(y, x)\ny.backward()",
+}
+
+_WHY = {
+    "A": "AddBackward0 saved no tensor (adding 1 has derivative 1, whatever x is), so there "
+         "is nothing to free and a second pass works",
+    "B": "x * 2 saved the 2 (MulBackward0 keeps the other factor), and the first backward "
+         "freed it",
+    "C": "retain_graph=True on the first call kept the saved x for the second",
+    "D": "the second call had no retain_graph, so it freed the saved tensors: the third call "
+         "finds them gone",
+    "E": "the second y is a new forward pass, so a new graph with its own saved tensors",
+    "F": "autograd.grad frees the saved tensors exactly as backward does (ExpBackward0 saved "
+         "its result)",
+}
 
 
-def _names(name, value):
-    """A list of node names (type names or ``.name()``), or a clear failure that does not
-    name the nodes of the answer."""
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        fail(f"`{name}` should be a list of node names, as strings "
-             "(like \"PowBackward0\").", found=show(value))
-    return ["AccumulateGrad" if v == "torch::autograd::AccumulateGrad" else v for v in value]
-
-
-def _fan_out():
-    """The lesson's z = x * x + x, with x = 3."""
-    x = tensor(3.0, requires_grad=True)
-    return x, x * x + x
-
-
-@check
-def next_prediction(add_next, same_accumulator):
-    __tracebackhide__ = True
-    found = _names("add_next", add_next)
-    if not isinstance(same_accumulator, bool):
-        fail("`same_accumulator` should be True or False.", found=show(same_accumulator))
-    _, z = _fan_out()
-    expected = [type(n).__name__ for n, _ in z.grad_fn.next_functions]
-    verdict = Prediction()
-    if found != expected:
-        hint = None
-        if found == expected[::-1]:
-            hint = "next_functions follows the order of the inputs: (x * x) + x"
-        elif len(found) != len(expected):
-            hint = "one entry per input of the addition: it has two inputs"
-        verdict.off(f"z.grad_fn.next_functions: you predicted {found}.", hint=hint)
-    mul = z.grad_fn.next_functions[0][0]
-    truth = mul.next_functions[0][0] is mul.next_functions[1][0]
-    if same_accumulator != truth:
-        verdict.off(f"Whether both edges of MulBackward0 lead to the same node: you predicted "
-                    f"{same_accumulator}.", misconception="one-accumulator")
-    verdict.tell()
-
-
-@check
-def order_prediction(order, x_grad):
-    __tracebackhide__ = True
-    found = _names("order", order)
-    if isinstance(x_grad, Tensor):
-        fail("`x_grad` should be a plain number (like 1.5), not a tensor.", found=show(x_grad))
-    if isinstance(x_grad, bool) or not isinstance(x_grad, (int, float)):
-        fail("`x_grad` should be a number.", found=show(x_grad))
-    from ..viz import trace_backward
-    x, z = _fan_out()
-    trace = trace_backward(z)
-    expected = [type(s.node).__name__ for s in trace.steps]
-    verdict = Prediction()
-    if found != expected:
-        if found.count("AccumulateGrad") > 1:
-            verdict.off(f"The order: you predicted {found}: AccumulateGrad runs once, not once "
-                        "per edge that leads to it.", misconception="recursive-backward")
-        else:
-            verdict.off(f"The order: you predicted {found}.",
-                        hint="a node runs only after every node that sends it a gradient")
-    truth = x.grad.item()
-    if not np.isclose(x_grad, truth):
-        if np.isclose(x_grad, 2 * x.item()) or np.isclose(x_grad, 1.0):
-            verdict.off(f"x.grad: you predicted {x_grad}, the gradient of one path only: "
-                        "x.grad is the sum over every path from z to x.",
-                        misconception="recursive-backward")
-        else:
-            verdict.off(f"x.grad: you predicted {x_grad}.",
-                        hint="dz/dx of x*x + x: both uses of x in the product count, and the "
-                        "addition's too")
-    verdict.tell()
-
-
-# -- my_backward ---------------------------------------------------------------------------
-class _UsedTheEngine(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _watched():
-    """While my_backward runs, the engine's backward pass refuses to run (the walk must be
-    the learner's own: ``backward()`` and ``autograd.grad`` both call ``run_backward``), and
-    every call of a node is counted: ``{node: calls}``."""
-    def refuse(*args, **kwargs):
-        raise _UsedTheEngine("my_backward called the engine's backward pass")
-
-    def counted(node, *grads):
-        calls[node] = calls.get(node, 0) + 1
-        return call(node, *grads)
-    calls = {}
-    kept, call = autograd.run_backward, Node.__call__
-    autograd.run_backward, Node.__call__ = refuse, counted
+def _raises(code):
+    import autograd_lab as torch        # the snippets speak PyTorch's names
+    x = tensor([1.0, 2.0], requires_grad=True)
     try:
-        yield calls
-    finally:
-        autograd.run_backward, Node.__call__ = kept, call
+        exec(code, {"torch": torch, "x": x})
+    except RuntimeError:
+        return True
+    return False
 
 
-def _run_mine(my_backward, root, gradient, leaves):
-    """Probe side: my_backward(root, gradient), watched. What it did (an Outcome), the nodes
-    it ran more than once (name, times), and the leaves afterwards (their .grad)."""
-    with _watched() as calls:
-        outcome = attempt(my_backward, root, gradient)
-    again = [(node.name(), n) for node, n in calls.items()
-             if n > 1 and type(node) is not AccumulateGrad]
-    return outcome, again, leaves
-
-
-def _leaves(rng, n=2, shape=(3,)):
-    return [rng.uniform(-1.5, 1.5, size=shape).astype(np.float32) for _ in range(n)]
-
-
-def _build(kind, values, depth, seed):
-    """One graph: ``(root, gradient, leaves)``. The same arguments build the same graph, so
-    the probe builds it for my_backward where the learner's code runs, and the judge builds
-    it again for ``.backward()``."""
-    rng = np.random.default_rng(seed)
-    leaves = [tensor(v, requires_grad=True) for v in values]
-    const = tensor(rng.uniform(0.5, 1.5, size=values[0].shape).astype(np.float32))
-    if kind == "chain":             # one path to each leaf: nothing meets anywhere but a leaf
-        t = leaves[0]
-        for i in range(depth):
-            t = [lambda a: a * 1.001, lambda a: tanh(a), lambda a: a + const][i % 3](t)
-        root = t * leaves[1]
-    elif kind == "tree-shaped":            # leaves used several times, every other node once
-        parts = []
-        for i in range(depth):
-            a, b = leaves[i % 2], leaves[(i + 1) % 2]
-            parts.append([tanh(a) * b, a * const - b, exp(a * 0.5) + b * b][i % 3])
-        root = parts[0]
-        for p in parts[1:]:
-            root = root + p
-    else:                           # "fan-out": intermediate results used more than once
-        pool = list(leaves)
-        for _ in range(depth):
-            a = pool[rng.integers(len(pool))]
-            b = pool[rng.integers(len(pool))]
-            op = rng.integers(6)
-            if op == 0:
-                t = a + a
-            elif op == 1:
-                t = b * b
-            elif op == 2:
-                t = tanh(a) * b
-            elif op == 3:
-                t = a - b * const
-            elif op == 4:
-                t = (a + b) * 0.5
-            else:
-                t = tanh(a) + a
-            pool.append(t)
-        root = pool[-1]
-        for t in pool[len(leaves):-1]:      # every intermediate result reaches the root
-            root = root + t * 0.1
-    gradient = tensor(rng.uniform(-1, 1, size=tuple(root.shape)).astype(np.float32))
-    return root, gradient, leaves
-
-
-def _graph(kind, depth, seed, grads_before=None):
-    """The graph of one case, its leaves holding ``grads_before`` in .grad."""
-    values = _leaves(np.random.default_rng(seed))
-    root, gradient, leaves = _build(kind, values, depth, seed)
-    for leaf, before in zip(leaves, grads_before or ()):
-        leaf.grad = tensor(np.asarray(before, np.float32))
-    return root, gradient, leaves
-
-
-def _what(kind, depth):
-    return f"a chain of {depth} operations" if kind == "chain" else \
-        f"a {kind} graph of {depth} operations"
-
-
-#: the hidden cases, in order: (kind, depth, seed, misconception a wrong result shows, .grad
-#: the leaves hold before). Chains and trees first (no node is reached twice); then graphs
-#: where results are reused, where what goes wrong is a node that passed its gradient on
-#: before every part of it had arrived; then .grad that was there, and a deep chain.
-_GRAPHS = ([(kind, depth, seed, None, None) for seed in range(3)
-           for kind, depth in (("chain", 6), ("tree-shaped", 5))]
-          + [("fan-out", 8, 100 + seed, "recursive-backward", None) for seed in range(6)]
-          + [("tree-shaped", 4, 7, None, ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])),
-             ("chain", 4000, 11, None, None)])
-
-
-def _mine_on(my_backward, cases):
-    """Probe: my_backward on the graph of every case."""
-    if not callable(my_backward):
-        return my_backward, None
-    results = []
-    for kind, depth, seed, _, before in cases:
-        root, gradient, leaves = _graph(kind, depth, seed, before)
-        results.append(_run_mine(my_backward, root, gradient, leaves))
-    return my_backward, results
-
-
-def _judge_run(what, result):
-    """A failure for what my_backward did wrong while running, if anything."""
+@check
+def raises_prediction(raises):
     __tracebackhide__ = True
-    outcome, again, _ = result
+    if not isinstance(raises, dict):
+        fail("`raises` should be a dictionary from snippet name to True/False.",
+             found=show(raises))
+    missing = sorted(set(SNIPPETS) - set(raises))
+    if missing:
+        fail(f"`raises` has no entry for {', '.join(missing)}.",
+             found=f"entries for {sorted(raises, key=str)}",
+             hint=f"write True or False for each of {', '.join(SNIPPETS)}")
+    for name in SNIPPETS:
+        if not isinstance(raises[name], bool):
+            fail(f"raises[{name!r}] should be True or False.", found=show(raises[name]))
+    verdict = Prediction()
+    for name, code in SNIPPETS.items():
+        truth = _raises(code)
+        if raises[name] == truth:
+            continue
+        what = f"Snippet {name}: you predicted it {'raises' if raises[name] else 'runs'}."
+        verdict.off(what, hint=_WHY[name],
+                    misconception="retain-graph-missing" if truth and name in ("B", "D", "F")
+                    else None)
+    verdict.tell()
+
+
+# ----------------------------------------------------------------------------------------
+# two losses over one shared subgraph
+# ----------------------------------------------------------------------------------------
+def _shared_graph(values, kind):
+    x = tensor(list(values), requires_grad=True)
+    h = x ** 3 if kind == "cube" else (x * x).exp()
+    return x, h.sum(), (h ** 2).mean()
+
+
+def _separate(fn, *, values=(1.0, 2.0), kind="cube", stale=None):
+    """Probe: the learner's function on a fresh shared graph (x holding ``stale`` in .grad)."""
+    if not callable(fn):
+        return fn, None
+    x, loss_a, loss_b = _shared_graph(values, kind)
+    if stale is not None:
+        x.grad = tensor([stale] * len(values))
+    return fn, attempt(fn, x, loss_a, loss_b)
+
+
+@check(probe=_separate, reply=lambda **settings: (ANY, Maybe(Outcome)))
+def separate_gradients(fn, outcome, *, values=(1.0, 2.0), kind="cube", stale=None):
+    """fn(x, loss_a, loss_b) -> (g_a, g_b): d loss_a/dx and d loss_b/dx from one forward pass;
+    ``stale``: an old .grad x holds on entry."""
+    __tracebackhide__ = True
+    xe, la, lb = _shared_graph(values, kind)
+    want_a, = autograd.grad(la, xe, retain_graph=True)
+    want_b, = autograd.grad(lb, xe)
+    want_a, want_b = want_a._data.astype(np.float64), want_b._data.astype(np.float64)
+    if outcome is None:
+        fail("`separate_gradients` should be a function (def separate_gradients(x, loss_a, "
+             "loss_b): ...).", found=show(fn))
     if outcome.raised:
         error = outcome.error
-        if type(error).__name__ == "_UsedTheEngine":
-            fail("my_backward called the engine (.backward() or torch.autograd.grad): it "
-                 "should walk the graph itself.", hint="start from root.grad_fn and call the "
-                 "nodes, as in section 2")
-        if isinstance(error, RecursionError):
-            fail(f"my_backward raised RecursionError on {what}.", hint="a walk that calls "
-                 "itself once per node runs out of stack on a deep graph: keep the nodes "
-                 "still to visit in a list, and loop")
-        text = str(error)
-        if "None" in text or "NoneType" in text:
-            hint = ("an entry of next_functions can be (None, 0): an input that needs no "
-                    "gradient (a constant). Skip it")
-        elif isinstance(error, KeyError):
-            hint = ("a node reaches `ready` only once every edge into it has delivered: add "
-                    "what each node returns into `arrived` for the node it goes to")
-        elif "size" in text or "shape" in text:
-            hint = ("a node of one input returns a bare tensor, not a tuple: wrap it, "
-                    "`outs = (outs,)`, before pairing it with next_functions (section 1)")
-        else:
-            hint = None
-        fail(f"my_backward raised {type(error).__name__} on {what}: {error}", hint=hint)
-    if again:
-        name, n = again[0]
-        fail(f"On {what}, my_backward ran {name} {n} times.", expected="each node once, "
-             "with the sum of everything sent to it", found=f"{name} called {n} times",
-             misconception="recursive-backward")
+        if isinstance(error, RuntimeError) and str(error).startswith(
+                "Trying to backward through the graph a second time"):
+            fail("The second backward found the shared graph freed.",
+                 found=f"RuntimeError: {str(error)[:70]}...",
+                 misconception="retain-graph-missing")
+        fail(f"separate_gradients(...) raised {type(error).__name__}: {error}")
+    result = outcome.value
+    if not isinstance(result, tuple) or len(result) != 2:
+        fail("separate_gradients should return a pair (g_a, g_b).", found=show(result))
+    g_a, g_b = result
+    if isinstance(g_a, tuple) or isinstance(g_b, tuple):
+        fail("`g_a` should be a Tensor, not a tuple.", found=f"g_a = {g_a!r}, g_b = {g_b!r}",
+             hint="torch.autograd.grad returns a tuple, one gradient per input: unpack it, "
+             "(g_a,) = torch.autograd.grad(...)")
+    n = (len(values),)
+    found_a = tensor_answer("g_a", g_a, shape=n, requires_grad=False)
+    found_b = tensor_answer("g_b", g_b, shape=n, requires_grad=False)
+    if g_a is g_b or same_values(found_a, found_b) and not same_values(want_a, want_b):
+        fail("g_a and g_b are the same tensor: g_a was x.grad itself, and the second pass "
+             "changed it in place.", found=f"g_a = {g_a!r}, g_b = {g_b!r}",
+             hint="take a copy (x.grad.clone()), or set x.grad = None instead of zero_(), "
+             "or use torch.autograd.grad")
+    if stale is not None and same_values(found_a, want_a + stale):
+        fail("g_a includes the old gradient x.grad held when your function was called.",
+             expected=as_tensor_text(want_a), found=repr(g_a), misconception="forgot-zero-grad")
+    if not same_values(found_a, want_a):
+        fail("g_a is not d loss_a / dx.", expected=as_tensor_text(want_a), found=repr(g_a))
+    if same_values(found_b, want_a + want_b):
+        fail("g_b is d loss_a/dx + d loss_b/dx: the second pass added to the first.",
+             expected=as_tensor_text(want_b), found=repr(g_b),
+             misconception="retain-graph-instead-of-zero")
+    if not same_values(found_b, want_b):
+        fail("g_b is not d loss_b / dx.", expected=as_tensor_text(want_b), found=repr(g_b))
 
 
-def _check_grads(what, mine, reference, misconception=None):
+# ----------------------------------------------------------------------------------------
+# an in-place change of a saved tensor
+# ----------------------------------------------------------------------------------------
+@check
+def inplace_fixed(x, h, h_shifted):
+    """The lesson's x = [1., 2.], h = x * 2, y = (h * h).sum(), y.backward(), and h + 1
+    wanted as well: x.grad = 8x, h_shifted = 2x + 1."""
     __tracebackhide__ = True
-    for name, (leaf, ref) in zip("xw", zip(mine, reference, strict=True)):
-        if ref.grad is None:
-            continue
-        found = leaf.grad
-        if not isinstance(found, Tensor):
-            fail(f"After my_backward on {what}, leaf {name}.grad is not a tensor.",
-                 expected=repr(ref.grad), found=show(found),
-                 hint="an AccumulateGrad node's .variable is its leaf: add the gradient that "
-                 "reaches the node into .variable.grad")
-        if found.grad_fn is not None:
-            fail(f"After my_backward, {name}.grad carries a grad_fn: your walk was recorded "
-                 "as a graph of its own.", found=show(found),
-                 hint="calling a node with grad mode on records what it computes: run the "
-                 "walk inside `with torch.no_grad():`")
-        if not same_values(found.detach()._data, ref.grad._data, rtol=1e-4, atol=1e-5):
-            fail(f"After my_backward on {what}, {name}.grad differs from what "
-                 ".backward() gives.", expected=repr(ref.grad), found=show(found),
-                 misconception=misconception)
-
-
-def _walks_itself(my_backward, results, sources):
-    """Fail unless my_backward is a function whose code walks the graph itself."""
-    __tracebackhide__ = True
-    if results is None:
-        fail("`my_backward` should be a function my_backward(root, gradient).",
-             found=show(my_backward))
-    _, tree = defining_cell(sources, "my_backward")
-    engine = [call for call in calls_named(tree, {"backward", "run_backward", "grad"})
-              if not call.endswith(".grad") or call.endswith("autograd.grad")] if tree else []
-    if engine:
-        fail(f"my_backward called the engine ({engine[0]}): it should walk the graph itself, "
-             "calling the nodes.", hint="start from root.grad_fn and call the nodes, as in "
-             "section 2")
-
-
-def _no_recursion(sources):
-    """Fail if my_backward's cell defines a function that calls itself: checked once every
-    run has passed, since what the kernel reports of a run (a RecursionError, a node run
-    twice) is the kernel's word, and the code is the notebook's."""
-    __tracebackhide__ = True
-    _, tree = defining_cell(sources, "my_backward")
-    calling = recursive(tree) if tree else []
-    if calling:
-        fail(f"my_backward's cell has a function that calls itself ({calling[0]}): on a "
-             "deep graph (a chain of 3,000 operations) a walk that recurses once per node "
-             "raises RecursionError, and one that follows every path sends a gradient on "
-             "before all of it has arrived.", misconception="recursive-backward",
-             hint="keep the nodes still to visit in a list, and loop")
-
-
-def _square_plus(values):
-    x = tensor(values, requires_grad=True)
-    return x * x + x, tensor([1.0, 1.0]), [x]
-
-
-def _doubled_twice(values):
-    x = tensor(values, requires_grad=True)
-    a = x * 2
-    return a + a, tensor([1.0, 1.0]), [x]
-
-
-#: the visible cases: (what, how to build the graph, its arguments, misconception a wrong
-#: result shows). Section 4's fan-outs, where a node that passes its gradient on before every
-#: part has arrived loses some, or runs once per path; a chain too deep for a walk that calls
-#: itself once per node (and whose one-input nodes show a walk that does not wrap their bare
-#: tensor); a random graph with fan-out. (The hidden cases are other graphs.)
-_BASIC = (("z = x * x + x", _square_plus, ([1.0, 2.0],), "recursive-backward"),
-          ("b = a + a with a = x * 2", _doubled_twice, ([1.0, -2.0],), "recursive-backward"),
-          (_what("chain", 3000), _graph, ("chain", 3000, 21), None),
-          (_what("fan-out", 8), _graph, ("fan-out", 8, 99), "recursive-backward"))
-
-
-#: how many leaves each visible case's graph has (the leaves my_backward's run sends back)
-_BASIC_LEAVES = (1, 1, 2, 2)
-
-
-def _runs_shape(leaves):
-    """What a probe of my_backward returns: per case, its Outcome, the nodes it ran more than
-    once (name, times) and that case's leaves."""
-    return ANY, Maybe([(Outcome, Many((str, int)), [Tensor] * n) for n in leaves])
-
-
-def _mine_basic(my_backward):
-    """Probe: my_backward on each visible case."""
-    if not callable(my_backward):
-        return my_backward, None
-    return my_backward, [_run_mine(my_backward, *build(*args)) for _, build, args, _ in _BASIC]
-
-
-@check(probe=_mine_basic, reply=lambda: _runs_shape(_BASIC_LEAVES), sources=True)
-def my_backward_basic(my_backward, results, *, sources):
-    """x * x + x, a + a, a chain of 3,000 operations and a random graph with fan-out, each
-    against .backward() on the same graph built here."""
-    __tracebackhide__ = True
-    _walks_itself(my_backward, results, sources)
-    for (what, build, args, misconception), result in zip(_BASIC, results, strict=True):
-        _judge_run(what, result)
-        root, gradient, reference = build(*args)
-        root.backward(gradient)
-        _check_grads(what, result[2], reference, misconception=misconception)
-    _no_recursion(sources)
-
-
-@check(probe=lambda my_backward: _mine_on(my_backward, _GRAPHS),
-       reply=lambda: _runs_shape([2] * len(_GRAPHS)), sources=True)
-def my_backward_hidden(my_backward, results, *, sources):
-    """Random graphs, compared with .backward() on the same graphs built here."""
-    __tracebackhide__ = True
-    _walks_itself(my_backward, results, sources)
-    for (kind, depth, seed, misconception, before), result in zip(_GRAPHS, results,
-                                                                  strict=True):
-        what = _what(kind, depth)
-        _judge_run(what, result)
-        root, gradient, reference = _graph(kind, depth, seed, before)
-        root.backward(gradient)
-        mine = result[2]
-        if before is not None:
-            for name, (leaf, r), b in zip("xw", zip(mine, reference, strict=True), before):
-                if isinstance(leaf.grad, Tensor) and not same_values(leaf.grad.detach()._data,
-                                                                     r.grad._data):
-                    fail(f"{name}.grad held {np.asarray(b, np.float32)} before the call; "
-                         "backward ADDS into .grad, it does not overwrite it.",
-                         expected=repr(r.grad), found=show(leaf.grad))
-        _check_grads(what, mine, reference, misconception)
-    _no_recursion(sources)
+    tensor_answer("x", x, shape=(2,))
+    tensor_answer("h", h, shape=(2,))
+    if x.grad is None:
+        if h._version > 0:
+            fail("x.grad is None: backward refused, because h, which y saved for its "
+                 "backward, was changed in place.", found=f"h is at version {h._version}",
+                 misconception="saved-tensor-modified")
+        fail("x.grad is None: call y.backward() in your cell.")
+    xs = tensor([1.0, 2.0], requires_grad=True)
+    hs = xs * 2
+    (hs * hs).sum().backward()
+    grad = np.asarray(x.grad._data, dtype=np.float64)
+    if not same_values(grad, xs.grad._data):
+        if same_values(grad, 2 * (2 * xs.detach()._data + 1) * 2):
+            fail("x.grad is the gradient of y built from the SHIFTED h: the shift happened "
+                 "before y was computed.", expected=repr(xs.grad), found=repr(x.grad),
+                 hint="y must use the original h; shift a copy afterwards")
+        fail("x.grad is not the gradient of y = (h * h).sum().", expected=repr(xs.grad),
+             found=repr(x.grad))
+    shifted = tensor_answer("h_shifted", h_shifted, shape=(2,))
+    if not same_values(shifted, hs.detach()._data + 1):
+        fail("h_shifted should hold h + 1.", expected=repr(hs.detach() + 1),
+             found=show(h_shifted))

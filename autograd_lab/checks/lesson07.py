@@ -1,255 +1,102 @@
-"""Checks of lesson 07, a node of your own.
+"""Checks of lesson 07, inside backward.
 
-Every expected value is computed here with the engine: the prediction from the lesson's own
-expression (a cube inside 5 * cube), the custom Function against central differences of its
-own forward.
+Every expected value is computed here with the engine from the lesson's own expressions: the
+prediction from z = x * x + x, the walk by hand against ``backward()`` on the blog's product.
 """
-import numpy as np
 
-from .. import autograd, exp, float64, log, sigmoid, tensor
-from .._tensor import Tensor
-from . import Prediction, attempt, check, fail, number_answer, returned, same_values, show
-from . import ANY, Maybe, Outcome
+from .. import mm, tensor
+from . import (Prediction, as_tensor_text, calls_named, check, fail, parsed, same_values, show,
+               tensor_answer)
 
 
-# -- the prediction ------------------------------------------------------------------------
-class _Cube(autograd.Function):
-    """The lesson's Cube, which also keeps the grad_output it received."""
-    seen = []
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        _Cube.seen.append(grad_output.item())
-        (x,) = ctx.saved_tensors
-        return grad_output * 3 * x ** 2
+def _names(name, value):
+    """A list of node names (type names or ``.name()``), or a clear failure that does not
+    name the nodes of the answer."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        fail(f"`{name}` should be a list of node names, as strings "
+             "(like \"PowBackward0\").", found=show(value))
+    return ["AccumulateGrad" if v == "torch::autograd::AccumulateGrad" else v for v in value]
 
 
-def _five_cubes():
-    """x = 2, L = 5 * Cube.apply(x), L.backward(): (grad_output at the cube, x.grad)."""
-    _Cube.seen = []
-    x = tensor(2.0, requires_grad=True)
-    (5 * _Cube.apply(x)).backward()
-    return _Cube.seen[0], x.grad.item()
+def _fan_out():
+    """The lesson's z = x * x + x, with x = 3."""
+    x = tensor(3.0, requires_grad=True)
+    return x, x * x + x
 
 
 @check
-def grad_output_prediction(grad_output_seen, x_grad):
-    """What CubeBackward receives inside L = 5 * cube(x), and x.grad, at x = 2."""
+def next_prediction(add_next, same_accumulator):
     __tracebackhide__ = True
-    seen = number_answer("grad_output_seen", grad_output_seen)
-    grad = number_answer("x_grad", x_grad)
-    truth_seen, truth_grad = _five_cubes()
-    local = truth_grad / truth_seen                 # 3 x**2: the cube's own derivative
+    found = _names("add_next", add_next)
+    if not isinstance(same_accumulator, bool):
+        fail("`same_accumulator` should be True or False.", found=show(same_accumulator))
+    _, z = _fan_out()
+    expected = [type(n).__name__ for n, _ in z.grad_fn.next_functions]
     verdict = Prediction()
-    if not np.isclose(seen, truth_seen):
-        verdict.off(f"grad_output: you predicted {seen:g}.",
-                    misconception="backward-ignores-grad-output" if np.isclose(seen, 1.0)
-                    else None,
-                    hint=None if np.isclose(seen, 1.0) else
-                    "grad_output is dL/dz: what the multiplication by 5 sends back to z")
-    if not np.isclose(grad, truth_grad):
-        forgot = np.isclose(grad, local)
-        verdict.off(f"x.grad: you predicted {grad:g}.",
-                    misconception="backward-ignores-grad-output" if forgot else None,
-                    hint=None if forgot else "x.grad = grad_output * dz/dx, with z = x**3")
+    if found != expected:
+        hint = None
+        if found == expected[::-1]:
+            hint = "next_functions follows the order of the inputs: (x * x) + x"
+        elif len(found) != len(expected):
+            hint = "one entry per input of the addition: it has two inputs"
+        verdict.off(f"z.grad_fn.next_functions: you predicted {found}.", hint=hint)
+    mul = z.grad_fn.next_functions[0][0]
+    truth = mul.next_functions[0][0] is mul.next_functions[1][0]
+    if same_accumulator != truth:
+        verdict.off(f"Whether both edges of MulBackward0 lead to the same node: you predicted "
+                    f"{same_accumulator}.", misconception="one-accumulator")
     verdict.tell()
 
 
-# -- the custom Function -------------------------------------------------------------------
-def _apply(Softplus, x):
-    """Probe side: Softplus.apply(x), as an Outcome."""
-    return attempt(Softplus.apply, x)
+# -- a backward pass by hand -----------------------------------------------------------------
+def _product():
+    """The exercise's graph: x = [[2, 1]], y = x @ M, s = (y * y).sum(); after s.backward():
+    (dy, dx), both by the engine's own backward (y.retain_grad())."""
+    x = tensor([[2.0, 1.0]], requires_grad=True)
+    y = mm(x, tensor([[1.0, 2.0], [3.0, 4.0]]))
+    y.retain_grad()
+    (y * y).sum().backward()
+    return y.grad._data, x.grad._data
 
 
-def _backward_of(Softplus, x_values, v, dtype=None):
-    """Probe side: x.grad after Softplus.apply(x).backward(v) on a fresh x, and what the
-    two steps did (Outcomes)."""
-    x = tensor(x_values, dtype=dtype, requires_grad=True)
-    forward = _apply(Softplus, x)
-    backward = None
-    if not forward.raised and isinstance(forward.value, Tensor) \
-            and forward.value.grad_fn is not None:
-        backward = attempt(forward.value.backward, tensor(v, dtype=dtype))
-    return forward, backward, x.grad
+def _cells_assigning(sources, names):
+    """The learner's code cells (parsed) that assign one of ``names`` at their top level."""
+    import ast
+    return [tree for tree in parsed(sources)
+            if any(isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id in names
+                or isinstance(t, ast.Tuple) and any(getattr(e, "id", None) in names
+                                                     for e in t.elts)
+                for t in node.targets) for node in tree.body)]
 
 
-def _is_function_class(Softplus):
-    return isinstance(Softplus, type) and issubclass(Softplus, autograd.Function)
-
-
-_BASIC_X = [-1.0, 0.0, 2.0]
-_BASIC_V = [1.0, -2.0, 0.5]         # not ones: a backward that forgets grad_output shows
-
-
-def _softplus_basic(Softplus):
-    """Probe: forward at x = [-1., 0., 2.], and backward of the weights [1., -2., 0.5]."""
-    if not _is_function_class(Softplus):
-        return Softplus, None
-    return Softplus, (_apply(Softplus, tensor(_BASIC_X, requires_grad=True)),
-                      _backward_of(Softplus, _BASIC_X, _BASIC_V))
-
-
-#: what _backward_of returns: forward's Outcome, backward's (none when forward gave nothing
-#: to go back through) and x.grad
-_BACKWARD = (Outcome, Maybe(Outcome), Maybe(Tensor))
-
-
-def _hidden_shape():
-    """What _softplus_hidden returns: per hidden point, forward, backward and forward at each
-    central-difference point; backward of each one-hot; what forward saved."""
-    points = _hidden_points()
-    steps = 2 * len(points[-1][0])
-    return ANY, Maybe(([(Outcome, _BACKWARD, [Outcome] * steps)] * len(points),
-                       [_BACKWARD] * len(points[-1][0]), Maybe(Outcome)))
-
-
-def _the_class(Softplus, found):
+@check(sources=True)
+def by_hand(grad_y, grad_x, *, sources):
+    """grad_y and grad_x of s = (y * y).sum(), y = x @ M, computed by calling the nodes."""
     __tracebackhide__ = True
-    if found is not None:
-        return
-    if getattr(Softplus, "kind", None) != "class":
-        fail("`Softplus` should be a class (class Softplus(torch.autograd.Function): ...).",
-             found=show(Softplus))
-    fail("`Softplus` should subclass torch.autograd.Function "
-         "(with `import autograd_lab as torch`).", found=f"bases {list(Softplus._bases)}")
-
-
-def _forward(outcome, shape):
-    """The tensor Softplus.apply(x) returned, or a failure saying what went wrong."""
-    __tracebackhide__ = True
-    y = returned("Softplus.apply(x)", outcome)
-    if not isinstance(y, Tensor) or tuple(y.shape) != tuple(shape):
-        fail("Softplus.apply(x) should return one tensor shaped like x.", found=show(y))
-    return y
-
-
-def _gradient(result, shape):
-    """x.grad after backward through Softplus, or a failure saying what went wrong."""
-    __tracebackhide__ = True
-    forward, backward, grad = result
-    y = _forward(forward, shape)
-    if y.grad_fn is None:
-        fail("Softplus.apply(x) has no grad_fn: it was not recorded.", found=show(y))
-    returned("backward through Softplus", backward,
-             hint="backward(ctx, grad_output) returns one tensor: dL/dx, shaped like x")
-    return grad
-
-
-@check(probe=_softplus_basic, reply=lambda: (ANY, Maybe((Outcome, _BACKWARD))))
-def softplus_basic(Softplus, found):
-    """Forward values at x = [-1., 0., 2.], and x.grad after y.backward([1., -2., 0.5])."""
-    __tracebackhide__ = True
-    _the_class(Softplus, found)
-    applied, backward = found
-    values = tensor(_BASIC_X)
-    y = _forward(applied, values.shape)
-    expected = log(1 + exp(values))
-    if not same_values(y.detach()._data, expected._data):
-        fail("Softplus.apply(x) should compute log(1 + exp(x)).", expected=repr(expected),
-             found=show(y.detach()))
-    v = tensor(_BASIC_V)
-    _compare_grad(_gradient(backward, values.shape), v * sigmoid(values), values, v)
-
-
-def _compare_grad(grad, expected, x, v):
-    """x.grad against the expected v^T J; the usual slips named."""
-    __tracebackhide__ = True
-    if not isinstance(grad, Tensor) or tuple(grad.shape) != tuple(x.shape):
-        fail("x.grad after backward through Softplus should be a tensor shaped like x.",
-             found=show(grad))
-    found = grad.detach()._data
-    if same_values(found, expected._data):
-        return
-    xs, vs = x._data.astype(np.float64), v._data.astype(np.float64)
-    if same_values(found, 1 / (1 + np.exp(xs))) or same_values(found, vs / (1 + np.exp(xs))):
-        fail("The gradient of log(1 + exp(x)) is off.", expected=repr(expected),
-             found=show(grad), misconception="chain-rule-inner",
-             hint="your backward takes the derivative of the outside, log(u) at "
-             "u = 1 + exp(x), and stops there: what is the derivative of the inside?")
-    if same_values(found, 1 / (1 + np.exp(-xs))):
-        fail("backward returned the derivative alone, not grad_output times it.",
-             expected=repr(expected), found=show(grad),
-             misconception="backward-ignores-grad-output")
-    fail("The gradient through Softplus does not match central differences of its forward.",
-         expected=repr(expected), found=show(grad))
-
-
-_EPS = 1e-6
-
-
-def _hidden_points():
-    """The hidden check's points x and weights v: float64, five each, three times."""
-    rng = np.random.default_rng(6)
-    return [(rng.uniform(-3, 3, size=5), rng.uniform(-2, 2, size=5)) for _ in range(3)]
-
-
-def _steps(xs):
-    """xs moved by +eps and -eps in one coordinate at a time: the points of the central
-    differences, in the order (+e_0, -e_0, +e_1, ...)."""
-    out = []
-    for i in range(len(xs)):
-        step = np.zeros(len(xs))
-        step[i] = _EPS
-        out += [xs + step, xs - step]
-    return out
-
-
-def _softplus_hidden(Softplus):
-    """Probe: at each hidden point, the forward, the backward of v, and the forward at the
-    central-difference points; then the backward of every one-hot (the Jacobian's rows, as
-    gradcheck builds them) and how many tensors forward saved."""
-    if not _is_function_class(Softplus):
-        return Softplus, None
-    found = []
-    for xs, vs in _hidden_points():
-        found.append((_apply(Softplus, tensor(xs, dtype=float64)),
-                      _backward_of(Softplus, xs, vs, float64),
-                      [_apply(Softplus, tensor(p, dtype=float64)) for p in _steps(xs)]))
-    xs = _hidden_points()[-1][0]
-    rows = [_backward_of(Softplus, xs, np.eye(len(xs))[i], float64) for i in range(len(xs))]
-    applied = _apply(Softplus, tensor(xs, dtype=float64, requires_grad=True))
-    saved = None
-    if not applied.raised and isinstance(applied.value, Tensor) and applied.value.grad_fn:
-        saved = attempt(lambda: len(applied.value.grad_fn.saved_tensors))
-    return Softplus, (found, rows, saved)
-
-
-@check(probe=_softplus_hidden, reply=lambda: _hidden_shape())
-def softplus_hidden(Softplus, found):
-    """A gradient check in float64: forward against log(1 + exp(x)), backward(v) against
-    central differences of the learner's own forward, for random x and v; the whole Jacobian
-    as gradcheck checks it; then what forward saved."""
-    __tracebackhide__ = True
-    _the_class(Softplus, found)
-    points, rows, saved = found
-    for (xs, vs), (applied, backward, stepped) in zip(_hidden_points(), points, strict=True):
-        y = _forward(applied, xs.shape)
-        if not same_values(y._data, np.log1p(np.exp(xs))):
-            fail("Softplus.apply(x) should compute log(1 + exp(x)).",
-                 expected=repr(log(1 + exp(tensor(xs, dtype=float64)))), found=show(y))
-        x, v = tensor(xs, dtype=float64), tensor(vs, dtype=float64)
-        grad = _gradient(backward, xs.shape)
-        # v^T J by central differences of the learner's own forward, one input at a time
-        # (softplus acts elementwise, but the check does not assume it)
-        values = [_forward(o, xs.shape).detach()._data for o in stepped]
-        numeric = np.array([vs @ (values[2 * i] - values[2 * i + 1]) / (2 * _EPS)
-                            for i in range(len(xs))])
-        _compare_grad(grad, tensor(numeric, dtype=float64), x, v)
-    # the Jacobian both ways, with gradcheck's tolerances (row i: backward of e_i)
-    xs = _hidden_points()[-1][0]
-    analytic = np.array([_gradient(r, xs.shape).detach()._data for r in rows])
-    values = [_forward(o, xs.shape).detach()._data for o in points[-1][2]]
-    numeric = np.array([(values[2 * j] - values[2 * j + 1]) / (2 * _EPS)
-                        for j in range(len(xs))]).T
-    if not np.allclose(analytic, numeric, rtol=1e-3, atol=1e-5):
-        fail("Softplus does not pass torch.autograd.gradcheck: its backward and central "
-             "differences of its forward disagree.", found=f"x = {tensor(xs, dtype=float64)!r}")
-    if saved is None or saved.raised or not saved.value:
-        fail("forward saved nothing with ctx.save_for_backward.",
-             hint="ctx.save_for_backward(x) keeps x for backward and lets autograd check it "
-             "was not changed in place since; read it back with ctx.saved_tensors")
+    want_y, want_x = _product()
+    cells = _cells_assigning(sources, {"grad_y", "grad_x"})
+    engine = [c for tree in cells[-1:] for c in calls_named(tree, {"backward", "grad"})]
+    if engine:
+        fail(f"Your answer calls {engine[0]}: the engine did the walk. Call the nodes yourself, "
+             "from s.grad_fn down.")
+    dy = tensor_answer("grad_y", grad_y, shape=want_y.shape)
+    if same_values(dy, want_y / 2):
+        fail("`grad_y` is half of ds/dy: it holds what ONE use of y in y * y sends back.",
+             expected=as_tensor_text(want_y), found=show(grad_y), misconception="fan-out-sum",
+             hint="MulBackward0 returns one gradient per input, and both inputs are y")
+    if not same_values(dy, want_y):
+        fail("`grad_y` is not ds/dy.", expected=as_tensor_text(want_y), found=show(grad_y),
+             hint="call s.grad_fn with torch.tensor(1.0), then the node it leads to with what "
+             "it returned")
+    dx = tensor_answer("grad_x", grad_x, shape=want_x.shape)
+    if same_values(dx, want_x / 2):
+        fail("`grad_x` is half of ds/dx: it comes from one use of y in y * y only.",
+             expected=as_tensor_text(want_x), found=show(grad_x), misconception="fan-out-sum")
+    if same_values(dx, dy):
+        fail("`grad_x` is ds/dy: it has not gone through MmBackward0 yet.",
+             expected=as_tensor_text(want_x), found=show(grad_x),
+             hint="call y.grad_fn with grad_y: its first result is for x")
+    if not same_values(dx, want_x):
+        fail("`grad_x` is not ds/dx.", expected=as_tensor_text(want_x), found=show(grad_x),
+             hint="MmBackward0 called with grad_y returns (gradient for x, gradient for M)")

@@ -1,320 +1,333 @@
-"""Checks of lesson 08, the training loop.
+"""Checks of lesson 08, backward by hand and in order.
 
-``train_step`` is judged against the step written out here, on the same small problems built
-twice: after every step the parameters must be where gradient descent puts them, and still
-leaves that require grad. Where the zeroing happens (after the update, or first thing in the
-next step) is the learner's choice: only its effect on the parameters is checked.
+Every expected value is computed here with the engine: the prediction from the lesson's own
+expression, ``my_backward`` against ``.backward()`` on the same graphs built twice.
 """
+import contextlib
+
 import numpy as np
 
-from .. import no_grad, tanh, tensor
+from .. import autograd, exp, tanh, tensor
 from .._tensor import Tensor
-from . import (Prediction, attempt, check, defining_cell, fail, number_answer, show,
-               same_values, uses_data)
-from . import ANY, Maybe, Outcome, Shape
-from .answers import snapshot
-
-
-def _node_name(node):
-    return None if node is None else type(node).__name__
+from ..autograd.graph import AccumulateGrad, Node
+from . import (Prediction, attempt, calls_named, check, defining_cell, fail, recursive,
+               same_values, show)
+from . import ANY, Many, Maybe, Outcome
+from .lesson07 import _fan_out, _names
 
 
 @check
-def update_prediction(w_is_leaf, w_grad_fn):
-    """The lesson's w = w - 0.1 * w.grad, outside no_grad."""
+def order_prediction(order, x_grad):
     __tracebackhide__ = True
-    if not isinstance(w_is_leaf, bool):
-        fail("`w_is_leaf` should be True or False.", found=show(w_is_leaf))
-    if w_grad_fn is not None and not isinstance(w_grad_fn, str):
-        fail("`w_grad_fn` should be the node's name as a string (or None).",
-             found=show(w_grad_fn), hint="write the name you expect between quotes")
-    w = tensor(1.0, requires_grad=True)
-    ((w * 3) ** 2).backward()
-    w = w - 0.1 * w.grad
+    found = _names("order", order)
+    if isinstance(x_grad, Tensor):
+        fail("`x_grad` should be a plain number (like 1.5), not a tensor.", found=show(x_grad))
+    if isinstance(x_grad, bool) or not isinstance(x_grad, (int, float)):
+        fail("`x_grad` should be a number.", found=show(x_grad))
+    from ..viz import trace_backward
+    x, z = _fan_out()
+    trace = trace_backward(z)
+    expected = [type(s.node).__name__ for s in trace.steps]
     verdict = Prediction()
-    if w_is_leaf != w.is_leaf:
-        verdict.off(f"w.is_leaf after the update: you predicted {w_is_leaf}.",
-                    misconception="inplace-leaf-update")
-    if w_grad_fn != _node_name(w.grad_fn):
-        verdict.off(f"w.grad_fn after the update: you predicted {w_grad_fn!r}.",
-                    hint="w - 0.1 * w.grad is a subtraction, recorded like any other")
+    if found != expected:
+        if found.count("AccumulateGrad") > 1:
+            verdict.off(f"The order: you predicted {found}: AccumulateGrad runs once, not once "
+                        "per edge that leads to it.", misconception="recursive-backward")
+        else:
+            verdict.off(f"The order: you predicted {found}.",
+                        hint="a node runs only after every node that sends it a gradient")
+    truth = x.grad.item()
+    if not np.isclose(x_grad, truth):
+        if np.isclose(x_grad, 2 * x.item()) or np.isclose(x_grad, 1.0):
+            verdict.off(f"x.grad: you predicted {x_grad}, the gradient of one path only: "
+                        "x.grad is the sum over every path from z to x.",
+                        misconception="recursive-backward")
+        else:
+            verdict.off(f"x.grad: you predicted {x_grad}.",
+                        hint="dz/dx of x*x + x: both uses of x in the product count, and the "
+                        "addition's too")
     verdict.tell()
 
 
-# -- train_step ----------------------------------------------------------------------------
-def _line(seed):
-    """A line to fit: parameters w, b (leaves at 0) and the closure that computes the loss."""
+# -- my_backward ---------------------------------------------------------------------------
+class _UsedTheEngine(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _watched():
+    """While my_backward runs, the engine's backward pass refuses to run (the walk must be
+    the learner's own: ``backward()`` and ``autograd.grad`` both call ``run_backward``), and
+    every call of a node is counted: ``{node: calls}``."""
+    def refuse(*args, **kwargs):
+        raise _UsedTheEngine("my_backward called the engine's backward pass")
+
+    def counted(node, *grads):
+        calls[node] = calls.get(node, 0) + 1
+        return call(node, *grads)
+    calls = {}
+    kept, call = autograd.run_backward, Node.__call__
+    autograd.run_backward, Node.__call__ = refuse, counted
+    try:
+        yield calls
+    finally:
+        autograd.run_backward, Node.__call__ = kept, call
+
+
+def _run_mine(my_backward, root, gradient, leaves):
+    """Probe side: my_backward(root, gradient), watched. What it did (an Outcome), the nodes
+    it ran more than once (name, times), and the leaves afterwards (their .grad)."""
+    with _watched() as calls:
+        outcome = attempt(my_backward, root, gradient)
+    again = [(node.name(), n) for node, n in calls.items()
+             if n > 1 and type(node) is not AccumulateGrad]
+    return outcome, again, leaves
+
+
+def _leaves(rng, n=2, shape=(3,)):
+    return [rng.uniform(-1.5, 1.5, size=shape).astype(np.float32) for _ in range(n)]
+
+
+def _build(kind, values, depth, seed):
+    """One graph: ``(root, gradient, leaves)``. The same arguments build the same graph, so
+    the probe builds it for my_backward where the learner's code runs, and the judge builds
+    it again for ``.backward()``."""
     rng = np.random.default_rng(seed)
-    x = tensor(np.linspace(-1, 1, 12).astype(np.float32))
-    y = tensor((1.5 * x._data - 0.3 + 0.1 * rng.standard_normal(12)).astype(np.float32))
-    w = tensor(0.0, requires_grad=True)
-    b = tensor(0.0, requires_grad=True)
-    return [w, b], lambda: ((w * x + b - y) ** 2).mean()
+    leaves = [tensor(v, requires_grad=True) for v in values]
+    const = tensor(rng.uniform(0.5, 1.5, size=values[0].shape).astype(np.float32))
+    if kind == "chain":             # one path to each leaf: nothing meets anywhere but a leaf
+        t = leaves[0]
+        for i in range(depth):
+            t = [lambda a: a * 1.001, lambda a: tanh(a), lambda a: a + const][i % 3](t)
+        root = t * leaves[1]
+    elif kind == "tree-shaped":            # leaves used several times, every other node once
+        parts = []
+        for i in range(depth):
+            a, b = leaves[i % 2], leaves[(i + 1) % 2]
+            parts.append([tanh(a) * b, a * const - b, exp(a * 0.5) + b * b][i % 3])
+        root = parts[0]
+        for p in parts[1:]:
+            root = root + p
+    else:                           # "fan-out": intermediate results used more than once
+        pool = list(leaves)
+        for _ in range(depth):
+            a = pool[rng.integers(len(pool))]
+            b = pool[rng.integers(len(pool))]
+            op = rng.integers(6)
+            if op == 0:
+                t = a + a
+            elif op == 1:
+                t = b * b
+            elif op == 2:
+                t = tanh(a) * b
+            elif op == 3:
+                t = a - b * const
+            elif op == 4:
+                t = (a + b) * 0.5
+            else:
+                t = tanh(a) + a
+            pool.append(t)
+        root = pool[-1]
+        for t in pool[len(leaves):-1]:      # every intermediate result reaches the root
+            root = root + t * 0.1
+    gradient = tensor(rng.uniform(-1, 1, size=tuple(root.shape)).astype(np.float32))
+    return root, gradient, leaves
 
 
-def _mlp(seed):
-    """A tiny 2-4-1 tanh network on random points: matrices, vectors, broadcasting."""
-    rng = np.random.default_rng(seed)
-    X = tensor(rng.standard_normal((10, 2)).astype(np.float32))
-    t = tensor(rng.choice([-1.0, 1.0], 10).astype(np.float32))
-    W1 = tensor((0.5 * rng.standard_normal((2, 4))).astype(np.float32), requires_grad=True)
-    b1 = tensor(np.zeros(4, np.float32), requires_grad=True)
-    W2 = tensor((0.5 * rng.standard_normal((4,))).astype(np.float32), requires_grad=True)
-    b2 = tensor(np.zeros((), np.float32), requires_grad=True)
-
-    def compute_loss():
-        score = tanh(X @ W1 + b1) @ W2 + b2
-        return ((score - t) ** 2).mean()
-    return (W1, b1, W2, b2), compute_loss
+def _graph(kind, depth, seed, grads_before=None):
+    """The graph of one case, its leaves holding ``grads_before`` in .grad."""
+    values = _leaves(np.random.default_rng(seed))
+    root, gradient, leaves = _build(kind, values, depth, seed)
+    for leaf, before in zip(leaves, grads_before or ()):
+        leaf.grad = tensor(np.asarray(before, np.float32))
+    return root, gradient, leaves
 
 
-def _reference_step(params, compute_loss, lr):
-    loss = compute_loss()
-    loss.backward()
-    with no_grad():
-        for p in params:
-            p -= lr * p.grad
-            p.grad = None
-    return loss.item()
+def _what(kind, depth):
+    return f"a chain of {depth} operations" if kind == "chain" else \
+        f"a {kind} graph of {depth} operations"
 
 
-def _learner_step(train_step, params, compute_loss, lr):
-    """Probe side: one call of the learner's train_step: its Outcome, and the parameters as
-    they are after it (frozen: the next step changes them in place)."""
-    outcome = attempt(train_step, params, compute_loss, lr)
-    return outcome, snapshot(list(params))
+#: the hidden cases, in order: (kind, depth, seed, misconception a wrong result shows, .grad
+#: the leaves hold before). Chains and trees first (no node is reached twice); then graphs
+#: where results are reused, where what goes wrong is a node that passed its gradient on
+#: before every part of it had arrived; then .grad that was there, and a deep chain.
+_GRAPHS = ([(kind, depth, seed, None, None) for seed in range(3)
+           for kind, depth in (("chain", 6), ("tree-shaped", 5))]
+          + [("fan-out", 8, 100 + seed, "recursive-backward", None) for seed in range(6)]
+          + [("tree-shaped", 4, 7, None, ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])),
+             ("chain", 4000, 11, None, None)])
 
 
-def _run_steps(train_step, cases):
-    """Probe: for each case (problem, seed, lr, steps), the parameters before the first step
-    and after each step of the learner's train_step, until a step raises."""
-    if not callable(train_step):
-        return train_step, None
-    runs = []
-    for build, seed, lr, n in cases:
-        params, compute_loss = _PROBLEMS[build](seed)
-        steps = [snapshot(list(params))]
-        for _ in range(n):
-            outcome, after = _learner_step(train_step, params, compute_loss, lr)
-            steps.append((outcome, after))
-            if outcome.raised:
-                break
-        runs.append(steps)
-    return train_step, runs
+def _mine_on(my_backward, cases):
+    """Probe: my_backward on the graph of every case."""
+    if not callable(my_backward):
+        return my_backward, None
+    results = []
+    for kind, depth, seed, _, before in cases:
+        root, gradient, leaves = _graph(kind, depth, seed, before)
+        results.append(_run_mine(my_backward, root, gradient, leaves))
+    return my_backward, results
 
 
-class _Steps(Shape):
-    """A run of ``n`` training steps as _run_steps returns it: the parameters before (so many
-    tensors), then (Outcome, the parameters after) per step, ending early only at a step
-    that raised."""
-
-    def __init__(self, n, params):
-        self.n, self.params = n, params
-
-    def refuse(self, value):
-        if not isinstance(value, list) or not 2 <= len(value) <= self.n + 1:
-            return f"not a run of 1 to {self.n} steps"
-        last = value[-1]
-        if len(value) <= self.n and isinstance(last, tuple) and last \
-                and isinstance(last[0], Outcome) and not last[0].raised:
-            return f"a run that stops after step {len(value) - 1} of {self.n}, which did not raise"
-        return None
-
-    def expand(self, value):
-        params = [Tensor] * self.params
-        return [params] + [(Outcome, params)] * (len(value) - 1)
-
-
-def _runs_shape(cases):
-    """What _run_steps returns for ``cases``: a run of each case's steps."""
-    return ANY, Maybe([_Steps(n, len(_PROBLEMS[build](seed)[0])) for build, seed, lr, n in cases])
-
-
-def _step_failure(k, outcome):
-    """A failure for a step that raised, or warned that it read a non-leaf's .grad."""
+def _judge_run(what, result):
+    """A failure for what my_backward did wrong while running, if anything."""
     __tracebackhide__ = True
-    non_leaf = any("not a leaf Tensor" in w for w in outcome.warnings)
+    outcome, again, _ = result
     if outcome.raised:
-        error, text = outcome.error, str(outcome.error)
-        if isinstance(error, RuntimeError):
-            if "leaf Variable that requires grad" in text:
-                fail(f"train_step raised: {text}", misconception="inplace-leaf-update")
-            if "does not require grad" in text:
-                fail(f"train_step raised: {text}", hint="only the UPDATE goes inside "
-                     "`with torch.no_grad():`; the forward (compute_loss()) must be "
-                     "recorded, or there is no graph for backward")
-            fail(f"train_step raised RuntimeError: {text}")
-        fail(f"train_step raised {type(error).__name__}: {error}",
-             misconception="inplace-leaf-update" if non_leaf else None)
-    if non_leaf:
-        fail(f"In step {k}, train_step read .grad of a tensor that is not a leaf.",
-             misconception="inplace-leaf-update")
+        error = outcome.error
+        if type(error).__name__ == "_UsedTheEngine":
+            fail("my_backward called the engine (.backward() or torch.autograd.grad): it "
+                 "should walk the graph itself.", hint="start from root.grad_fn and call the "
+                 "nodes, as in section 2")
+        if isinstance(error, RecursionError):
+            fail(f"my_backward raised RecursionError on {what}.", hint="a walk that calls "
+                 "itself once per node runs out of stack on a deep graph: keep the nodes "
+                 "still to visit in a list, and loop")
+        text = str(error)
+        if "None" in text or "NoneType" in text:
+            hint = ("an entry of next_functions can be (None, 0): an input that needs no "
+                    "gradient (a constant). Skip it")
+        elif isinstance(error, KeyError):
+            hint = ("a node reaches `ready` only once every edge into it has delivered: add "
+                    "what each node returns into `arrived` for the node it goes to")
+        elif "size" in text or "shape" in text:
+            hint = ("a node of one input returns a bare tensor, not a tuple: wrap it, "
+                    "`outs = (outs,)`, before pairing it with next_functions (section 1)")
+        else:
+            hint = None
+        fail(f"my_backward raised {type(error).__name__} on {what}: {error}", hint=hint)
+    if again:
+        name, n = again[0]
+        fail(f"On {what}, my_backward ran {name} {n} times.", expected="each node once, "
+             "with the sum of everything sent to it", found=f"{name} called {n} times",
+             misconception="recursive-backward")
 
 
-def _state(params):
-    return [p.detach()._data.copy() for p in params]
-
-
-def _text(state):
-    """Parameter values for a message: rounded numbers, not numpy reprs."""
-    return ", ".join(np.array2string(a, precision=4, separator=", ") for a in state)
-
-
-def _judge_steps(runs, cases):
-    """The learner's steps against the reference's, on the same problems built here."""
+def _check_grads(what, mine, reference, misconception=None):
     __tracebackhide__ = True
-    for steps, (build, seed, lr, _n) in zip(runs, cases, strict=True):
-        ref, ref_loss = _PROBLEMS[build](seed)
-        before = steps[0]
-        for k, (outcome, after) in enumerate(steps[1:], start=1):
-            _step_failure(k, outcome)
-            expected_loss = _reference_step(ref, ref_loss, lr)
-            _judge(k, after, ref, _state(before), outcome.value, expected_loss, lr)
-            before = after
+    for name, (leaf, ref) in zip("xw", zip(mine, reference, strict=True)):
+        if ref.grad is None:
+            continue
+        found = leaf.grad
+        if not isinstance(found, Tensor):
+            fail(f"After my_backward on {what}, leaf {name}.grad is not a tensor.",
+                 expected=repr(ref.grad), found=show(found),
+                 hint="an AccumulateGrad node's .variable is its leaf: add the gradient that "
+                 "reaches the node into .variable.grad")
+        if found.grad_fn is not None:
+            fail(f"After my_backward, {name}.grad carries a grad_fn: your walk was recorded "
+                 "as a graph of its own.", found=show(found),
+                 hint="calling a node with grad mode on records what it computes: run the "
+                 "walk inside `with torch.no_grad():`")
+        if not same_values(found.detach()._data, ref.grad._data, rtol=1e-4, atol=1e-5):
+            fail(f"After my_backward on {what}, {name}.grad differs from what "
+                 ".backward() gives.", expected=repr(ref.grad), found=show(found),
+                 misconception=misconception)
 
 
-def _judge(k, mine, ref, before, got, expected_loss, lr):
+def _walks_itself(my_backward, results, sources):
+    """Fail unless my_backward is a function whose code walks the graph itself."""
     __tracebackhide__ = True
-    for i, p in enumerate(mine):
-        if not isinstance(p, Tensor) or not p.is_leaf or not p.requires_grad:
-            fail(f"After step {k}, parameter {i} is no longer a leaf that requires grad.",
-                 found=show(p), misconception="inplace-leaf-update")
-    after = _state(mine)
-    if all(np.array_equal(a, b) for a, b in zip(after, before)):
-        if all(p.grad is None or not np.any(p.grad.detach()._data) for p in mine):
-            fail(f"Step {k} did not change the parameters, and their .grad is empty.",
-                 found=f"parameters {_text(before)}", hint="zero .grad AFTER the update has used it")
-        fail(f"Step {k} did not change the parameters.", found=f"parameters {_text(before)}",
-             hint="`p = p - lr * p.grad` only rebinds the name p to a new tensor; change the "
-             "parameter itself: `p -= lr * p.grad` inside `with torch.no_grad():`",
-             misconception="inplace-leaf-update")
-    expected = [r.detach()._data for r in ref]
-    if not all(same_values(a, e, rtol=1e-4, atol=1e-6)
-               for a, e in zip(after, expected, strict=True)):
-        moved = [a - b for a, b in zip(after, before)]
-        wanted = [e - b for e, b in zip(expected, before)]
-        if all(same_values(m, -w, rtol=1e-4, atol=1e-6) for m, w in zip(moved, wanted)):
-            fail(f"Step {k} moved the parameters uphill.", found=_text(after),
-                 expected=_text(expected), hint="gradient DEscent subtracts: p -= lr * p.grad")
-        if k > 1 and any(p.grad is not None and np.any(p.grad.detach()._data) for p in mine):
-            fail(f"After step {k}, the parameters are not where gradient descent puts them: "
-                 "this step used the gradients of the earlier steps too.",
-                 expected=_text(expected), found=_text(after), misconception="forgot-zero-grad")
-        fail(f"After step {k}, the parameters are not where one step of gradient descent "
-             "(p -= lr * p.grad) puts them.", expected=_text(expected), found=_text(after))
-    if got is None:
-        fail(f"Step {k} returned None.", hint="return the loss as a number: loss.item()")
-    loss = number_answer("the value train_step returns", got)
-    if not np.isclose(loss, expected_loss, rtol=1e-4, atol=1e-6):
-        fail(f"Step {k} returned {loss}, not the loss computed in that step.",
-             expected=expected_loss, found=loss, hint="return loss.item()")
+    if results is None:
+        fail("`my_backward` should be a function my_backward(root, gradient).",
+             found=show(my_backward))
+    _, tree = defining_cell(sources, "my_backward")
+    engine = [call for call in calls_named(tree, {"backward", "run_backward", "grad"})
+              if not call.endswith(".grad") or call.endswith("autograd.grad")] if tree else []
+    if engine:
+        fail(f"my_backward called the engine ({engine[0]}): it should walk the graph itself, "
+             "calling the nodes.", hint="start from root.grad_fn and call the nodes, as in "
+             "section 2")
 
 
-def _is_function(train_step, runs):
+def _no_recursion(sources):
+    """Fail if my_backward's cell defines a function that calls itself: checked once every
+    run has passed, since what the kernel reports of a run (a RecursionError, a node run
+    twice) is the kernel's word, and the code is the notebook's."""
     __tracebackhide__ = True
-    if runs is None:
-        fail("`train_step` should be a function train_step(params, compute_loss, lr).",
-             found=show(train_step))
+    _, tree = defining_cell(sources, "my_backward")
+    calling = recursive(tree) if tree else []
+    if calling:
+        fail(f"my_backward's cell has a function that calls itself ({calling[0]}): on a "
+             "deep graph (a chain of 3,000 operations) a walk that recurses once per node "
+             "raises RecursionError, and one that follows every path sends a gradient on "
+             "before all of it has arrived.", misconception="recursive-backward",
+             hint="keep the nodes still to visit in a list, and loop")
 
 
-_PROBLEMS = {"line": _line, "mlp": _mlp}
-_BASIC = (("line", 0, 0.1, 2),)                                  # two steps on a line fit
-_MORE = (("line", 1, 0.3, 5), ("mlp", 2, 0.05, 4))   # more steps, other rates, a network
+def _square_plus(values):
+    x = tensor(values, requires_grad=True)
+    return x * x + x, tensor([1.0, 1.0]), [x]
 
 
-@check(probe=lambda train_step: _run_steps(train_step, _BASIC), reply=lambda: _runs_shape(_BASIC),
-       sources=True)
-def train_step_basic(train_step, runs, *, sources):
-    """Two steps on a line fit, lr 0.1; and the update not made through .data (read from the
-    learner's code: through .data the numbers come out the same)."""
+def _doubled_twice(values):
+    x = tensor(values, requires_grad=True)
+    a = x * 2
+    return a + a, tensor([1.0, 1.0]), [x]
+
+
+#: the visible cases: (what, how to build the graph, its arguments, misconception a wrong
+#: result shows). Section 4's fan-outs, where a node that passes its gradient on before every
+#: part has arrived loses some, or runs once per path; a chain too deep for a walk that calls
+#: itself once per node (and whose one-input nodes show a walk that does not wrap their bare
+#: tensor); a random graph with fan-out. (The hidden cases are other graphs.)
+_BASIC = (("z = x * x + x", _square_plus, ([1.0, 2.0],), "recursive-backward"),
+          ("b = a + a with a = x * 2", _doubled_twice, ([1.0, -2.0],), "recursive-backward"),
+          (_what("chain", 3000), _graph, ("chain", 3000, 21), None),
+          (_what("fan-out", 8), _graph, ("fan-out", 8, 99), "recursive-backward"))
+
+
+#: how many leaves each visible case's graph has (the leaves my_backward's run sends back)
+_BASIC_LEAVES = (1, 1, 2, 2)
+
+
+def _runs_shape(leaves):
+    """What a probe of my_backward returns: per case, its Outcome, the nodes it ran more than
+    once (name, times) and that case's leaves."""
+    return ANY, Maybe([(Outcome, Many((str, int)), [Tensor] * n) for n in leaves])
+
+
+def _mine_basic(my_backward):
+    """Probe: my_backward on each visible case."""
+    if not callable(my_backward):
+        return my_backward, None
+    return my_backward, [_run_mine(my_backward, *build(*args)) for _, build, args, _ in _BASIC]
+
+
+@check(probe=_mine_basic, reply=lambda: _runs_shape(_BASIC_LEAVES), sources=True)
+def my_backward_basic(my_backward, results, *, sources):
+    """x * x + x, a + a, a chain of 3,000 operations and a random graph with fan-out, each
+    against .backward() on the same graph built here."""
     __tracebackhide__ = True
-    _is_function(train_step, runs)
-    _judge_steps(runs, _BASIC)
-    _not_through_data(sources)
+    _walks_itself(my_backward, results, sources)
+    for (what, build, args, misconception), result in zip(_BASIC, results, strict=True):
+        _judge_run(what, result)
+        root, gradient, reference = build(*args)
+        root.backward(gradient)
+        _check_grads(what, result[2], reference, misconception=misconception)
+    _no_recursion(sources)
 
 
-def _not_through_data(sources):
-    """Fail if the cell that defines train_step reaches a parameter through ``.data``."""
+@check(probe=lambda my_backward: _mine_on(my_backward, _GRAPHS),
+       reply=lambda: _runs_shape([2] * len(_GRAPHS)), sources=True)
+def my_backward_hidden(my_backward, results, *, sources):
+    """Random graphs, compared with .backward() on the same graphs built here."""
     __tracebackhide__ = True
-    import ast
-    _, tree = defining_cell(sources, "train_step")
-    step = tree and next((node for node in tree.body if isinstance(node, ast.FunctionDef)
-                          and node.name == "train_step"), None)
-    through = uses_data(step) if step is not None else []
-    if through:
-        fail(f"train_step updates the parameters through `{through[0]}`: the numbers come out "
-             "right, but autograd never sees the change.", misconception="data-not-detach")
-
-
-@check(probe=lambda train_step: _run_steps(train_step, _MORE), reply=lambda: _runs_shape(_MORE))
-def train_step_hidden(train_step, runs):
-    """More steps, other learning rates, and a small network whose parameters are a tuple of
-    matrices and vectors."""
-    __tracebackhide__ = True
-    _is_function(train_step, runs)
-    _judge_steps(runs, _MORE)
-
-
-# -- the broken loops ----------------------------------------------------------------------
-BUGS = {"zero_grad": "forgot-zero-grad", "no_grad": "inplace-leaf-update",
-        "requires_grad": "requires-grad-on-loss"}
-LOOPS = {"A": "no_grad", "B": "requires_grad", "C": "zero_grad"}
-
-
-@check
-def diagnosis(found):
-    __tracebackhide__ = True
-    if not isinstance(found, dict):
-        fail("`diagnosis` should be a dictionary from loop (\"A\", \"B\", \"C\") to its bug.",
-             found=show(found))
-    missing = sorted(set(LOOPS) - set(found))
-    if missing:
-        fail(f"`diagnosis` has no entry for loop {', '.join(missing)}.",
-             found=f"entries for {sorted(found, key=str)}",
-             hint=f"name the bug of each of the loops {', '.join(LOOPS)}")
-    for loop in LOOPS:
-        if found[loop] not in BUGS:
-            fail(f"diagnosis[{loop!r}] should be one of {sorted(BUGS)}.",
-                 found=show(found[loop]))
-    verdict = Prediction()
-    for loop, bug in LOOPS.items():
-        if found[loop] != bug:
-            verdict.off(f"Loop {loop}: you named {found[loop]!r}; its bug is another.",
-                        misconception=BUGS[bug])
-    verdict.tell()
-
-
-# -- the network's parameters --------------------------------------------------------------
-@check
-def mlp_parameters(W1, b1, W2, b2):
-    __tracebackhide__ = True
-    shapes = {"W1": (2, 16), "b1": (16,), "W2": (16, 1), "b2": (1,)}
-    given = {"W1": W1, "b1": b1, "W2": W2, "b2": b2}
-    for name, shape in shapes.items():
-        p = given[name]
-        if not isinstance(p, Tensor):
-            fail(f"`{name}` should be a Tensor.", found=show(p))
-        if tuple(p.shape) != shape:
-            fail(f"`{name}` has the wrong shape.", expected=f"shape {list(shape)}",
-                 found=f"shape {list(p.shape)}")
-        if str(p.dtype) != "torch.float32":
-            fail(f"`{name}` should hold float32 numbers.", found=show(p))
-        if not p.requires_grad:
-            fail(f"`{name}` does not require grad: training would never change it.",
-                 found=show(p), hint="call .requires_grad_() on it once it holds its values")
-        if not p.is_leaf:
-            fail(f"`{name}` requires grad but is not a leaf, so its .grad stays None.",
-                 found=f"made by {_node_name(p.grad_fn)}", misconception="not-a-leaf")
-    for name in ("W1", "W2"):
-        values = given[name].detach()._data
-        if np.all(values == values.flat[0]):
-            fail(f"Every entry of `{name}` is the same number.", found=show(given[name]),
-                 hint="then every hidden unit computes the same thing and receives the same "
-                 "gradient, so they stay copies of each other forever: start the weights "
-                 "from random numbers (torch.randn), scaled by 0.5")
-        if np.abs(values).max() > 3:
-            fail(f"`{name}` holds large numbers: tanh saturates and learning stalls.",
-                 found=show(given[name]), hint="scale torch.randn(...) by 0.5")
-    for name in ("b1", "b2"):
-        if np.any(given[name].detach()._data):
-            fail(f"`{name}` should start at zeros.", found=show(given[name]))
+    _walks_itself(my_backward, results, sources)
+    for (kind, depth, seed, misconception, before), result in zip(_GRAPHS, results,
+                                                                  strict=True):
+        what = _what(kind, depth)
+        _judge_run(what, result)
+        root, gradient, reference = _graph(kind, depth, seed, before)
+        root.backward(gradient)
+        mine = result[2]
+        if before is not None:
+            for name, (leaf, r), b in zip("xw", zip(mine, reference, strict=True), before):
+                if isinstance(leaf.grad, Tensor) and not same_values(leaf.grad.detach()._data,
+                                                                     r.grad._data):
+                    fail(f"{name}.grad held {np.asarray(b, np.float32)} before the call; "
+                         "backward ADDS into .grad, it does not overwrite it.",
+                         expected=repr(r.grad), found=show(leaf.grad))
+        _check_grads(what, mine, reference, misconception)
+    _no_recursion(sources)

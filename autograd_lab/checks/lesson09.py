@@ -1,306 +1,255 @@
-"""Checks of lesson 09, autograd mechanics: grad modes, hooks, kinks, second derivatives.
+"""Checks of lesson 09, a node of your own.
 
-Expected values come from the engine, run on the lesson's own expressions (the grad-mode
-flags, the hooked y = x * 3, the kinks) or on the check's own functions, never typed in. A
-learner's function is called on inputs of the check's own: ``clip_gradient`` on a fresh
-y = x * 3, ``hvp`` on functions it has not seen.
+Every expected value is computed here with the engine: the prediction from the lesson's own
+expression (a cube inside 5 * cube), the custom Function against central differences of its
+own forward.
 """
-import math
-
 import numpy as np
 
-from .. import autograd, no_grad, tensor
-from . import (ANY, Maybe, Outcome, Prediction, as_tensor_text as _text, attempt, check, fail,
-               returned, same_values, show, tensor_answer)
+from .. import autograd, exp, float64, log, sigmoid, tensor
 from .._tensor import Tensor
+from . import Prediction, attempt, check, fail, number_answer, returned, same_values, show
+from . import ANY, Maybe, Outcome
 
 
-def _flag(name, value):
-    __tracebackhide__ = True
-    if not isinstance(value, bool):
-        fail(f"`{name}` should be True or False.", found=show(value))
-    return value
+# -- the prediction ------------------------------------------------------------------------
+class _Cube(autograd.Function):
+    """The lesson's Cube, which also keeps the grad_output it received."""
+    seen = []
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        _Cube.seen.append(grad_output.item())
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x ** 2
 
 
-# ----------------------------------------------------------------------------------------
-# 1. no_grad is not a way to freeze
-# ----------------------------------------------------------------------------------------
-def _no_grad_example():
-    w = tensor([1.0, -2.0], requires_grad=True)
-    x = tensor([3.0, 0.5])
-    with no_grad():
-        inside = w.requires_grad
-    return inside, (w * x).requires_grad
-
-
-@check
-def no_grad_prediction(w_requires_grad_inside, b_requires_grad):
-    """w (a leaf that requires grad) read inside no_grad; b = w * x after the block."""
-    __tracebackhide__ = True
-    _flag("w_requires_grad_inside", w_requires_grad_inside)
-    _flag("b_requires_grad", b_requires_grad)
-    inside, after = _no_grad_example()
-    verdict = Prediction()
-    if w_requires_grad_inside != inside:
-        verdict.off(f"(1) w.requires_grad inside no_grad: you predicted "
-                    f"{w_requires_grad_inside}.", misconception="no-grad-freezes")
-    if b_requires_grad != after:
-        verdict.off(f"(2) b.requires_grad after the block: you predicted {b_requires_grad}.",
-                    misconception="no-grad-freezes",
-                    hint="the block has ended: grad mode is back on, and w requires grad")
-    verdict.tell()
-
-
-# ----------------------------------------------------------------------------------------
-# 2. a hook that returns a gradient, and one that returns nothing
-# ----------------------------------------------------------------------------------------
-def _hooked(hook):
-    x = tensor([1.0, 2.0], requires_grad=True)
-    y = x * 3
-    y.register_hook(hook)
-    (y ** 2).sum().backward()
-    return np.asarray(x.grad._data, dtype=np.float64)
-
-
-def _look(g):
-    g = g * 10          # noqa: F841 -- the lesson's hook, which rebinds its own name only
+def _five_cubes():
+    """x = 2, L = 5 * Cube.apply(x), L.backward(): (grad_output at the cube, x.grad)."""
+    _Cube.seen = []
+    x = tensor(2.0, requires_grad=True)
+    (5 * _Cube.apply(x)).backward()
+    return _Cube.seen[0], x.grad.item()
 
 
 @check
-def hooks_prediction(xa_grad, xb_grad):
-    """xa.grad with a hook returning g * 10 on ya = xa * 3; xb.grad with one returning None."""
+def grad_output_prediction(grad_output_seen, x_grad):
+    """What CubeBackward receives inside L = 5 * cube(x), and x.grad, at x = 2."""
     __tracebackhide__ = True
-    found_a = tensor_answer("xa_grad", xa_grad, floating=False)
-    found_b = tensor_answer("xb_grad", xb_grad, floating=False)
-    replaced, looked = _hooked(lambda g: g * 10), _hooked(_look)
-    unhooked = _hooked(lambda g: None)
+    seen = number_answer("grad_output_seen", grad_output_seen)
+    grad = number_answer("x_grad", x_grad)
+    truth_seen, truth_grad = _five_cubes()
+    local = truth_grad / truth_seen                 # 3 x**2: the cube's own derivative
     verdict = Prediction()
-    if not same_values(found_a, replaced):
-        if same_values(found_a, unhooked):
-            verdict.off(f"xa.grad: you predicted {_text(found_a)}, as if the hook's result "
-                        "were thrown away.", misconception="hook-result-ignored")
-        else:
-            verdict.off(f"xa.grad: you predicted {_text(found_a)}.",
-                        hint="ya receives 2 * ya; the hook's result goes on to "
-                        "MulBackward0, which multiplies it by 3")
-    if not same_values(found_b, looked):
-        if same_values(found_b, replaced) or same_values(found_b, 0 * looked):
-            verdict.off(f"xb.grad: you predicted {_text(found_b)}, as if `look` had changed "
-                        "the gradient.", misconception="hook-returns-nothing")
-        else:
-            verdict.off(f"xb.grad: you predicted {_text(found_b)}.",
-                        hint="without a hook: yb receives 2 * yb, and MulBackward0 "
-                        "multiplies by 3")
+    if not np.isclose(seen, truth_seen):
+        verdict.off(f"grad_output: you predicted {seen:g}.",
+                    misconception="backward-ignores-grad-output" if np.isclose(seen, 1.0)
+                    else None,
+                    hint=None if np.isclose(seen, 1.0) else
+                    "grad_output is dL/dz: what the multiplication by 5 sends back to z")
+    if not np.isclose(grad, truth_grad):
+        forgot = np.isclose(grad, local)
+        verdict.off(f"x.grad: you predicted {grad:g}.",
+                    misconception="backward-ignores-grad-output" if forgot else None,
+                    hint=None if forgot else "x.grad = grad_output * dz/dx, with z = x**3")
     verdict.tell()
 
 
-# ----------------------------------------------------------------------------------------
-# 2. the exercise: a hook that clips the gradient passing a tensor
-# ----------------------------------------------------------------------------------------
-def _clip_probe(clip_gradient, *, values=(1.0, -2.0, 0.5), limit=4.0):
-    """Probe: the learner's clip_gradient(y, limit) on y = x * 3, then (y**2).sum()'s
-    backward; the handle's remove(), then the same backward again. What each call did, and
-    x.grad after each backward."""
-    if not callable(clip_gradient):
-        return clip_gradient, None, None, None, None, None
-    x = tensor(list(values), requires_grad=True)
-    y = x * 3
-    made = attempt(clip_gradient, y, limit)
-    first = attempt(lambda: (y ** 2).sum().backward(retain_graph=True))
-    clipped = None if x._grad is None else x._grad.detach()
-    x.grad = None
-    handle = None if made.raised else made.value
-    removed = attempt(lambda: handle.remove())
-    attempt(lambda: (y ** 2).sum().backward())
-    plain = None if x._grad is None else x._grad.detach()
-    return clip_gradient, made, first, clipped, removed, plain
+# -- the custom Function -------------------------------------------------------------------
+def _apply(Softplus, x):
+    """Probe side: Softplus.apply(x), as an Outcome."""
+    return attempt(Softplus.apply, x)
 
 
-def _clip_reference(values, limit):
-    """x.grad without a hook, and with y's gradient clipped (float64)."""
-    y = 3 * np.asarray(values, dtype=np.float64)
-    return 3 * 2 * y, 3 * np.clip(2 * y, -limit, limit)
+def _backward_of(Softplus, x_values, v, dtype=None):
+    """Probe side: x.grad after Softplus.apply(x).backward(v) on a fresh x, and what the
+    two steps did (Outcomes)."""
+    x = tensor(x_values, dtype=dtype, requires_grad=True)
+    forward = _apply(Softplus, x)
+    backward = None
+    if not forward.raised and isinstance(forward.value, Tensor) \
+            and forward.value.grad_fn is not None:
+        backward = attempt(forward.value.backward, tensor(v, dtype=dtype))
+    return forward, backward, x.grad
 
 
-@check(probe=_clip_probe,
-       reply=lambda **settings: (ANY, Maybe(Outcome), Maybe(Outcome), Maybe(Tensor),
-                                 Maybe(Outcome), Maybe(Tensor)))
-def clipped(clip_gradient, made, first, found, removed, after, *, values=(1.0, -2.0, 0.5),
-            limit=4.0):
-    """clip_gradient(t, limit): a hook on t clamping its gradient to [-limit, limit], and
-    register_hook's handle returned."""
+def _is_function_class(Softplus):
+    return isinstance(Softplus, type) and issubclass(Softplus, autograd.Function)
+
+
+_BASIC_X = [-1.0, 0.0, 2.0]
+_BASIC_V = [1.0, -2.0, 0.5]         # not ones: a backward that forgets grad_output shows
+
+
+def _softplus_basic(Softplus):
+    """Probe: forward at x = [-1., 0., 2.], and backward of the weights [1., -2., 0.5]."""
+    if not _is_function_class(Softplus):
+        return Softplus, None
+    return Softplus, (_apply(Softplus, tensor(_BASIC_X, requires_grad=True)),
+                      _backward_of(Softplus, _BASIC_X, _BASIC_V))
+
+
+#: what _backward_of returns: forward's Outcome, backward's (none when forward gave nothing
+#: to go back through) and x.grad
+_BACKWARD = (Outcome, Maybe(Outcome), Maybe(Tensor))
+
+
+def _hidden_shape():
+    """What _softplus_hidden returns: per hidden point, forward, backward and forward at each
+    central-difference point; backward of each one-hot; what forward saved."""
+    points = _hidden_points()
+    steps = 2 * len(points[-1][0])
+    return ANY, Maybe(([(Outcome, _BACKWARD, [Outcome] * steps)] * len(points),
+                       [_BACKWARD] * len(points[-1][0]), Maybe(Outcome)))
+
+
+def _the_class(Softplus, found):
     __tracebackhide__ = True
-    if made is None:
-        fail("`clip_gradient` should be a function (def clip_gradient(t, limit): ...).",
-             found=show(clip_gradient))
-    handle = returned("clip_gradient(y, limit)", made)
-    returned("backward through y, with your hook on it", first,
-             hint="a hook receives the gradient and returns a tensor of the same shape "
-             "(or None)")
-    plain, expected = _clip_reference(values, limit)
-    setup = f"x = torch.tensor({list(values)}, requires_grad=True), y = x * 3, limit {limit:g}"
-    if found is None:
-        fail(f"x.grad is None after backward ({setup}).",
-             hint="register the hook on t, and leave backward to the caller")
-    got = np.asarray(found._data, dtype=np.float64)
-    if not same_values(got, expected):
-        if same_values(got, plain):
-            fail(f"The gradient reaching y was not clipped ({setup}): x.grad is what it is "
-                 "without a hook.", expected=_text(expected), found=_text(got),
-                 misconception="hook-result-ignored")
-        if same_values(got, np.clip(plain, -limit, limit)):
-            fail(f"x.grad is clipped to [-limit, limit] ({setup}), but the hook belongs on "
-                 "y: y's gradient is clipped, and MulBackward0 multiplies it by 3 after.",
-                 expected=_text(expected), found=_text(got))
-        fail(f"x.grad is not 3 times y's gradient clamped to [-limit, limit] ({setup}).",
-             expected=_text(expected), found=_text(got))
-    if handle is None or removed.raised:
-        why = ("clip_gradient returned None" if handle is None else
-               f"handle.remove() raised {type(removed.error).__name__}: {removed.error}")
-        fail(f"{why}: clip_gradient should return the handle that register_hook gives back.",
-             hint="return t.register_hook(...)")
-    if after is None or not same_values(np.asarray(after._data, dtype=np.float64), plain):
-        fail("After handle.remove(), backward still clips the gradient.",
-             expected=_text(plain), found=show(after),
-             hint="return the handle of the hook that clips, not of another one")
+    if found is not None:
+        return
+    if getattr(Softplus, "kind", None) != "class":
+        fail("`Softplus` should be a class (class Softplus(torch.autograd.Function): ...).",
+             found=show(Softplus))
+    fail("`Softplus` should subclass torch.autograd.Function "
+         "(with `import autograd_lab as torch`).", found=f"bases {list(Softplus._bases)}")
 
 
-# ----------------------------------------------------------------------------------------
-# 3. the gradient PyTorch defines at a kink
-# ----------------------------------------------------------------------------------------
-def _kinks():
-    r = tensor([-1.0, 0.0, 1.0], requires_grad=True)
-    r.relu().sum().backward()
-    m = tensor([1.0, 3.0, 3.0], requires_grad=True)
-    m.max().backward()
-    s = tensor(0.0, requires_grad=True)
-    s.sqrt().backward()
-    return (np.asarray(r.grad._data, dtype=np.float64),
-            np.asarray(m.grad._data, dtype=np.float64), float(s.grad.item()))
-
-
-def _number(name, value):
-    """A number, inf and nan included (a Python number or a one-element tensor)."""
+def _forward(outcome, shape):
+    """The tensor Softplus.apply(x) returned, or a failure saying what went wrong."""
     __tracebackhide__ = True
-    if isinstance(value, Tensor):
-        if value.numel() != 1:
-            fail(f"`{name}` should be a single number.", found=show(value))
-        return float(value.detach().item())
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        fail(f"`{name}` should be a number.", found=show(value))
-    return float(value)
+    y = returned("Softplus.apply(x)", outcome)
+    if not isinstance(y, Tensor) or tuple(y.shape) != tuple(shape):
+        fail("Softplus.apply(x) should return one tensor shaped like x.", found=show(y))
+    return y
 
 
-@check
-def kinks_prediction(relu_grad, max_grad, sqrt_grad):
-    """relu at -1, 0, 1; max() of [1, 3, 3] (a tie); sqrt at 0."""
+def _gradient(result, shape):
+    """x.grad after backward through Softplus, or a failure saying what went wrong."""
     __tracebackhide__ = True
-    found_relu = tensor_answer("relu_grad", relu_grad, shape=(3,), floating=False)
-    found_max = tensor_answer("max_grad", max_grad, shape=(3,), floating=False)
-    found_sqrt = _number("sqrt_grad", sqrt_grad)
-    relu, tie, root = _kinks()
-    verdict = Prediction()
-    if not same_values(found_relu, relu):
-        verdict.off(f"relu_grad: you predicted {_text(found_relu)}.",
-                    misconception="kink-gradient",
-                    hint="relu's backward passes the gradient where x > 0, strictly")
-    if not same_values(found_max, tie):
-        hint = "max() over the whole tensor: which elements hold the maximum?"
-        if same_values(found_max, [0.0, 1.0, 0.0]) or same_values(found_max, [0.0, 0.0, 1.0]):
-            hint = ("max(dim=...) picks one index; max() of the whole tensor shares the "
-                    "gradient among all the tied elements")
-        elif same_values(found_max, [0.0, 1.0, 1.0]):
-            hint = "each of the two tied elements gets a share, and the shares add up to 1"
-        verdict.off(f"max_grad: you predicted {_text(found_max)}.",
-                    misconception="kink-gradient", hint=hint)
-    if not (math.isinf(found_sqrt) and found_sqrt > 0):
-        verdict.off(f"sqrt_grad: you predicted {found_sqrt:g}.", misconception="kink-gradient",
-                    hint="sqrt's backward is 1 / (2 sqrt(x)), computed as it stands at x = 0")
-    verdict.tell()
+    forward, backward, grad = result
+    y = _forward(forward, shape)
+    if y.grad_fn is None:
+        fail("Softplus.apply(x) has no grad_fn: it was not recorded.", found=show(y))
+    returned("backward through Softplus", backward,
+             hint="backward(ctx, grad_output) returns one tensor: dL/dx, shaped like x")
+    return grad
 
 
-# ----------------------------------------------------------------------------------------
-# 4. create_graph
-# ----------------------------------------------------------------------------------------
-@check
-def create_graph_prediction(plain_requires_grad, graph_requires_grad):
-    """grad((x**3).sum(), x) without and with create_graph=True: does the result require
-    grad?"""
+@check(probe=_softplus_basic, reply=lambda: (ANY, Maybe((Outcome, _BACKWARD))))
+def softplus_basic(Softplus, found):
+    """Forward values at x = [-1., 0., 2.], and x.grad after y.backward([1., -2., 0.5])."""
     __tracebackhide__ = True
-    _flag("plain_requires_grad", plain_requires_grad)
-    _flag("graph_requires_grad", graph_requires_grad)
-    x = tensor([1.0, 2.0], requires_grad=True)
-    (plain,) = autograd.grad((x ** 3).sum(), x)
-    (graph,) = autograd.grad((x ** 3).sum(), x, create_graph=True)
-    verdict = Prediction()
-    if plain_requires_grad != plain.requires_grad:
-        verdict.off(f"g_plain.requires_grad: you predicted {plain_requires_grad}.",
-                    misconception="create-graph-forgotten")
-    if graph_requires_grad != graph.requires_grad:
-        verdict.off(f"g_graph.requires_grad: you predicted {graph_requires_grad}.",
-                    hint="create_graph=True records the backward pass: its result has a "
-                    "grad_fn, like any recorded result")
-    verdict.tell()
+    _the_class(Softplus, found)
+    applied, backward = found
+    values = tensor(_BASIC_X)
+    y = _forward(applied, values.shape)
+    expected = log(1 + exp(values))
+    if not same_values(y.detach()._data, expected._data):
+        fail("Softplus.apply(x) should compute log(1 + exp(x)).", expected=repr(expected),
+             found=show(y.detach()))
+    v = tensor(_BASIC_V)
+    _compare_grad(_gradient(backward, values.shape), v * sigmoid(values), values, v)
 
 
-# ----------------------------------------------------------------------------------------
-# 4. the exercise: a Hessian-vector product
-# ----------------------------------------------------------------------------------------
-def _cube(p):
-    return (p ** 3).sum()
-
-
-def _tanh(p):
-    return (p.tanh() * p ** 2).sum()
-
-
-def _coupled(p):
-    return (p[0] * p[1]) ** 2 + p.exp().sum()
-
-
-_CASES = {"cube": _cube, "tanh": _tanh, "coupled": _coupled}
-_SHOWN = {"cube": "(x**3).sum()", "tanh": "(x.tanh() * x**2).sum()",
-          "coupled": "(x[0] * x[1])**2 + x.exp().sum()"}
-
-
-def _hvp_probe(hvp, *, case="cube", x0=(1.0, 2.0), v=(1.0, 0.5)):
-    """Probe: the learner's hvp on the check's function, at a fresh leaf x."""
-    if not callable(hvp):
-        return hvp, None
-    x = tensor(list(x0), requires_grad=True)
-    return hvp, attempt(hvp, _CASES[case], x, tensor(list(v)))
-
-
-def _hvp_reference(case, x0, v):
-    """H v, and the gradient, by the engine (float64)."""
-    x = tensor(list(x0), requires_grad=True)
-    (g,) = autograd.grad(_CASES[case](x.double()), x, create_graph=True)
-    (hv,) = autograd.grad((g * tensor(list(v))).sum(), x)
-    return (np.asarray(hv._data, dtype=np.float64),
-            np.asarray(g.detach()._data, dtype=np.float64))
-
-
-@check(probe=_hvp_probe, reply=lambda **settings: (ANY, Maybe(Outcome)))
-def hessian_vector(hvp, outcome, *, case="cube", x0=(1.0, 2.0), v=(1.0, 0.5)):
-    """hvp(f, x, v): the Hessian of f at x times v, by double backward."""
+def _compare_grad(grad, expected, x, v):
+    """x.grad against the expected v^T J; the usual slips named."""
     __tracebackhide__ = True
-    if outcome is None:
-        fail("`hvp` should be a function (def hvp(f, x, v): ...).", found=show(hvp))
-    call = f"hvp(f, x, v) with f(x) = {_SHOWN[case]}, x = {list(x0)}, v = {list(v)}"
-    if outcome.raised and isinstance(outcome.error, RuntimeError) \
-            and "does not require grad" in str(outcome.error):
-        fail(f"`{call}` raised RuntimeError: {outcome.error}",
-             misconception="create-graph-forgotten",
-             hint="the first torch.autograd.grad call needs create_graph=True")
-    result = returned(call, outcome)
-    expected, gradient = _hvp_reference(case, x0, v)
-    found = tensor_answer("what hvp returned", result, shape=(len(x0),))
-    if not same_values(found, expected, rtol=1e-3, atol=1e-4):
-        weights = np.asarray(v, dtype=np.float64)
-        if same_values(found, gradient * weights, rtol=1e-3, atol=1e-4) \
-                or same_values(found, gradient, rtol=1e-3, atol=1e-4):
-            fail(f"hvp returned the gradient of f (times v), not H v: {call}.",
-                 expected=_text(expected), found=_text(found),
-                 hint="differentiate the gradient again: the gradient of (g * v).sum() "
-                 "with respect to x is H v")
-        fail(f"{call} is not H v.", expected=_text(expected), found=_text(found))
+    if not isinstance(grad, Tensor) or tuple(grad.shape) != tuple(x.shape):
+        fail("x.grad after backward through Softplus should be a tensor shaped like x.",
+             found=show(grad))
+    found = grad.detach()._data
+    if same_values(found, expected._data):
+        return
+    xs, vs = x._data.astype(np.float64), v._data.astype(np.float64)
+    if same_values(found, 1 / (1 + np.exp(xs))) or same_values(found, vs / (1 + np.exp(xs))):
+        fail("The gradient of log(1 + exp(x)) is off.", expected=repr(expected),
+             found=show(grad), misconception="chain-rule-inner",
+             hint="your backward takes the derivative of the outside, log(u) at "
+             "u = 1 + exp(x), and stops there: what is the derivative of the inside?")
+    if same_values(found, 1 / (1 + np.exp(-xs))):
+        fail("backward returned the derivative alone, not grad_output times it.",
+             expected=repr(expected), found=show(grad),
+             misconception="backward-ignores-grad-output")
+    fail("The gradient through Softplus does not match central differences of its forward.",
+         expected=repr(expected), found=show(grad))
+
+
+_EPS = 1e-6
+
+
+def _hidden_points():
+    """The hidden check's points x and weights v: float64, five each, three times."""
+    rng = np.random.default_rng(6)
+    return [(rng.uniform(-3, 3, size=5), rng.uniform(-2, 2, size=5)) for _ in range(3)]
+
+
+def _steps(xs):
+    """xs moved by +eps and -eps in one coordinate at a time: the points of the central
+    differences, in the order (+e_0, -e_0, +e_1, ...)."""
+    out = []
+    for i in range(len(xs)):
+        step = np.zeros(len(xs))
+        step[i] = _EPS
+        out += [xs + step, xs - step]
+    return out
+
+
+def _softplus_hidden(Softplus):
+    """Probe: at each hidden point, the forward, the backward of v, and the forward at the
+    central-difference points; then the backward of every one-hot (the Jacobian's rows, as
+    gradcheck builds them) and how many tensors forward saved."""
+    if not _is_function_class(Softplus):
+        return Softplus, None
+    found = []
+    for xs, vs in _hidden_points():
+        found.append((_apply(Softplus, tensor(xs, dtype=float64)),
+                      _backward_of(Softplus, xs, vs, float64),
+                      [_apply(Softplus, tensor(p, dtype=float64)) for p in _steps(xs)]))
+    xs = _hidden_points()[-1][0]
+    rows = [_backward_of(Softplus, xs, np.eye(len(xs))[i], float64) for i in range(len(xs))]
+    applied = _apply(Softplus, tensor(xs, dtype=float64, requires_grad=True))
+    saved = None
+    if not applied.raised and isinstance(applied.value, Tensor) and applied.value.grad_fn:
+        saved = attempt(lambda: len(applied.value.grad_fn.saved_tensors))
+    return Softplus, (found, rows, saved)
+
+
+@check(probe=_softplus_hidden, reply=lambda: _hidden_shape())
+def softplus_hidden(Softplus, found):
+    """A gradient check in float64: forward against log(1 + exp(x)), backward(v) against
+    central differences of the learner's own forward, for random x and v; the whole Jacobian
+    as gradcheck checks it; then what forward saved."""
+    __tracebackhide__ = True
+    _the_class(Softplus, found)
+    points, rows, saved = found
+    for (xs, vs), (applied, backward, stepped) in zip(_hidden_points(), points, strict=True):
+        y = _forward(applied, xs.shape)
+        if not same_values(y._data, np.log1p(np.exp(xs))):
+            fail("Softplus.apply(x) should compute log(1 + exp(x)).",
+                 expected=repr(log(1 + exp(tensor(xs, dtype=float64)))), found=show(y))
+        x, v = tensor(xs, dtype=float64), tensor(vs, dtype=float64)
+        grad = _gradient(backward, xs.shape)
+        # v^T J by central differences of the learner's own forward, one input at a time
+        # (softplus acts elementwise, but the check does not assume it)
+        values = [_forward(o, xs.shape).detach()._data for o in stepped]
+        numeric = np.array([vs @ (values[2 * i] - values[2 * i + 1]) / (2 * _EPS)
+                            for i in range(len(xs))])
+        _compare_grad(grad, tensor(numeric, dtype=float64), x, v)
+    # the Jacobian both ways, with gradcheck's tolerances (row i: backward of e_i)
+    xs = _hidden_points()[-1][0]
+    analytic = np.array([_gradient(r, xs.shape).detach()._data for r in rows])
+    values = [_forward(o, xs.shape).detach()._data for o in points[-1][2]]
+    numeric = np.array([(values[2 * j] - values[2 * j + 1]) / (2 * _EPS)
+                        for j in range(len(xs))]).T
+    if not np.allclose(analytic, numeric, rtol=1e-3, atol=1e-5):
+        fail("Softplus does not pass torch.autograd.gradcheck: its backward and central "
+             "differences of its forward disagree.", found=f"x = {tensor(xs, dtype=float64)!r}")
+    if saved is None or saved.raised or not saved.value:
+        fail("forward saved nothing with ctx.save_for_backward.",
+             hint="ctx.save_for_backward(x) keeps x for backward and lets autograd check it "
+             "was not changed in place since; read it back with ctx.saved_tensors")

@@ -134,10 +134,10 @@ check.first_tensor([2.0, -1.0, 3.0])
 #   three pages and names each: an
 #   [article on Towards Data Science](https://towardsdatascience.com/pytorch-autograd-understanding-the-heart-of-pytorchs-magic-2686cd94ec95),
 #   a [javatpoint tutorial](https://www.javatpoint.com/gradient-with-pytorch) and a
-#   [Stack Overflow answer](https://stackoverflow.com/a/47026836/5270873). Lessons 01 to 05.
+#   [Stack Overflow answer](https://stackoverflow.com/a/47026836/5270873). Lessons 01 to 06.
 # - **Allu's blog post**: Saihimal Allu,
 #   [*How exactly does torch.autograd.backward( ) work?*](https://medium.com/@saihimalallu/how-exactly-does-torch-autograd-backward-work-f0a671556dc4)
-#   (2018), by a newcomer puzzled by the argument of `backward()`. Lessons 03 and 06.
+#   (2018), by a newcomer puzzled by the argument of `backward()`. Lessons 03, 04 and 07.
 #
 # A first taste. These lines would run unchanged with `import torch`:
 

@@ -54,7 +54,7 @@ z = x * y
 #
 # | attribute | what it holds |
 # |---|---|
-# | `.data` | the numbers, without any history (an old way to get them: lesson 05 shows why `.detach()`, below, is the safe one) |
+# | `.data` | the numbers, without any history (an old way to get them: lesson 06 shows why `.detach()`, below, is the safe one) |
 # | `.requires_grad` | whether autograd tracks operations on this tensor |
 # | `.grad` | where a derivative lands after a backward pass (`None` until then) |
 # | `.grad_fn` | the graph node that *made* this tensor (`None` for a tensor you created yourself) |

@@ -156,7 +156,7 @@ for run in range(2):
 
 # %% [markdown]
 # The second line is not a new derivative: $dz/dx$ is still 3, and `.grad` holds it added
-# twice. Lesson 04 is about this accumulation (why it is there, and how to zero it). For now:
+# twice. Lesson 05 is about this accumulation (why it is there, and how to zero it). For now:
 # create the leaf in the same cell as the backward call, and a cell run twice gives the same
 # answer twice.
 #
@@ -325,7 +325,7 @@ plt.show()
 # - A central difference $\frac{f(x+h) - f(x-h)}{2h}$ checks any derivative without autograd.
 #   Its error shrinks like $h^2$ until rounding takes over: in float64, $h$ around $10^{-5}$
 #   is best. (PyTorch's `torch.autograd.gradcheck` does the same check for whole functions;
-#   lesson 07 uses it.)
+#   lesson 09 uses it.)
 #
 # **Next:** [Lesson 03 · Vector outputs and weighted backward](../03_vector_backward/03_vector_backward.ipynb),
 # where `y` holds many numbers and the starting value becomes a whole tensor.

@@ -3,7 +3,8 @@
 (Wrong answers are graded through real nbgrader in test_course.py; these only need the
 checks, called directly as a test cell calls them.)"""
 import autograd_lab as torch
-from autograd_lab.checks import lesson00, lesson02, lesson03, lesson06, lesson07, lesson08
+from autograd_lab.checks import (lesson00, lesson02, lesson03, lesson04, lesson08, lesson09,
+                                 lesson10)
 
 
 def _define(code, name):
@@ -12,7 +13,7 @@ def _define(code, name):
     return namespace[name]
 
 
-# lesson 06: a walk of its own, not the scaffold's: it runs every node by calling it,
+# lesson 08: a walk of its own, not the scaffold's: it runs every node by calling it,
 # AccumulateGrad included (calling it adds into the leaf's .grad), and finds the order with a
 # queue of ready nodes
 CALLS_ACCUMULATE_GRAD = '''
@@ -54,7 +55,7 @@ class Softplus(torch.autograd.Function):
         return grad_output * (1 - torch.exp(-y))      # sigmoid(x) = 1 - e^(-softplus(x))
 '''
 
-# lesson 08: zeroing first thing in the step, as loops with optimizer.zero_grad() at the top do
+# lesson 10: zeroing first thing in the step, as loops with optimizer.zero_grad() at the top do
 ZERO_FIRST = '''
 def train_step(params, compute_loss, lr):
     for p in params:
@@ -70,14 +71,14 @@ def train_step(params, compute_loss, lr):
 
 def test_my_backward_may_call_accumulate_grad():
     my_backward = _define(CALLS_ACCUMULATE_GRAD, "my_backward")
-    lesson06.my_backward_basic(my_backward)
-    lesson06.my_backward_hidden(my_backward)
+    lesson08.my_backward_basic(my_backward)
+    lesson08.my_backward_hidden(my_backward)
 
 
 def test_softplus_may_save_its_output():
     softplus = _define(SOFTPLUS_FROM_OUTPUT, "Softplus")
-    lesson07.softplus_basic(softplus)
-    lesson07.softplus_hidden(softplus)
+    lesson09.softplus_basic(softplus)
+    lesson09.softplus_hidden(softplus)
 
 
 
@@ -109,7 +110,7 @@ def test_chain_rule_may_be_expanded():
                                 points=[1.0, -2.0, 0.0, 1.5, 3.0])
 
 
-# lesson 03: the Jacobian from autograd.grad (no .grad at all), or from a fresh graph per row
+# lesson 04: the Jacobian from autograd.grad (no .grad at all), or from a fresh graph per row
 # with x.grad copied and zeroed; weights written other ways than the solution's
 JACOBIAN_BY_GRAD = '''
 def jacobian_by_rows(f, x):
@@ -135,8 +136,8 @@ def jacobian_by_rows(f, x):
 def test_jacobian_by_rows_may_use_autograd_grad_or_fresh_graphs():
     for code in (JACOBIAN_BY_GRAD, JACOBIAN_FRESH_GRAPHS):
         jacobian_by_rows = _define(code, "jacobian_by_rows")
-        lesson03.jacobian_of_lesson_function(jacobian_by_rows)
-        lesson03.jacobian_of_other_functions(jacobian_by_rows)
+        lesson04.jacobian_of_lesson_function(jacobian_by_rows)
+        lesson04.jacobian_of_other_functions(jacobian_by_rows)
 
 
 def test_weights_and_predictions_may_be_written_other_ways():
@@ -145,16 +146,16 @@ def test_weights_and_predictions_may_be_written_other_ways():
     lesson03.mean_loss_weights(torch.ones_like(y) / y.numel())
     lesson03.mean_loss_weights(torch.tensor([1 / 3, 1 / 3, 1 / 3]))
     lesson03.x_as_gradient_prediction(torch.tensor([2, 8]))           # integers: a prediction
-    lesson03.mm_prediction(torch.tensor([[5, 13]]))
+    lesson04.mm_prediction(torch.tensor([[5, 13]]))
 
 
 def test_train_step_may_zero_first_and_return_the_loss_tensor():
     train_step = _define(ZERO_FIRST, "train_step")
-    lesson08.train_step_basic(train_step)
-    lesson08.train_step_hidden(train_step)
+    lesson10.train_step_basic(train_step)
+    lesson10.train_step_hidden(train_step)
 
 
-# lesson 06: the scaffold's frame with a heart of another shape: every node called,
+# lesson 08: the scaffold's frame with a heart of another shape: every node called,
 # AccumulateGrad included, and only the nodes with a gradient counted down
 SCAFFOLD_HEART = '''
 def count_edges(root_node):
@@ -193,24 +194,24 @@ def my_backward(root, gradient):
 
 def test_the_scaffold_may_be_filled_another_way():
     my_backward = _define(SCAFFOLD_HEART, "my_backward")
-    lesson06.my_backward_basic(my_backward)
-    lesson06.my_backward_hidden(my_backward)
+    lesson08.my_backward_basic(my_backward)
+    lesson08.my_backward_hidden(my_backward)
 
 
 def test_a_right_prediction_written_another_way_is_right(capsys):
     """Predictions of another form than the solution's (an int for a float, PyTorch's own
     name of AccumulateGrad, a tensor for a number) are judged right, and said to be."""
-    from autograd_lab.checks import lesson01, lesson04, lesson05, lesson08
+    from autograd_lab.checks import lesson01, lesson05, lesson06, lesson07
     lesson01.z_prediction(True, False, "MulBackward0")
     lesson02.cube_prediction(3)
     lesson02.seed_prediction(torch.tensor(30.0))
-    lesson04.k_calls_prediction(torch.tensor([6, 6]), 12, torch.tensor([2.0, 2.0]),
+    lesson05.k_calls_prediction(torch.tensor([6, 6]), 12, torch.tensor([2.0, 2.0]),
                                 torch.tensor(16.0))
-    lesson05.raises_prediction({"F": True, "E": False, "D": True, "C": False, "B": True,
+    lesson06.raises_prediction({"F": True, "E": False, "D": True, "C": False, "B": True,
                                 "A": False})
-    lesson06.next_prediction(("MulBackward0", "torch::autograd::AccumulateGrad"), True)
-    lesson06.order_prediction(["AddBackward0", "MulBackward0", "AccumulateGrad"], 7)
-    lesson07.grad_output_prediction(5, torch.tensor(60.0))
-    lesson08.update_prediction(False, "SubBackward0")
+    lesson07.next_prediction(("MulBackward0", "torch::autograd::AccumulateGrad"), True)
+    lesson08.order_prediction(["AddBackward0", "MulBackward0", "AccumulateGrad"], 7)
+    lesson09.grad_output_prediction(5, torch.tensor(60.0))
+    lesson10.update_prediction(False, "SubBackward0")
     printed = capsys.readouterr().out.splitlines()
     assert printed == [printed[0]] * 9 and printed[0].startswith("Prediction [right]")

@@ -46,11 +46,13 @@ NAMED = {
         "gradient-is-input": "v-is-x",                      # y.backward(x)
         "gradient-shape": "v-shaped-like-x",                # weights shaped like x are refused
         "implicit-scalar-only": "mean-as-ones",             # ones_like(y): n times too large
-        "vjp-is-jacobian": "one-backward-with-ones",        # backward never builds J
+    },
+    "04_jacobian_rows": {
+        "vjp-is-jacobian": "one-backward-with-ones",        # x.grad is one vector, not J
         "jacobian-transposed": "columns-not-rows",          # e_i gives row i
         "forgot-zero-grad": "never-zeroes",                 # reset .grad between such calls
     },
-    "04_accumulation": {
+    "05_accumulation": {
         "forgot-zero-grad": "loop-never-zeroes",            # the loop that forgets to zero
         "inplace-leaf-update": "loop-rebinds-w",            # `-=` keeps w the same leaf
         "microbatch-unscaled": "micro-unscaled",            # the sum of their means times 1/k
@@ -58,28 +60,31 @@ NAMED = {
         "retain-graph-instead-of-zero": "retain-graph-resets",  # retain_graph does not reset
         "nonleaf-grad": "y-has-grad",                       # y.grad is None
     },
-    "05_retain_graph": {
+    "06_retain_graph": {
         "retain-graph-missing": "two-losses-no-retain",     # the first pass frees the shared part
         "retain-graph-instead-of-zero": "two-losses-no-reset",  # the passes add up
         "saved-tensor-modified": "inplace-kept",            # modified by an inplace operation
         "forgot-zero-grad": "two-losses-stale-grad",        # x may arrive with an old .grad
     },
-    "06_inside_backward": {
-        "recursive-backward": "every-path-separately",      # a path-by-path recursive walk
+    "07_inside_backward": {
         "one-accumulator": "accumulator-per-use",           # one AccumulateGrad per leaf
+        "fan-out-sum": "one-use-only",                      # two parts to one node: their sum
     },
-    "07_custom_function": {
+    "08_backward_by_hand": {
+        "recursive-backward": "every-path-separately",      # a path-by-path recursive walk
+    },
+    "09_custom_function": {
         "backward-ignores-grad-output": "softplus-derivative-alone",   # CubeForgetful
         "chain-rule-inner": "softplus-no-inner-derivative",  # work out d/dx log(1 + e^x)
     },
-    "08_training_loop": {
+    "10_training_loop": {
         "inplace-leaf-update": "rebinds-parameter",         # w = w - lr * w.grad
         "forgot-zero-grad": "never-zeroed",
         "not-a-leaf": "scaled-after-requires-grad",         # mind when requires_grad is set
         "requires-grad-on-loss": "b-as-no-grad",            # loop B
         "data-not-detach": "update-through-data",           # not through .data
     },
-    "09_autograd_mechanics": {
+    "11_autograd_mechanics": {
         "no-grad-freezes": "no-grad-freezes",               # a grad mode is not a freeze
         "hook-result-ignored": "clip-not-returned",         # what a hook returns replaces
         "hook-returns-nothing": "hook-rebinds-g",           # `look` returns None
@@ -92,13 +97,13 @@ NAMED = {
 ALSO = {
     "01_tensors_that_remember": [("nonleaf-grad", "retain-grad-too-late"),
                                  ("copy-in-graph", "frozen-is-w")],
-    "04_accumulation": [("inplace-leaf-update", "loop-rebinds-w-no-grad"),
+    "05_accumulation": [("inplace-leaf-update", "loop-rebinds-w-no-grad"),
                         ("forgot-zero-grad", "micro-stale-grad")],
-    "06_inside_backward": [("recursive-backward", "depth-first-walk"),
+    "08_backward_by_hand": [("recursive-backward", "depth-first-walk"),
                            ("recursive-backward", "recursive-walk"),
                            ("recursive-backward", "ready-at-once")],
-    "08_training_loop": [("inplace-leaf-update", "in-place-outside-no-grad")],
-    "09_autograd_mechanics": [("hook-result-ignored", "hook-result-dropped"),
+    "10_training_loop": [("inplace-leaf-update", "in-place-outside-no-grad")],
+    "11_autograd_mechanics": [("hook-result-ignored", "hook-result-dropped"),
                               ("kink-gradient", "kink-nan"),
                               ("no-grad-freezes", "no-grad-lasts"),
                               ("create-graph-forgotten", "plain-grad-differentiable")],

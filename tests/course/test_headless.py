@@ -4,7 +4,7 @@ nbclient -- what nbconvert --execute, papermill and nbval run notebooks with -- 
 solution notebook top to bottom in a fresh kernel, outside nbgrader, with a short timeout per
 cell (tests/support/learner_code.py): once as it is, and once with every cell run twice, two runs in a
 row of every lesson (the runs the other tests of the lessons' code read too). A cell that waits
-on a front end that is not there (the step-through's slider, a widget: lesson 04 once took
+on a front end that is not there (the step-through's slider, a widget: the accumulation lesson once took
 181 s so) fails within the timeout instead of hanging the run, and no output is a widget that
 nothing will ever draw.
 """

@@ -82,7 +82,7 @@ def canvas(tmp_path_factory):
     with course.gradebook() as gb:              # (the due date comes from release --due)
         for lesson in lc.LESSONS:
             gb.update_or_create_assignment(lesson, duedate=None)
-    outputs = {"release": cli(course, "release", "02", "04", "--due", "2026-11-21 00:59",
+    outputs = {"release": cli(course, "release", "02", "05", "--due", "2026-11-21 00:59",
                               "--timezone", "Europe/Berlin")}
     gradebook = lc.canvas_gradebook(base / "gradebook.csv")
     zips = {lesson: lc.canvas_zip(course.root, lesson, base / f"{lesson}.zip")
@@ -91,13 +91,13 @@ def canvas(tmp_path_factory):
     outputs["extend"] = cli(course, "extend", "02", lc.CLASS[13].canvas, "--until",
                             lc.EXTENDED_TO.isoformat() + "Z")
     outputs["collect", A] = cli(course, "collect", zips[A])
-    # lesson 04's download holds one learner's lesson-02 notebook: its lesson must be said
+    # lesson 05's download holds one learner's lesson-02 notebook: its lesson must be said
     outputs["collect B unsaid"] = cli(course, "collect", zips[B])
-    outputs["collect", B] = cli(course, "collect", zips[B], "--lesson", "04")
+    outputs["collect", B] = cli(course, "collect", zips[B], "--lesson", "05")
     before_b = {p: p.read_bytes() for p in (course.root / "submitted").rglob("*") if p.is_file()}
-    for lesson in ("02", "04"):
+    for lesson in ("02", "05"):
         outputs["grade", lesson] = cli(course, "grade", lesson, "--jobs", "3")
-    outputs["grade", A], outputs["grade", B] = outputs["grade", "02"], outputs["grade", "04"]
+    outputs["grade", A], outputs["grade", B] = outputs["grade", "02"], outputs["grade", "05"]
     return dict(base=base, course=course, zips=zips, gradebook=gradebook, out=outputs,
                 submitted=before_b)
 
@@ -162,7 +162,7 @@ def test_a_download_naming_two_lessons_is_refused_and_another_lessons_notebook_o
     assert said.exit_code == 0, said.output
     other = lc.CLASS[9]
     assert f"its name says {A}, but it was handed in as {B}" in said.output
-    # placed under lesson 04 as handed in; that learner's lesson 02 is what lesson 02's zip had
+    # placed under lesson 05 as handed in; that learner's lesson 02 is what lesson 02's zip had
     assert course.submission(B, other.canvas).joinpath(f"{B}.ipynb").read_bytes() == \
         lc.notebook(course.root, A)
     assert course.submission(A, other.canvas).joinpath(f"{A}.ipynb").read_bytes() == \
@@ -291,7 +291,7 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
     assert after[0] == before[0] and after[1] == before[1] and len(after) == len(before)
     header = after[0]
     col = {A: header.index("Lesson 02: scalar backward (7001)"),
-           B: header.index("Lesson 04: accumulation (7002)")}
+           B: header.index("Lesson 05: accumulation (7002)")}
     scale = {A: 1.0, B: 8.0 / lc.MAX[B]}
     for old, new in zip(before[2:], after[2:]):
         student = new[1]

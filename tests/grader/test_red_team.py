@@ -252,20 +252,20 @@ def test_one_backward_reported_as_one_per_batch_is_caught_by_the_code():
 
     def four_calls(answer):         # (accumulate_grad, outcome, w, calls): calls said to be 4
         answer["items"][3] = {"t": "int", "v": 4}
-    honest = _judged_with("04_accumulation", "microbatches_test", code)
+    honest = _judged_with("05_accumulation", "microbatches_test", code)
     assert honest.raised and "backward reached w 1 times" in _error(honest)
-    judged = _judged_with("04_accumulation", "microbatches_test", code, four_calls)
+    judged = _judged_with("05_accumulation", "microbatches_test", code, four_calls)
     assert judged.raised and "outside any loop" in _error(judged)
 
 
 def test_a_recursive_walk_reported_as_running_each_node_once_is_caught_by_the_code():
     """The notebook's walk recurses; the kernel reports the runs of a walk that does not."""
-    code = importlib.import_module("submissions.06_inside_backward").DEPTH_FIRST
-    honest = _judged_with("06_inside_backward", "my_backward_test", code)
+    code = importlib.import_module("submissions.08_backward_by_hand").DEPTH_FIRST
+    honest = _judged_with("08_backward_by_hand", "my_backward_test", code)
     assert honest.raised and "Misconception [recursive-backward]" in _error(honest)
-    solution = [cell[1] for cell in _solution("06_inside_backward") if cell[0] == "code"]
-    judged = _judged_with("06_inside_backward", "my_backward_test", code, reports=solution)
+    solution = [cell[1] for cell in _solution("08_backward_by_hand") if cell[0] == "code"]
+    judged = _judged_with("08_backward_by_hand", "my_backward_test", code, reports=solution)
     assert judged.raised and "calls itself" in _error(judged), _error(judged)
-    right = lessons.solution_answers("06_inside_backward")["my_backward"]
-    assert not _judged_with("06_inside_backward", "my_backward_test", right,
+    right = lessons.solution_answers("08_backward_by_hand")["my_backward"]
+    assert not _judged_with("08_backward_by_hand", "my_backward_test", right,
                             reports=solution).raised

@@ -24,7 +24,7 @@ WAITS = "102"       # never hand graded; its written answer is hostile markup
 CODE = "103"        # hand graded, then hands in a wrong answer with the same written answer
 WRITTEN = "104"     # hand graded, then hands in a new written answer
 WARNS = "105"       # its answer cell warns: Python names the cell's file in the warning
-OTHER = "106"       # hands in lesson 04's notebook as lesson 02
+OTHER = "106"       # hands in lesson 05's notebook as lesson 02
 ABSENT = "107"      # on the roster, hands in nothing
 HOSTILE = ('<script>alert("owned")</script><img src=x onerror="alert(1)"> The slope of '
            '$x^2$ at x.')

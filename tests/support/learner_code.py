@@ -194,7 +194,7 @@ def texts(outputs):
     return _BUILD_DIR.sub(r"(Triggered internally at …/\1)", text)
 
 
-# seconds one cell may take: the slowest (lesson 07 trains a network) takes about 2, and a cell
+# seconds one cell may take: the slowest (lesson 10 trains a network) takes about 2, and a cell
 # that waits on a front end that is not there fails within it instead of hanging the run
 CELL_TIMEOUT = 20
 

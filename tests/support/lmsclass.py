@@ -20,7 +20,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 import gradingcourse as gc
 
-A, B = "02_scalar_backward", "04_accumulation"
+A, B = "02_scalar_backward", "05_accumulation"
 LESSONS = (A, B)
 EXERCISE = {A: ("answer_square", "test_square", 2, gc.SOLUTIONS["answer_square"]),
             B: ("answer_slope", "test_slope", 3, gc.SOLUTIONS["answer_slope"])}
@@ -207,7 +207,7 @@ def canvas_gradebook(path: Path) -> Path:
     out = io.StringIO()
     writer = csv.writer(out)
     header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-              "Lesson 02: scalar backward (7001)", "Lesson 04: accumulation (7002)",
+              "Lesson 02: scalar backward (7001)", "Lesson 05: accumulation (7002)",
               "Reading quiz (7003)", "Current Score", "Unposted Current Score", "Final Score"]
     writer.writerow(header)
     writer.writerow(["    Points Possible", "", "", "", "", "3.00", "8.00", "5.00",

@@ -4084,7 +4084,7 @@ print(m)
 """,
 })
 
-# inference_mode: no_grad made final (lesson 09)
+# inference_mode: no_grad made final (lesson 11)
 _add("inference_mode", {
     "flags_inside_and_out": """
 x = torch.tensor([1., 2.], requires_grad=True)
@@ -4152,7 +4152,7 @@ print(x.grad)
 """,
 })
 
-# the gradient PyTorch defines where a function has a kink (lesson 09)
+# the gradient PyTorch defines where a function has a kink (lesson 11)
 _add("kinks", {
     "relu_abs_sign_sqrt_at_zero": """
 for name in ["relu", "abs", "sign", "sqrt"]:
@@ -4188,7 +4188,7 @@ print(n.grad)
 """,
 })
 
-# a frozen parameter and the nodes backward runs (lesson 09)
+# a frozen parameter and the nodes backward runs (lesson 11)
 _add("frozen", {
     "frozen_layer_has_no_accumulator": """
 w1 = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)

@@ -70,7 +70,7 @@ def _check_nbgrader_metadata(instance, schema):
     """jsonschema.validate, with the validator built once per schema: it checks the schema
     itself against jsonschema's meta-schema, then builds a validator, on every call. nbgrader
     calls it for each graded cell each time it reads, writes or checks a notebook: 1.4 ms a
-    cell, against 0.09 with the validator kept (lesson 06's seven cells, 10 ms a pass). The
+    cell, against 0.09 with the validator kept (the inside-backward lesson's seven cells, 10 ms a pass). The
     same error is raised: the best match among the validator's errors. (nbgrader loads its
     schema afresh for every validator it makes, so a schema is known by its text.)"""
     import json
@@ -122,7 +122,7 @@ class Course:
         config.CourseDirectory.root = str(self.root)
         # nbconvert checks the whole notebook against nbformat's schema after every one of a
         # step's preprocessors, its own eleven included (18 in autograde; with nbgrader's
-        # metadata checks, an eighth of a grading process's Python time, py-spy, lesson 06);
+        # metadata checks, an eighth of a grading process's Python time, py-spy, the inside-backward lesson);
         # optimistic, once after the last, which names no culprit
         if "optimistic_validation" not in config.Exporter:
             config.Exporter.optimistic_validation = True

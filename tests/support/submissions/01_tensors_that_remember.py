@@ -29,7 +29,7 @@ WRONG = [
     Wrong("frozen-is-w", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
                                          "w_frozen = w"},
           misconception="copy-in-graph"),
-    # the numbers through .data, the old way (lesson 05 shows why .detach() is the safe one)
+    # the numbers through .data, the old way (lesson 06 shows why .detach() is the safe one)
     Wrong("frozen-by-data", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
                                             "w_frozen = w.data"},
           misconception="data-not-detach"),

@@ -1,0 +1,150 @@
+"""Wrong answers learners give in lesson 08, backward by hand and in order."""
+from course import Predicted, Wrong, edited, solution_answers
+
+SOLUTION = solution_answers("08_backward_by_hand")
+
+# my_backward, the way a first attempt often goes: depth first, each node marked done the
+# first time a gradient reaches it (micrograd's walk without its topological sort)
+DEPTH_FIRST = '''
+def my_backward(root, gradient):
+    done = set()
+
+    def visit(node, grad):
+        if node is None or node in done:
+            return
+        done.add(node)
+        if hasattr(node, "variable"):
+            leaf = node.variable
+            leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+            return
+        outs = node(grad)
+        if not isinstance(outs, tuple):     # one input: a bare tensor
+            outs = (outs,)
+        for (nxt, _), g in zip(node.next_functions, outs):
+            visit(nxt, g)
+
+    with torch.no_grad():
+        visit(root.grad_fn, gradient)
+'''
+
+# every path on its own: right numbers, but a node runs once per path into it
+EVERY_PATH = '''
+def my_backward(root, gradient):
+    queue = [(root.grad_fn, gradient)]
+    with torch.no_grad():
+        while queue:
+            node, grad = queue.pop(0)
+            if hasattr(node, "variable"):
+                leaf = node.variable
+                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+                continue
+            outs = node(grad)
+            if not isinstance(outs, tuple):     # one input: a bare tensor
+                outs = (outs,)
+            for (nxt, _), g in zip(node.next_functions, outs):
+                if nxt is not None:
+                    queue.append((nxt, g))
+'''
+
+# the same, recursive and memo-free: right on small graphs, out of stack on a deep one
+RECURSIVE = '''
+def my_backward(root, gradient):
+    def visit(node, grad):
+        if hasattr(node, "variable"):
+            leaf = node.variable
+            leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+            return
+        outs = node(grad)
+        if not isinstance(outs, tuple):     # one input: a bare tensor
+            outs = (outs,)
+        for (nxt, _), g in zip(node.next_functions, outs):
+            if nxt is not None:
+                visit(nxt, g)
+
+    with torch.no_grad():
+        visit(root.grad_fn, gradient)
+'''
+
+# micrograd's way: a recursive topological sort, then one sweep. Right, until the graph is
+# deeper than Python's recursion limit
+RECURSIVE_SORT = '''
+def my_backward(root, gradient):
+    order, seen = [], set()
+
+    def build(node):
+        if node is not None and node not in seen:
+            seen.add(node)
+            for nxt, _ in node.next_functions:
+                build(nxt)
+            order.append(node)
+
+    build(root.grad_fn)
+    arrived = {root.grad_fn: gradient}
+    with torch.no_grad():
+        for node in reversed(order):
+            grad = arrived.pop(node, None)
+            if grad is None:
+                continue
+            if hasattr(node, "variable"):
+                leaf = node.variable
+                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+                continue
+            outs = node(grad)
+            if not isinstance(outs, tuple):     # one input: a bare tensor
+                outs = (outs,)
+            for (nxt, _), g in zip(node.next_functions, outs):
+                if nxt is not None and g is not None:
+                    arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
+'''
+
+# the solution's topological sort, with one slip each
+KAHN = SOLUTION["my_backward"]
+OVERWRITES_FAN_OUT = edited(KAHN, ("arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g",
+                                   "arrived[nxt] = g"))
+OVERWRITES_GRAD = edited(KAHN, ("leaf.grad = grad if leaf.grad is None else leaf.grad + grad",
+                                "leaf.grad = grad"))
+RECORDED = edited(KAHN, ("    with torch.no_grad():\n        while ready:",
+                         "    if True:\n        while ready:"))
+NO_NONE_CHECK = edited(KAHN, ("                if nxt is None:\n                    continue\n"
+                              "                arrived", "                arrived"))
+# section 1's recipe left out: a node of one input returns a bare tensor, and zip pairs
+# next_functions with its elements
+NO_TUPLE = edited(KAHN, ("            if not isinstance(outs, tuple):     # one input: a bare "
+                         "tensor\n                outs = (outs,)\n", ""))
+# ready as soon as one gradient has arrived: the count is never consulted
+READY_AT_ONCE = edited(KAHN, ("                edges_in[nxt] -= 1\n"
+                              "                if edges_in[nxt] == 0:\n"
+                              "                    ready.append(nxt)",
+                              "                if nxt not in ready:\n"
+                              "                    ready.append(nxt)"))
+CALLS_BACKWARD = "def my_backward(root, gradient):\n    root.backward(gradient)\n"
+
+WRONG = [
+    Wrong("depth-first-walk", {"my_backward": DEPTH_FIRST}, misconception="recursive-backward"),
+    Wrong("every-path-separately", {"my_backward": EVERY_PATH},
+          misconception="recursive-backward"),
+    Wrong("recursive-walk", {"my_backward": RECURSIVE}, misconception="recursive-backward"),
+    Wrong("recursive-sort", {"my_backward": RECURSIVE_SORT}, says="RecursionError"),
+    Wrong("fan-out-overwritten", {"my_backward": OVERWRITES_FAN_OUT},
+          misconception="recursive-backward"),
+    Wrong("grad-overwritten", {"my_backward": OVERWRITES_GRAD}, says="ADDS into .grad"),
+    Wrong("walk-recorded", {"my_backward": RECORDED}, says="carries a grad_fn"),
+    Wrong("none-edges-followed", {"my_backward": NO_NONE_CHECK}, says="(None, 0)"),
+    Wrong("calls-backward", {"my_backward": CALLS_BACKWARD}, says="called the engine"),
+    Wrong("one-input-not-wrapped", {"my_backward": NO_TUPLE},
+          says="returns a bare tensor, not a tuple"),
+    Wrong("ready-at-once", {"my_backward": READY_AT_ONCE}, misconception="recursive-backward"),
+    Wrong("accumulate-per-edge",
+          {"predict_order": 'order = ["AddBackward0", "AccumulateGrad", "MulBackward0", '
+                            '"AccumulateGrad"]\nx_grad = 7.0'},
+          misconception="recursive-backward", predicted=True),
+    Wrong("one-path-only", {"predict_order": 'order = ["AddBackward0", "MulBackward0", '
+                                             '"AccumulateGrad"]\nx_grad = 6.0'},
+          misconception="recursive-backward", predicted=True),
+]
+
+PREDICTIONS = [
+    # the derivative as a formula, in quotes
+    Predicted("predict_order", 'order = ["AddBackward0"]\nx_grad = "2x + 1"',
+              ("7.0", "'AddBackward0', 'MulBackward0'")),
+]

@@ -1,0 +1,62 @@
+"""Wrong answers learners give in lesson 10, the training loop: the solution's step and
+parameters with one slip each, and misread broken loops."""
+from course import Predicted, Wrong, edited, solution_answers
+
+SOLUTION = solution_answers("10_training_loop")
+STEP = SOLUTION["train_step"]
+PARAMETERS = SOLUTION["mlp_parameters"]
+UPDATE = ("    with torch.no_grad():\n        for p in params:\n            p -= lr * p.grad\n"
+          "            p.grad = None\n")
+W1 = "(torch.randn(2, 16) * 0.5).requires_grad_()"
+
+WRONG = [
+    Wrong("never-zeroed", {"train_step": edited(STEP, ("            p.grad = None\n", ""))},
+          misconception="forgot-zero-grad"),
+    Wrong("rebinds-parameter", {"train_step": edited(STEP, (
+        UPDATE, "    for p in params:\n        p = p - lr * p.grad\n"))},
+        misconception="inplace-leaf-update"),
+    Wrong("in-place-outside-no-grad", {"train_step": edited(STEP, (
+        UPDATE, "    for p in params:\n        p -= lr * p.grad\n        p.grad = None\n"))},
+        misconception="inplace-leaf-update"),
+    # the update through .data, as code from before PyTorch 0.4 writes it: the numbers come
+    # out right, unseen by autograd
+    Wrong("update-through-data", {"train_step": edited(STEP, (
+        UPDATE, "    for p in params:\n        p.data -= lr * p.grad\n        p.grad = None\n"))},
+        misconception="data-not-detach"),
+    Wrong("forward-under-no-grad", {"train_step": edited(
+        STEP, ("    loss = compute_loss()\n    loss.backward()\n    with torch.no_grad():\n",
+               "    with torch.no_grad():\n        loss = compute_loss()\n"
+               "        loss.backward()\n"))},
+        says="must be recorded"),
+    Wrong("zeroed-before-update", {"train_step": edited(STEP, (
+        "            p -= lr * p.grad\n            p.grad = None\n",
+        "            p.grad.zero_()\n            p -= lr * p.grad\n"))},
+        says="zero .grad AFTER the update"),
+    Wrong("gradient-ascent", {"train_step": edited(STEP, ("p -= lr", "p += lr"))}, says="uphill"),
+    Wrong("no-return", {"train_step": edited(STEP, ("    return loss.item()", ""))},
+          says="returned None"),
+    # loop A's non-leaf w read as gradients piling up, like loop C's
+    Wrong("a-as-zero-grad",
+          {"diagnosis": 'diagnosis = {"A": "zero_grad", "B": "requires_grad", "C": "zero_grad"}'},
+          misconception="inplace-leaf-update", predicted=True),
+    Wrong("b-as-no-grad",
+          {"diagnosis": 'diagnosis = {"A": "no_grad", "B": "no_grad", "C": "zero_grad"}'},
+          misconception="requires-grad-on-loss", predicted=True),
+    Wrong("update-keeps-leaf", {"predict_update": "w_is_leaf = True\nw_grad_fn = None"},
+          misconception="inplace-leaf-update", predicted=True),
+    Wrong("scaled-after-requires-grad", {"mlp_parameters": edited(
+        PARAMETERS, (W1, "torch.randn(2, 16, requires_grad=True) * 0.5"))},
+        misconception="not-a-leaf"),
+    Wrong("zero-weights", {"mlp_parameters": edited(
+        PARAMETERS, (W1, "torch.zeros(2, 16, requires_grad=True)"))},
+        says="is the same number"),
+    Wrong("weights-without-grad", {"mlp_parameters": edited(
+        PARAMETERS, ("(torch.randn(16, 1) * 0.5).requires_grad_()", "torch.randn(16, 1) * 0.5"))},
+        says="does not require grad"),
+]
+
+PREDICTIONS = [
+    Predicted("predict_update", 'w_is_leaf = "yes"\nw_grad_fn = None', ("SubBackward0",)),
+    Predicted("diagnosis", 'diagnosis = {"A": "the update", "B": "the loss", "C": "the grads"}',
+              ("'A': 'no_grad'", "'C': 'zero_grad'")),
+]
