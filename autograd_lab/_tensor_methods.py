@@ -100,7 +100,7 @@ METHODS = {
     # -- in place (inplace.py) --
     "add_": _inplace(o.add), "sub_": _inplace(o.sub), "mul_": _inplace(o.mul),
     "div_": _inplace(o.div), "clamp_": _clamp_, "clip_": _clamp_, "zero_": inplace.zero_,
-    "fill_": lambda self, value: inplace.inplace_fill(self, value),
+    "fill_": lambda self, value: inplace.inplace_fill(self, value), "copy_": inplace.copy_,
     # -- factories (factories.py) --
     "new_zeros": _new(factories.zeros), "new_ones": _new(factories.ones),
     "new_empty": _new(factories.empty), "new_full": _new(factories.full),

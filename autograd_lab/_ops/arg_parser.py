@@ -47,6 +47,7 @@ SIGNATURES = {
     "Tensor.log_softmax": ["(int dim, torch.dtype dtype = None)"],
     "Tensor.pow": ["(Tensor exponent)", "(Number exponent)"],
     "Tensor.fill_": ["(Tensor value)", "(Number value)"],
+    "Tensor.copy_": ["(Tensor other, bool non_blocking = False)"],
     "Tensor.requires_grad_": ["(bool requires_grad = True)"],
     "Tensor.mm": ["(Tensor mat2)"],
     "Tensor.bmm": ["(Tensor mat2)"],

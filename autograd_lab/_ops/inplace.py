@@ -1,4 +1,4 @@
-"""In-place operations: add_, mul_, x[0] = v, fill_, zero_. They change a tensor's own storage,
+"""In-place operations: add_, mul_, x[0] = v, fill_, zero_, copy_. They change a tensor's own storage,
 so they bump its version (saved copies notice) and, when recorded, rebase its history:
 
 * a tensor that is not a view: its grad_fn becomes the new node, whose input is the
@@ -23,8 +23,9 @@ from .._core.graph import Node, new_node, unbroadcast
 from .._core.tensor import Tensor, _wrap, no_grad_view_error
 from .arithmetic import _f, add, div, mul, sub
 from .indexing import _scatter, index_put, setitem_target
-from .record import _data, _edge, _operand, _record, _record1, _view, other_type_error
-from .shape import clone
+from .record import (_data, _edge, _operand, _record, _record1, _view, broadcast_error,
+                     other_type_error)
+from .shape import clone, expand, view
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of " + LEAF_INPLACE
@@ -447,6 +448,37 @@ def _copied(before, src):
     return result
 
 
+def copy_(x, src, non_blocking=False):
+    """x.copy_(src): src's values, broadcast to x's shape and cast to x's dtype, written into x
+    (``non_blocking`` means nothing on a CPU). Recorded as CopyBackwards: no gradient for what
+    x held before, src's gradient summed back to src's shape and dtype."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    if type(src) is not Tensor:
+        if not isinstance(src, (bool, int, float, np.number)):
+            raise TypeError("copy_")    # the argument parser says it in PyTorch's words
+        src = _wrap(np.asarray(src, x._data.dtype))     # a number, as PyTorch wraps one
+    error = broadcast_error(x._data.shape, src._data.shape)
+    if error is not None:
+        raise error
+    shape = np.broadcast_shapes(x._data.shape, src._data.shape)
+    if shape != x._data.shape:
+        raise RuntimeError(f"output with shape {list(x._data.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    return _apply(x, lambda before: _copied(before, src), src, operand=True)
+
+
+def _shaped_like(value, target):
+    """``value`` made ``target``'s shape as PyTorch's setitem does (its copy_to): its leading
+    size-1 dimensions dropped by a view, then expanded -- each step recorded, expand's errors
+    for a shape that does not fit."""
+    sizes = value._data.shape
+    lead = 0
+    while lead < len(sizes) and sizes[lead] == 1:
+        lead += 1
+    value = view(value, sizes[lead:])
+    return value if value._data.shape == target._data.shape else expand(value, target.shape)
+
+
 def _put(before, index, value):
     return index_put(before, value, indices=index, accumulate=False)
 
@@ -470,4 +502,6 @@ def setitem(x, key, value):
         # PyTorch's copy_to: a 0-d value fills a part of another shape, and is copied into one
         # of its own shape (whose CopyBackwards casts the value's gradient to its dtype)
         return inplace_fill(target, value, FillBackward3, fill=False)
-    return _apply(target, lambda before: _copied(before, value), value)
+    if value._data.shape != target._data.shape:
+        value = _shaped_like(value, target)
+    return _apply(target, lambda before: _copied(before, value), value, operand=True)

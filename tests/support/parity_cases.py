@@ -4210,3 +4210,86 @@ out.backward()
 print(w1.grad, w2.grad, x.grad)
 """,
 })
+
+# copy_, and x[key] = value where value has another shape than x[key] (PyTorch's copy_to: a
+# view without leading size-1 dimensions, then expand, each recorded)
+_WALK = """
+def walk(fn, depth=0):
+    if fn is not None:
+        print("  " * depth + fn.name())
+        for n, _ in fn.next_functions:
+            walk(n, depth + 1)
+"""
+_add("copy", {
+    "broadcast_into_a_bigger_tensor": _WALK + """
+a = torch.zeros(2, 3)
+w = torch.tensor([1., 2., 3.], requires_grad=True)
+r = a.copy_(w)
+print(r is a, a, a.requires_grad, a.is_leaf)
+walk(a.grad_fn)
+(a * torch.arange(6.).reshape(2, 3)).sum().backward()
+print(w.grad)
+""",
+    "into_a_view_of_a_tensor_without_grad": _WALK + """
+a = torch.zeros(4)
+v = a[1:3]
+w = torch.tensor([1., 2.], requires_grad=True)
+v.copy_(w.double() * 2)
+print(a, v.grad_fn.name(), a.dtype)
+walk(a.grad_fn)
+(a * torch.tensor([1., 2., 3., 4.])).sum().backward()
+print(w.grad)
+""",
+    "numbers_casts_and_non_blocking": """
+print(torch.zeros(3).copy_(2.5), torch.zeros(2).copy_(True))
+print(torch.zeros(3, dtype=torch.int64).copy_(torch.tensor([1.7, -2.5, 3.])))
+a = torch.zeros(2)
+print(a.copy_(torch.ones(2), non_blocking=True) is a)
+print(a.copy_(a))
+""",
+    "of_a_non_leaf_drops_its_history": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 1
+y.copy_(torch.tensor([5., 6.], requires_grad=True))
+print(y.grad_fn.name(), [type(n).__name__ for n, _ in y.grad_fn.next_functions])
+y.sum().backward()
+print(x.grad)
+""",
+    "under_no_grad_keeps_the_leaf": """
+x = torch.ones(3, requires_grad=True)
+with torch.no_grad():
+    x.copy_(torch.full((3,), 2.))
+print(x, x.is_leaf, x.grad_fn)
+""",
+    "setitem_expands_a_value": _WALK + """
+a = torch.zeros(2, 3)
+w = torch.ones(3, requires_grad=True)
+a[0:1] = w
+walk(a.grad_fn)
+(a * 2).sum().backward()
+print(w.grad)
+b = torch.zeros(3)
+u = torch.ones(1, 1, 3, requires_grad=True)
+b[0:3] = u * 1
+walk(b.grad_fn)
+b.sum().backward()
+print(u.grad)
+c = torch.zeros(3)
+c[1:] = torch.tensor([[5., 6.]])
+print(c)
+""",
+})
+_add("raises_copy", {
+    "shapes_that_do_not_broadcast": "torch.zeros(3).copy_(torch.ones(2))\n",
+    "a_broadcast_bigger_than_the_output": "torch.zeros(3).copy_(torch.ones(1, 3))\n",
+    "not_a_tensor": "torch.zeros(3).copy_([1, 2, 3])\n",
+    "a_leaf_that_requires_grad": "torch.ones(3, requires_grad=True).copy_(torch.zeros(3))\n",
+    "partial_overlap": "a = torch.arange(5.)\na[1:].copy_(a[:-1])\n",
+    "an_expanded_output": "torch.zeros(1).expand(3).copy_(torch.ones(3))\n",
+})
+_add("raises_setitem_shape", {
+    "a_value_too_long": "a = torch.zeros(3)\na[:2] = torch.ones(3)\n",
+    "a_row_too_long": "a = torch.zeros(2, 2)\na[0] = torch.ones(3)\n",
+    "more_dimensions_than_the_target": "a = torch.zeros(3)\na[...] = torch.ones(2, 2)\n",
+    "partial_overlap": "a = torch.arange(5.)\na[1:] = a[:-1]\n",
+})

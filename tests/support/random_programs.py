@@ -2,7 +2,8 @@
 
 A program is a list of Python statements over a few tensors: leaves of 0 to 3 dimensions in
 float32 and float64, elementwise ops with broadcasting, reductions, matmul, views, indexing,
-cat/stack/where, in-place changes, hooks, ``retain_grad``, ``no_grad``, ``detach``,
+cat/stack/where, in-place changes (arithmetic, ``fill_``, ``copy_``, ``x[key] = value`` with a
+value of another shape), hooks, ``retain_grad``, ``no_grad``, ``detach``,
 ``backward`` (with a gradient, retained or not, with ``create_graph``), ``autograd.grad``,
 and calls PyTorch refuses (a bad ``dim``, shapes that do not fit, mixed dtypes, ``None``).
 
@@ -347,18 +348,14 @@ class Proposer:
 
     def _inplace_on(self, name, x):
         rng = self.rng
-        kind = rng.choice(("add_", "mul_", "sub_", "div_", "zero_", "fill_", "setitem"))
+        kind = rng.choice(("add_", "mul_", "sub_", "div_", "zero_", "fill_", "setitem",
+                           "copy_"))
         if kind == "zero_":
             return f"{name}.zero_()"
         if kind == "fill_":
             return f"{name}.fill_({rng.choice(('0.5', '2', '-1.0'))})"
         if kind == "setitem":
-            if x.dim() == 0 or x.shape[0] == 0:
-                return None
-            n = x.shape[0]
-            key = rng.choice((str(rng.randint(-n, n - 1)), "0:1", "..., 0", "::2"))
-            value = rng.choice(("0.0", "1.5", self._partner(x, lambda s: len(s) == 0) or "2.0"))
-            return f"{name}[{key}] = {value}"
+            return self._setitem(name, x)
         if rng.random() < 0.4:
             return f"{name}.{kind}({rng.choice(('2', '0.5', '-1.0'))})"
         other = self._partner(x, lambda s: _broadcasts(tuple(x.shape), s)
@@ -369,6 +366,28 @@ class Proposer:
                 self._reads_what_it_writes(x, kind, self.ns[other]):
             return None
         return other and f"{name}.{kind}({other})"
+
+    def _setitem(self, name, x):
+        """``x[key] = value``: a number, a 0-d tensor, or a tensor of another shape that
+        PyTorch's setitem expands to the part written (leading size-1 dimensions dropped)."""
+        rng = self.rng
+        if x.dim() == 0 or x.shape[0] == 0:
+            return None
+        n = x.shape[0]
+        key = rng.choice((str(rng.randint(-n, n - 1)), "0:1", "..., 0", "::2"))
+        target = tuple(eval(f"_x[{key}]", {"_x": x.detach()}).shape)
+
+        def fits(shape):                        # leading 1s dropped, then expandable
+            while shape and shape[0] == 1:
+                shape = shape[1:]
+            return len(shape) <= len(target) and all(
+                a in (1, b) for a, b in zip(shape[::-1], target[::-1]))
+        value = rng.choice(("0.0", "1.5", self._partner(x, lambda s: len(s) == 0) or "2.0",
+                            self._partner(x, lambda s: len(s) > 0 and fits(s)) or "2.0"))
+        if value in self.ns and "inplace_aliased_operand" in KEPT_DIFFERENT and \
+                self.ns[value].untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
+            return None
+        return f"{name}[{key}] = {value}"
 
     def _reads_what_it_writes(self, x, kind, other):
         """Whether ``x.kind(other)`` would read elements of x that it has already written
@@ -574,6 +593,15 @@ class Proposer:
                 not (other in self.ns and self._layout_differs(other)):
             forms.append(f"{name} @ {other}.double()" if self.dtype_of(x) == "float32"
                          else f"{name} @ {other}.float()")
+        # a value that does not fit what it is written into (a copy of x first: the write
+        # itself is refused, and x stays as it was)
+        wrong = self._partner(x, lambda s: len(s) > 0 and not (
+            _broadcasts(tuple(x.shape), s)
+            and np.broadcast_shapes(tuple(x.shape), s) == tuple(x.shape)))
+        if wrong:
+            forms.append(f"{name}.detach().clone().copy_({wrong})")
+            if x.dim() and rng.random() < 0.5:
+                return f"{name}.detach().clone()[0:1] = {wrong}"
         return f"{self.new()} = {rng.choice(forms)}"
 
 
