@@ -216,7 +216,11 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
     # Saved values freed, changed in place or to be read as Tensors: _checked_backward
     # raises PyTorch's error or converts.
     checks = node._checks
-    if (node._saved is not None and not create_graph and (checks is None or intact(checks))
+    if type(node) is AccumulateGrad:
+        # the leaf's hooks are the learner's code, not a recorded formula: `g * 2` in one is
+        # PyTorch's MulBackward0, as anywhere else (a formula's number would make MulBackward1)
+        outs = node.backward(g)
+    elif (node._saved is not None and not create_graph and (checks is None or intact(checks))
             and "packed" not in extras):
         outs = node.backward(g)
     else:

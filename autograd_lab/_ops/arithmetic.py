@@ -514,8 +514,10 @@ class AbsBackward0(Node):
 
 class SgnBackward0(Node):
     """out = sgn(self), the sign as abs's derivative uses it: flat almost everywhere, so its
-    gradient is zero"""
+    gradient is zero. It saves self and result as PyTorch's does (sgn_backward reads them for
+    complex numbers), so that a change of self in place is caught here too."""
     __slots__ = ()
+    saved_names = ("self", "result")
     op_name = "sgn"
     inputs = ("self",)
     forward = staticmethod(_sign)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import INFERENCE_INPLACE, _State
-from .._core.graph import Node, new_node, unbroadcast
+from .._core.graph import Node, new_node
 from .._core.tensor import Tensor, _wrap, no_grad_view_error
 from .arithmetic import _f, add, div, mul, sub
 from .indexing import _scatter, index_put, setitem_target
@@ -400,7 +400,7 @@ class FillBackward3(Node):
 class CopyBackwards(Node):
     """x.copy_(src) (``x[...] = src``); also a leaf's .grad that is itself part of a graph
     (``backward(create_graph=True)``), where src is the gradient"""
-    __slots__ = ("src_shape", "src_dtype")
+    __slots__ = ("src_dtype",)
 
     def name(self):
         return "torch::autograd::CopyBackwards"     # a C++ node, named like AccumulateGrad
@@ -408,9 +408,10 @@ class CopyBackwards(Node):
     def backward(self, g):
         if len(self._next) == 1:
             return (g,)
-        gs = unbroadcast(g, self.src_shape)
-        return _f.zeros_like(g), (gs.to(from_numpy_dtype(self.src_dtype)) if type(gs) is Tensor
-                                  else np.asarray(gs, self.src_dtype))
+        # src's gradient in the output's shape, as PyTorch's node returns it (called by hand);
+        # the engine sums it back to src's shape (``_shapes``, set where src was broadcast)
+        return _f.zeros_like(g), (g.to(from_numpy_dtype(self.src_dtype)) if type(g) is Tensor
+                                  else np.asarray(g, self.src_dtype))
 
 
 def copy_grad(g):
@@ -444,7 +445,9 @@ def _copied(before, src):
     out = np.broadcast_to(np.asarray(_data(src), before._data.dtype), before._data.shape)
     result, node = _record(CopyBackwards, out.copy(), before, src)
     if node:
-        node.src_shape, node.src_dtype = src._data.shape, src._data.dtype
+        node.src_dtype = src._data.dtype
+        if src._data.shape != out.shape:
+            node._shapes = (out.shape, src._data.shape)
     return result
 
 
@@ -464,7 +467,9 @@ def copy_(x, src, non_blocking=False):
     if shape != x._data.shape:
         raise RuntimeError(f"output with shape {list(x._data.shape)} doesn't match the broadcast "
                            f"shape {list(shape)}")
-    return _apply(x, lambda before: _copied(before, src), src, operand=True)
+    # x.copy_(x) copies nothing, so PyTorch's kernel checks no overlap (it is still recorded)
+    itself = src is x
+    return _apply(x, lambda before: _copied(before, src), src, operand=not itself, fill=itself)
 
 
 def _shaped_like(value, target):

@@ -284,7 +284,7 @@ def derivative(cls):
     The positional arguments are its differentiable inputs (``cls.inputs``: an edge each);
     keyword arguments are the others (a dim, an index). The node saves the values
     ``cls.saved_names`` names, inputs or keywords (an index array as a tensor), and keeps the
-    keywords that are its slots (``_saved_threshold``). Without a Tensor argument it returns
+    keywords that are its slots (``_saved_threshold``); ``result`` is its own output. Without a Tensor argument it returns
     the array ``cls.forward`` gives."""
     fn = cls.forward
     slots = _slot_names(cls)
@@ -305,6 +305,7 @@ def derivative(cls):
                 if name in slots:
                     setattr(node, name, value)
             node.save_for_backward(*[
+                result if name == "result" else
                 args[cls.inputs.index(name)] if name in cls.inputs else
                 _wrap(kwargs[name]) if type(kwargs[name]) is _ndarray else kwargs[name]
                 for name in cls.saved_names])

@@ -4279,6 +4279,43 @@ c[1:] = torch.tensor([[5., 6.]])
 print(c)
 """,
 })
+_add("copy_found_by_random_programs", {
+    # a CopyBackwards (or the CopySlices around one) called by hand returns src's gradient in
+    # the output's shape; backward sums it back to src's shape
+    "node_called_by_hand_returns_the_unreduced_gradient": """
+a1 = torch.tensor([1.4, 1.9, -0.7], requires_grad=True)
+t2 = a1 * a1
+t5 = t2.unsqueeze(0)
+t5.copy_(a1)
+print(t2.grad_fn(torch.tensor([-1.1, -1.8, -1.3])))
+t2.sum().backward()
+print(a1.grad)
+a = torch.zeros(2, 3)
+w = torch.tensor([1., 2., 3.], requires_grad=True)
+a.copy_(w)
+print(a.grad_fn(torch.ones(2, 3)))
+""",
+    "a_number_like_tensor_into_a_row": """
+a4 = torch.tensor([[-0.9, -0.1]], dtype=torch.float64)
+t5 = a4[0]
+s = torch.tensor(-2.0, requires_grad=True)
+t5.copy_(s)
+print(a4.grad_fn(torch.tensor([[-0.7, -0.3]], dtype=torch.float64)))
+a4.sum().backward()
+print(s.grad)
+""",
+    # x.copy_(x) copies nothing: no overlap is checked, and the copy is still recorded
+    "into_itself": """
+a1 = torch.tensor([[[-0.2, -1.4, 1.0]], [[1.5, -0.9, 0.2]]])
+t3 = a1.expand(-1, 3, 3)
+print(t3.copy_(t3)._version)
+x = torch.tensor([1., 2.], requires_grad=True)
+y2 = (x * 1).expand(3, 2) * 1
+y2.copy_(y2)
+y2.sum().backward()
+print(y2.grad_fn.name(), x.grad)
+""",
+})
 _add("raises_copy", {
     "shapes_that_do_not_broadcast": "torch.zeros(3).copy_(torch.ones(2))\n",
     "a_broadcast_bigger_than_the_output": "torch.zeros(3).copy_(torch.ones(1, 3))\n",
@@ -4292,4 +4329,35 @@ _add("raises_setitem_shape", {
     "a_row_too_long": "a = torch.zeros(2, 2)\na[0] = torch.ones(3)\n",
     "more_dimensions_than_the_target": "a = torch.zeros(3)\na[...] = torch.ones(2, 2)\n",
     "partial_overlap": "a = torch.arange(5.)\na[1:] = a[:-1]\n",
+})
+
+# found by the long run of random programs over seeds 29,000,000 on
+_add("found_by_random_programs", {
+    # abs's recorded derivative saves self (SgnBackward0 keeps self and result), so a change
+    # of self in place before the second backward is refused
+    "sgn_saves_self_and_result": """
+a = torch.tensor([1.5, -0.1], dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad(a.abs(), a, torch.ones(2, dtype=torch.float64), create_graph=True)
+s = g.grad_fn.next_functions[1][0]
+print(s.name(), s._saved_self, s._saved_result)
+with torch.no_grad():
+    a.sub_(1)
+g.backward(torch.ones(2, dtype=torch.float64))
+""",
+    # a leaf's hook is the learner's code even while backward records (create_graph): a
+    # number in it is a wrapped tensor, as anywhere (MulBackward0, not MulBackward1)
+    "leaf_hook_under_create_graph": """
+log = []
+a1 = torch.tensor([[-0.6]], requires_grad=True)
+a1.register_hook(lambda g: g * 2)
+a1.register_hook(lambda g: log.append((type(g.grad_fn).__name__,
+                                       [type(n).__name__ for n, _ in g.grad_fn.next_functions])))
+t6 = a1.relu()
+t6.register_hook(lambda g: g * 2)
+g, = torch.autograd.grad(t6, a1, create_graph=True)
+print(log, g)
+log.clear()
+t6.backward(create_graph=True)
+print(log, a1.grad)
+""",
 })
