@@ -1,5 +1,5 @@
-"""In-place operations: add_, mul_, x[0] = v, fill_, zero_, copy_. They change a tensor's own storage,
-so they bump its version (saved copies notice) and, when recorded, rebase its history:
+"""In-place operations: add_, mul_, x[0] = v, fill_, zero_, copy_. They change a tensor's own
+storage, so they bump its version (saved copies notice) and, when recorded, rebase its history:
 
 * a tensor that is not a view: its grad_fn becomes the new node, whose input is the
   tensor's previous history -- the tensor now stands for the result of the in-place op;

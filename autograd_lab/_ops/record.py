@@ -283,9 +283,9 @@ def derivative(cls):
 
     The positional arguments are its differentiable inputs (``cls.inputs``: an edge each);
     keyword arguments are the others (a dim, an index). The node saves the values
-    ``cls.saved_names`` names, inputs or keywords (an index array as a tensor), and keeps the
-    keywords that are its slots (``_saved_threshold``); ``result`` is its own output. Without a Tensor argument it returns
-    the array ``cls.forward`` gives."""
+    ``cls.saved_names`` names, inputs or keywords (an index array as a tensor) or ``result``
+    (its own output), and keeps the keywords that are its slots (``_saved_threshold``). Without
+    a Tensor argument it returns the array ``cls.forward`` gives."""
     fn = cls.forward
     slots = _slot_names(cls)
 
