@@ -192,7 +192,7 @@ def _returned(g, dtype, made):
     ``made`` maps each array already wrapped to its tensor."""
     t = made.get(id(g))
     if t is None or t._data.dtype != dtype:
-        a = np.asarray(g, dtype)            # a copy only to change the dtype
+        a = np.asanyarray(g, dtype)         # a copy only to change the dtype
         if not a.flags.writeable:           # np.broadcast_to's view: writable, as an expand is
             try:
                 a.setflags(write=True)

@@ -20,6 +20,7 @@ from .grad_mode import _State
 from .graph import FREED, AccumulateGrad, forward_stack_warning, intact, unbroadcast
 from .hooks import check_hook_result
 from .tensor import _wrap
+from .zeros import ZeroArray
 
 _creation_order = attrgetter("_seq")
 _FOUND = object()   # toposort's mark of a node it has reached
@@ -134,6 +135,8 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
                 else:
                     outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
                                          nan_check, on_step)
+                    if plain and node.makes_zeros:
+                        plain = False   # from here on, a gradient may be a ZeroTensor's
                     if wanted is not None:  # gradients only for nodes on the way to an input
                         outs = [gi if nxt in wanted else None for nxt, gi in zip(node._next, outs)]
                 nexts = node._next
@@ -220,6 +223,12 @@ def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_chec
         # the leaf's hooks are the learner's code, not a recorded formula: `g * 2` in one is
         # PyTorch's MulBackward0, as anywhere else (a formula's number would make MulBackward1)
         outs = node.backward(g)
+    elif type(g) is ZeroArray and not create_graph:
+        # A ZeroTensor reaches a formula: it runs on Tensors, whose operations decide which
+        # gradients stay ZeroTensors as PyTorch's kernels do (``*`` keeps one, tanh_backward
+        # does not); numpy's arithmetic inside a formula would keep it in both.
+        outs = [gi if gi is None or type(gi) is list else gi._data
+                for gi in node._checked_backward(_wrap(g), True)]
     elif (node._saved is not None and not create_graph and (checks is None or intact(checks))
             and "packed" not in extras):
         outs = node.backward(g)
@@ -256,7 +265,7 @@ def _check_nan(node, outs):
 
 def _user(g):
     """Hooks see Tensors, whichever form the gradient travels in."""
-    return g if g is None or hasattr(g, "_data") else _wrap(np.asarray(g))
+    return g if g is None or hasattr(g, "_data") else _wrap(np.asanyarray(g))
 
 
 def _users(g):

@@ -78,6 +78,9 @@ class Node:
     # The inputs are one list of tensors (cat, stack): PyTorch computes the gradient of every
     # element when any needs one, so a node called by hand returns them all
     tensor_list = False
+    # Its gradient is PyTorch's ZeroTensor (SgnBackward0): the node takes the engine's careful
+    # path, and every node after it in that pass, since a ZeroTensor may reach them
+    makes_zeros = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

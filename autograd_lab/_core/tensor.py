@@ -22,6 +22,7 @@ from .dtype import Size
 from .grad_mode import INFERENCE_REQUIRES_GRAD
 from .grad_mode import _State as _grad_state
 from .hooks import RemovableHandle, check_hook_result
+from .zeros import NO_NUMPY, NO_STORAGE, ZeroArray
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -297,7 +298,7 @@ class Tensor:
         than 0-d arrays but are immutable. Whoever needs real storage (an alias, an in-place
         write, ``.numpy()``) gets it here; after that, the tensor keeps the array."""
         d = self._data
-        if type(d) is not _ndarray:
+        if type(d) is not _ndarray and type(d) is not ZeroArray:
             d = self._data = np.array(d)
         return d
 
@@ -323,13 +324,24 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if type(self._data) is ZeroArray:
+            raise RuntimeError(NO_STORAGE)
         return self._data.tolist()
 
-    def numpy(self):
+    def numpy(self, *, force=False):
+        if force:       # PyTorch's: whatever it takes (a copy, for a ZeroTensor)
+            d = self._data
+            return d.copy() if type(d) is ZeroArray else self.detach().numpy()
         if self._rg:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if type(self._data) is ZeroArray:
+            raise RuntimeError(NO_NUMPY)
         return self._storage()
+
+    def _is_zerotensor(self):
+        """Whether this is PyTorch's ZeroTensor, the gradient of ``sgn`` (_core/zeros.py)."""
+        return type(self._data) is ZeroArray
 
     def __array__(self, dtype=None, copy=None):
         return self.numpy() if dtype is None else self.numpy().astype(dtype)
@@ -412,7 +424,7 @@ class Tensor:
         hooks = self._hooks
         if hooks and "pre" in hooks:
             for fn in hooks["pre"]:
-                out = fn(g if type(g) is Tensor else _wrap(np.asarray(g)))
+                out = fn(g if type(g) is Tensor else _wrap(np.asanyarray(g)))
                 if out is not None:
                     g = check_hook_result(fn, out if type(g) is Tensor else _as_array(out), g)
         return g
@@ -430,7 +442,9 @@ class Tensor:
             # (a copy recorded as PyTorch's CopyBackwards, an operation of _ops/inplace.py)
             self._grad = g._copy_grad() if grad is None else grad + g
         else:
-            if type(g) is not _ndarray or g.dtype is not self._data.dtype:
+            if type(g) is ZeroArray and g.dtype is self._data.dtype:
+                pass        # a ZeroTensor becomes .grad as it is, as in PyTorch
+            elif type(g) is not _ndarray or g.dtype is not self._data.dtype:
                 g = np.array(g, self._data.dtype)       # a fresh array of the leaf's dtype
             elif g.base is not None or not g.flags.writeable or sys.getrefcount(g) > 4:
                 # Someone else can see this array (the caller's gradient, a view, a hook), so

@@ -521,9 +521,10 @@ class SgnBackward0(Node):
     op_name = "sgn"
     inputs = ("self",)
     forward = staticmethod(_sign)
+    makes_zeros = True      # the engine: what follows this node may meet a ZeroTensor
 
     def backward(self, g):
-        return (_f.zeros_like(g),)
+        return (_f.zero_tensor_like(g),)   # PyTorch's ZeroTensor (_core/zeros.py)
 
 
 sgn = derivative(SgnBackward0)

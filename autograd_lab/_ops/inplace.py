@@ -21,6 +21,7 @@ from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import INFERENCE_INPLACE, _State
 from .._core.graph import Node, new_node
 from .._core.tensor import Tensor, _wrap, no_grad_view_error
+from .._core.zeros import COPY_IMMUTABLE, IMMUTABLE, ZeroArray
 from .arithmetic import _f, add, div, mul, sub
 from .indexing import _scatter, index_put, setitem_target
 from .record import (_data, _edge, _operand, _record, _record1, _view, broadcast_error,
@@ -37,9 +38,10 @@ OVERLAP_INPLACE = (
     "memory location. Please clone() the tensor before performing the operation.")
 
 
-def _check_inplace(x, other=None, operand=False, fill=False):
+def _check_inplace(x, other=None, operand=False, fill=False, copying=False):
     """PyTorch's refusals, in its order (``operand``: other is an operand of arithmetic, which
-    may not share only some of x's elements)."""
+    may not share only some of x's elements; ``copying``: copy_'s kernel, whose refusal of a
+    ZeroTensor has words of its own)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
     if x._inference and not _State.inference:
         raise RuntimeError(INFERENCE_INPLACE)
@@ -58,6 +60,8 @@ def _check_inplace(x, other=None, operand=False, fill=False):
         raise RuntimeError(OVERLAP_INPLACE)         # an expanded tensor
     if operand:
         _check_operand(x, other)
+    if type(a) is ZeroArray:        # (the kernel's own refusal, after autograd's)
+        raise RuntimeError(COPY_IMMUTABLE if copying else IMMUTABLE)
 
 
 def _check_operand(x, other):
@@ -106,12 +110,12 @@ def _type_name(np_dtype):
     return from_numpy_dtype(np_dtype).scalar_name
 
 
-def _apply(x, compute, other=None, operand=False, fill=False):
+def _apply(x, compute, other=None, operand=False, fill=False, copying=False):
     """Change x in place to ``compute(before)``, ``before`` being x as it was (a copy of its
     values, with its history); record the change if ``compute`` recorded a node. ``fill``:
     every element gets one value, so elements that share memory may be written (fill_, zero_)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
-    _check_inplace(x, other, operand, fill)
+    _check_inplace(x, other, operand, fill, copying)
     # (x's stored grad_fn: a no_grad view changed under no_grad keeps none, see _remake_views)
     before = _wrap(x._data.copy() if _State.enabled else x._data, x._history(), x._rg)
     before._acc = x._acc
@@ -433,7 +437,8 @@ def inplace_fill(x, value, cls=None, fill=True):
     if type(value) is Tensor and value._data.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
-    return _apply(x, lambda before: _filled(before, value, cls), value, fill=fill)
+    return _apply(x, lambda before: _filled(before, value, cls), value, fill=fill,
+                  copying=not fill)
 
 
 def zero_(x):
@@ -469,7 +474,8 @@ def copy_(x, src, non_blocking=False):
                            f"shape {list(shape)}")
     # x.copy_(x) copies nothing, so PyTorch's kernel checks no overlap (it is still recorded)
     itself = src is x
-    return _apply(x, lambda before: _copied(before, src), src, operand=not itself, fill=itself)
+    return _apply(x, lambda before: _copied(before, src), src, operand=not itself, fill=itself,
+                  copying=True)
 
 
 def _shaped_like(value, target):
@@ -509,4 +515,5 @@ def setitem(x, key, value):
         return inplace_fill(target, value, FillBackward3, fill=False)
     if value._data.shape != target._data.shape:
         value = _shaped_like(value, target)
-    return _apply(target, lambda before: _copied(before, value), value, operand=True)
+    return _apply(target, lambda before: _copied(before, value), value, operand=True,
+                  copying=True)

@@ -104,6 +104,7 @@ def product(a, b):
     matrix times a vector, but fuses other layouts on CPUs with AVX-512 or AVX2 (README,
     "Digits"): there the last bit may differ. Larger products go to BLAS, whose order is its
     own in both."""
+    a, b = np.asarray(a), np.asarray(b)     # (mm is no ZeroTensor kernel: zeros are zeros)
     k = a.shape[-1]
     few_terms = 0 < k <= 3
     small_batch = a.ndim == 3 and 0 < k * a.shape[1] * b.shape[2] < 400

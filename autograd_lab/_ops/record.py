@@ -13,6 +13,8 @@ from .._core.graph import (_data, _sequence, _slot_names, grad_accumulator, new_
 # (the op modules import the core's recording functions from here, with those below)
 from .._core.record import _edge, _record, _record1, _view, note_dtypes  # noqa: F401
 from .._core.tensor import Tensor, _wrap, tensor
+from .._core.zeros import plain as _plain
+from .._core.zeros import zeros as _zeros
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -250,6 +252,12 @@ class _F:
         return _wrap(np.zeros_like(g._data)) if type(g) is Tensor else np.zeros_like(g)
 
     @staticmethod
+    def zero_tensor_like(g):
+        """PyTorch's ``_efficientzerotensor`` of g's shape and dtype (_core/zeros.py)"""
+        z = _zeros(np.shape(_data(g)), _data(g).dtype)
+        return _wrap(z) if type(g) is Tensor else z
+
+    @staticmethod
     def number(b, like):
         """A number the user gave as an operand (the 2 of ``x * 2``), as the formula reads it:
         PyTorch's Python layer wrapped it in a 0-d tensor (a "wrapped number", which takes
@@ -295,9 +303,12 @@ def derivative(cls):
                 break
         else:
             return fn(*args, **kwargs)
-        out = np.asarray(fn(*[_data(a) for a in args], **kwargs))
+        # (a kernel of PyTorch's own, not one that knows ZeroTensors: it reads plain zeros)
+        out = np.asarray(fn(*[_plain(_data(a)) for a in args], **kwargs))
         result, node = _record(cls, out, *args)
         if node:
+            if cls.makes_zeros:
+                node._extras_table()["zeros"] = True    # (the engine's careful path)
             shapes = tuple(np.shape(_data(a)) for a in args)
             if any(shape != out.shape for shape in shapes):
                 node._shapes = shapes       # broadcast inputs: gradients summed back

@@ -347,7 +347,9 @@ def expand(x, *shape):
     # change of an expanded tensor that repeats nothing is allowed, as in PyTorch)
     strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in
                                   zip(a.shape, shape[lead:], a.strides))
-    out, node = _view(ExpandBackward0, np.lib.stride_tricks.as_strided(a, shape, strides), x)
+    # (subok: the expand of a ZeroTensor is one, _core/zeros.py)
+    expanded = np.lib.stride_tricks.as_strided(a, shape, strides, subok=True)
+    out, node = _view(ExpandBackward0, expanded, x)
     if node:
         node.self_sym_sizes = a.shape
     return out

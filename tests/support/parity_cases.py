@@ -4361,3 +4361,107 @@ t6.backward(create_graph=True)
 print(log, a1.grad)
 """,
 })
+
+
+# ----------------------------------------------------------------------------------------
+# PyTorch's ZeroTensor: sgn's gradient (so abs's second derivative), which only * / + - and
+# views keep, and which refuses tolist(), numpy() and in-place changes
+# ----------------------------------------------------------------------------------------
+_ZERO_SETUP = """
+def attempt(f):
+    try:
+        r = f()
+        print(r, r._is_zerotensor() if isinstance(r, torch.Tensor) else "")
+    except Exception as e:
+        print(type(e).__name__, e)
+x = torch.tensor([1.5, -2.0, 0.3], requires_grad=True)
+d, = torch.autograd.grad(x.abs().sum(), x, create_graph=True)
+z, = torch.autograd.grad(d.sum(), x)
+"""
+_add("zero_tensor", {
+    "abs_second_derivative": _ZERO_SETUP + """
+print(z, z._is_zerotensor(), z.requires_grad, z.grad_fn)
+attempt(lambda: z.tolist())
+attempt(lambda: z.numpy())
+attempt(lambda: z.numpy(force=True))
+attempt(lambda: z.sum().item())
+""",
+    # zero * nan is 0 and zero / 0 is 0; x / zero is inf everywhere; zero + zero stays one
+    "arithmetic_keeps_it_or_not": _ZERO_SETUP + """
+t = torch.tensor([1., float('nan'), 3.])
+for f in (lambda: z * t, lambda: t * z, lambda: z * float('nan'), lambda: 2 * z, lambda: z / t,
+          lambda: z / 0, lambda: t / z, lambda: z / z, lambda: z + z, lambda: z - z,
+          lambda: z - t, lambda: t + z, lambda: z + 1, lambda: -z, lambda: z.exp(),
+          lambda: z.sum(), lambda: z.clone(), lambda: z.double(), lambda: z.float(),
+          lambda: z.reshape(1, 3) @ torch.ones(3, 2), lambda: torch.cat([z, t])):
+    attempt(f)
+""",
+    "views_keep_it": _ZERO_SETUP + """
+for f in (lambda: z[1:], lambda: z[0], lambda: z.view(3, 1), lambda: z.expand(2, 3),
+          lambda: z.unsqueeze(0), lambda: z.reshape(3, 1).t(), lambda: z.detach(),
+          lambda: z[[0, 1]]):
+    attempt(f)
+""",
+    "immutable": _ZERO_SETUP + """
+for f in (lambda: z.mul_(2), lambda: z.zero_(), lambda: z.fill_(1.), lambda: z.add_(1),
+          lambda: z.copy_(torch.ones(3)), lambda: z.__setitem__(0, 1.)):
+    attempt(f)
+print(z)
+""",
+    # a leaf's .grad: a ZeroTensor stays one, and the next backward cannot add into it
+    "leaf_grad_then_a_second_backward": """
+a = torch.tensor([[1.2, -0.5], [1.4, 0.8]], dtype=torch.float64, requires_grad=True)
+n = a.abs().grad_fn(torch.tensor([[-1.1, -0.5], [-1.8, -2.0]], dtype=torch.float64))
+n.sum().backward(retain_graph=True)
+print(a.grad, a.grad._is_zerotensor())
+try:
+    (a * 2).sum().backward()
+except RuntimeError as e:
+    print(e)
+b = torch.tensor([1.5, -2.0], requires_grad=True)
+(b * 2).sum().backward()
+b.abs().grad_fn(torch.ones(2)).sum().backward()
+print(b.grad, b.grad._is_zerotensor())
+""",
+    # a hook on the way sees the ZeroTensor; formulas decide, as PyTorch's kernels do, whether
+    # their gradients stay ZeroTensors (mul's and exp's do; tanh's, getitem's and mm's do not)
+    "through_the_nodes_before_it": """
+def sgn(t):
+    return t.abs().grad_fn(torch.ones(t.shape))
+seen = []
+for name, op in [("mul", lambda t: t * 2), ("exp", lambda t: t.exp()),
+                 ("tanh", lambda t: t.tanh()), ("neg", lambda t: -t),
+                 ("sum", lambda t: t.sum()), ("getitem", lambda t: t[1:]),
+                 ("view", lambda t: t.view(3, 1)), ("mm", lambda t: t.reshape(1, 3) @ torch.ones(3, 2)),
+                 ("cat", lambda t: torch.cat([t, t])), ("pow", lambda t: t ** 2)]:
+    x = torch.tensor([1.5, 2.0, 0.3], requires_grad=True)
+    h = x * 1
+    h.register_hook(lambda g: seen.append(g._is_zerotensor()))
+    sgn(op(h)).sum().backward()
+    print(name, x.grad, x.grad._is_zerotensor(), seen.pop())
+w = torch.tensor([1.5, -2.0], requires_grad=True)
+v = w * 1
+v.retain_grad()
+sgn(v).sum().backward()
+print(v.grad._is_zerotensor(), w.grad._is_zerotensor())
+try:
+    log = []
+    a = torch.tensor([1.9, -0.1], requires_grad=True)
+    a.register_hook(lambda g: log.append(g.tolist()))
+    sgn(a).sum().backward()
+except RuntimeError as e:
+    print(e)
+""",
+    "in_create_graph": """
+def sgn(t):
+    return t.abs().grad_fn(torch.ones(t.shape))
+y = torch.tensor([1.5, -2.0], requires_grad=True)
+sgn(y).sum().backward(create_graph=True)
+print(y.grad, y.grad._is_zerotensor(), y.grad.requires_grad)
+s = sgn(y) + sgn(y)
+g, = torch.autograd.grad(s.sum(), y)
+print(g._is_zerotensor())
+g, = torch.autograd.grad((sgn(y) + y).sum(), y)
+print(g, g._is_zerotensor())
+""",
+})
