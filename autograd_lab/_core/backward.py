@@ -162,6 +162,9 @@ def _grad(roots, seeds, inputs, retain_graph, create_graph, allow_unused, materi
           engine):
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
     where = [t.grad_fn or grad_accumulator(t) for t in inputs]
+    for s in seeds:     # a 0-d seed as an array, so that a gradient can be a view of it
+        if s is not None:
+            s._storage()
     got = engine(roots, [_travelling(s, create_graph) for s in seeds], retain_graph,
                        create_graph, capture=set(where), accumulate=False)
     # the seeds flow through backward as they are: a gradient that is one (the gradient of an
@@ -193,14 +196,19 @@ def _returned(g, dtype, made):
     t = made.get(id(g))
     if t is None or t._data.dtype != dtype:
         a = np.asanyarray(g, dtype)         # a copy only to change the dtype
-        if not a.flags.writeable:           # np.broadcast_to's view: writable, as an expand is
-            try:
-                a.setflags(write=True)
-            except ValueError:              # over memory no tensor may write to: a copy
-                a = a.copy()
         root = a
         while isinstance(root.base, np.ndarray):
             root = root.base
+        if not a.flags.writeable:           # np.broadcast_to's view: writable, as an expand is
+            try:
+                a.setflags(write=True)
+            except ValueError:
+                if root is not a and root.flags.writeable and type(root) is np.ndarray:
+                    # the same view made again over its root's memory, which is writable
+                    a = np.ndarray(a.shape, a.dtype, root, a.ctypes.data - root.ctypes.data,
+                                   a.strides)
+                else:                       # over memory no tensor may write to: a copy
+                    a = root = a.copy()
         if root is a:
             t = _wrap(a)
         else:

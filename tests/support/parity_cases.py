@@ -4465,3 +4465,17 @@ g, = torch.autograd.grad((sgn(y) + y).sum(), y)
 print(g, g._is_zerotensor())
 """,
 })
+
+_add("found_by_random_programs_41m", {
+    # a gradient that is the 0-d seed expanded is a view of the seed, as grad hands it back:
+    # an in-place change of one is seen in the other
+    "grad_is_a_view_of_a_0d_seed": """
+a1 = torch.tensor([-1.0], requires_grad=True)
+t2 = a1.sum(dim=-1)
+go = torch.tensor(0.4)
+g3, g4 = torch.autograd.grad(t2, [t2, a1], grad_outputs=go, retain_graph=True)
+print(g3 is go, g4._base is go)
+g4.sub_(g4)
+print(g3, go, g4)
+""",
+})

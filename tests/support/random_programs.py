@@ -799,7 +799,8 @@ def _value(v):
     if hasattr(v, "grad_fn") and hasattr(v, "detach"):
         info = {"data": _array(v), "dtype": str(v.dtype), "shape": tuple(v.shape),
                 "requires_grad": v.requires_grad, "is_leaf": v.is_leaf,
-                "grad_fn": None if v.grad_fn is None else type(v.grad_fn).__name__}
+                "grad_fn": None if v.grad_fn is None else type(v.grad_fn).__name__,
+                "zero_tensor": v._is_zerotensor()}
         if v.is_leaf or v.retains_grad:
             info["grad"] = _value(v.grad)
         return info
