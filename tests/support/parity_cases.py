@@ -4479,3 +4479,17 @@ g4.sub_(g4)
 print(g3, go, g4)
 """,
 })
+
+_add("zero_tensor_scalar_kernels", {
+    # a backward formula's own number (mean's division by n) is PyTorch's Scalar kernel,
+    # which does not keep a ZeroTensor; the user's number is a tensor, and keeps it
+    "mean_materializes": """
+def sgn(t):
+    return t.abs().grad_fn(torch.ones(t.shape))
+for op in (lambda t: t.mean(), lambda t: t.reshape(1, 3).mean(0), lambda t: t / 2,
+           lambda t: 2 * t, lambda t: t.sum(), lambda t: t * torch.tensor(3.)):
+    x = torch.tensor([1.5, 2.0, 0.3], requires_grad=True)
+    sgn(op(x * 1)).sum().backward()
+    print(x.grad, x.grad._is_zerotensor())
+""",
+})
