@@ -6,6 +6,7 @@ import numpy as np
 
 from .._core.graph import Node
 from .._core.tensor import Tensor
+from .._core.zeros import ZeroArray, zeros
 from .record import _binary, _f, _operand, broadcast_error
 from .shape import (_squeeze_fresh, _unsafe_view, contiguous, expand, reshape, squeeze, t,
                     transpose, unsqueeze)
@@ -104,7 +105,9 @@ def product(a, b):
     matrix times a vector, but fuses other layouts on CPUs with AVX-512 or AVX2 (README,
     "Digits"): there the last bit may differ. Larger products go to BLAS, whose order is its
     own in both."""
-    a, b = np.asarray(a), np.asarray(b)     # (mm is no ZeroTensor kernel: zeros are zeros)
+    if a.ndim == 1 and b.ndim == 1 and (type(a) is ZeroArray or type(b) is ZeroArray):
+        return zeros((), np.result_type(a, b))      # PyTorch's dot keeps a ZeroTensor
+    a, b = np.asarray(a), np.asarray(b)     # (mm and mv do not: they see zeros)
     k = a.shape[-1]
     few_terms = 0 < k <= 3
     small_batch = a.ndim == 3 and 0 < k * a.shape[1] * b.shape[2] < 400

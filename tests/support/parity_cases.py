@@ -4393,7 +4393,8 @@ for f in (lambda: z * t, lambda: t * z, lambda: z * float('nan'), lambda: 2 * z,
           lambda: z / 0, lambda: t / z, lambda: z / z, lambda: z + z, lambda: z - z,
           lambda: z - t, lambda: t + z, lambda: z + 1, lambda: -z, lambda: z.exp(),
           lambda: z.sum(), lambda: z.clone(), lambda: z.double(), lambda: z.float(),
-          lambda: z.reshape(1, 3) @ torch.ones(3, 2), lambda: torch.cat([z, t])):
+          lambda: z.reshape(1, 3) @ torch.ones(3, 2), lambda: torch.cat([z, t]),
+          lambda: z.dot(torch.ones(3)), lambda: torch.ones(3) @ z, lambda: torch.ones(2, 3) @ z):
     attempt(f)
 """,
     "views_keep_it": _ZERO_SETUP + """
