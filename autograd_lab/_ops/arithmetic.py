@@ -13,6 +13,8 @@ from .record import _F as _RecordF
 from .record import (_binary, _data, _float, _number, _operand, _promote, _record, _record1,
                      broadcasting, derivative, note_dtypes)
 
+_ndarray = np.ndarray
+
 
 class _F(_RecordF):
     """record.py's formula helpers, and two that are operations of this module (defined
@@ -158,8 +160,10 @@ class MulBackward0(Node):
         a, b = self._saved
         if type(g) is Tensor:           # recorded: the user's number as a wrapped tensor
             b = _f.number(b, g)
+        elif type(b) is float and type(g) is _ndarray:  # (a numpy scalar takes it as it is)
+            b = _number(b, g)
         g_other = None if a is None else g * a          # (other's first: see _ops/__init__)
-        return (None if b is None else g * _number(b, g)), g_other
+        return (None if b is None else g * b), g_other
 
 
 _NUMBER_SAVED = {}
