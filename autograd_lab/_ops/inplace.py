@@ -82,6 +82,17 @@ def _check_operand(x, other):
             raise RuntimeError(PARTIAL_OVERLAP_INPLACE)
 
 
+def _same_view(x, src):
+    """Whether ``src`` is ``x`` itself or a view of the very same elements, in the same order
+    and dtype: PyTorch's copy_ then copies nothing, and checks no overlap."""
+    if src is x:
+        return True
+    a, o = x._data, src._data
+    return (type(a) is np.ndarray and type(o) is np.ndarray and a.dtype == o.dtype
+            and a.shape == o.shape and a.strides == o.strides
+            and a.__array_interface__["data"][0] == o.__array_interface__["data"][0])
+
+
 def _dense(a):
     """PyTorch's is_non_overlapping_and_dense: the elements fill one block of memory, the
     dimensions taken in some order (size-1 dimensions aside)."""
@@ -472,8 +483,9 @@ def copy_(x, src, non_blocking=False):
     if shape != x._data.shape:
         raise RuntimeError(f"output with shape {list(x._data.shape)} doesn't match the broadcast "
                            f"shape {list(shape)}")
-    # x.copy_(x) copies nothing, so PyTorch's kernel checks no overlap (it is still recorded)
-    itself = src is x
+    # x.copy_(x), or of a view of the same elements, copies nothing, so PyTorch's kernel
+    # checks no overlap (it is still recorded)
+    itself = _same_view(x, src)
     return _apply(x, lambda before: _copied(before, src), src, operand=not itself, fill=itself,
                   copying=True)
 

@@ -344,9 +344,17 @@ def expand(x, *shape):
     if any(s < 0 for s in shape):
         raise RuntimeError("numel: integer multiplication overflow")
     # a view with stride 0 where it repeats (writable, unlike np.broadcast_to's: an in-place
-    # change of an expanded tensor that repeats nothing is allowed, as in PyTorch)
-    strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in
-                                  zip(a.shape, shape[lead:], a.strides))
+    # change of an expanded tensor that repeats nothing is allowed, as in PyTorch); a new
+    # dimension of size 1 gets PyTorch's stride, the next one's size times its stride (the
+    # overlap checks of in-place operations compare strides)
+    strides = [0] * len(shape)
+    for i in reversed(range(len(shape))):
+        if i >= lead:
+            n, stride = a.shape[i - lead], a.strides[i - lead]
+        else:
+            n = 1
+            stride = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
+        strides[i] = stride if n == shape[i] else 0
     # (subok: the expand of a ZeroTensor is one, _core/zeros.py)
     expanded = np.lib.stride_tricks.as_strided(a, shape, strides, subok=True)
     out, node = _view(ExpandBackward0, expanded, x)

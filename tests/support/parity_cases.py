@@ -4513,3 +4513,38 @@ for e in (2.5, -1.3, 4, 7, 0.7):
     print(y.tolist(), g.tolist())
 """,
 })
+
+_add("found_by_random_programs_49m", {
+    # two views of the same elements whose strides differ only where a dimension has size 1
+    # (expand's and unsqueeze's are PyTorch's own there) overlap fully, not partly
+    "same_elements_through_size_one_dimensions": """
+b = torch.arange(1., 4.)
+b.unsqueeze(0).div_(b.expand(1, -1))
+c = torch.arange(1., 7.).reshape(2, 3)
+c[None].add_(c.expand(1, 2, 3))
+print(b, c)
+a = torch.arange(6.).reshape(2, 3)
+for f in (lambda: a.view(1, 2, 3).add_(a), lambda: a.view(2, 1, 3).add_(a.view(2, 3)),
+          lambda: a.view(3, 2).add_(a.view(2, 3).view(3, 2)), lambda: a.view(3, 2).add_(a.t())):
+    try:
+        f()
+        print(a)
+    except RuntimeError as e:
+        print(e)
+""",
+    # copy_ from a view of the very same elements copies nothing: no overlap is checked
+    "copy_from_the_same_elements": """
+a1 = torch.tensor(-1.4, dtype=torch.float64, requires_grad=True)
+t4 = a1.expand(3)
+t7 = t4[0:]
+with torch.no_grad():
+    t7.copy_(t4)
+print(t7, t7._version)
+e = torch.tensor(2.).expand(3)
+for f in (lambda: e[0:].copy_(e), lambda: e.copy_(torch.ones(3)), lambda: e[0:].add_(1)):
+    try:
+        print(f())
+    except RuntimeError as err:
+        print(err)
+""",
+})
