@@ -428,10 +428,19 @@ class StackBackward0(Node):
     tensor_list = True
 
     def backward(self, g):
-        n = g.shape[self.dim]
+        # PyTorch's formula selects each input's slice in turn: its errors, for a node
+        # called by hand with a gradient of another shape
+        shape = np.shape(_data(g))
+        if not shape:
+            raise IndexError("select() cannot be applied to a 0-dim tensor.")
+        d = wrap_dim(self.dim, len(shape))
+        n = len(self._next)
+        if n > shape[d]:
+            raise IndexError(f"select(): index {shape[d]} out of range for tensor of size "
+                             f"{list(shape)} at dimension {d}")
         if type(g) is not Tensor:
-            return tuple(np.take(g, i, axis=self.dim) for i in range(n))
-        return tuple(g[(slice(None),) * self.dim + (i,)] for i in range(n))
+            return tuple(np.take(g, i, axis=d) for i in range(n))
+        return tuple(g[(slice(None),) * d + (i,)] for i in range(n))
 
 
 def stack(tensors, dim=0):

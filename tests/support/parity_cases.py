@@ -4548,3 +4548,22 @@ for f in (lambda: e[0:].copy_(e), lambda: e.copy_(torch.ones(3)), lambda: e[0:].
         print(err)
 """,
 })
+
+_add("found_by_random_programs_53m", {
+    # stack's node, called by hand, selects each input's slice: select's errors, in PyTorch's
+    # words, for a gradient of another shape
+    "stack_node_called_with_another_shape": """
+a = torch.tensor([-0.7, -2.0], requires_grad=True)
+t3 = a[a > 0]
+t4 = torch.stack([t3, t3, t3], 1)
+b = torch.ones(2, requires_grad=True)
+t5 = torch.stack([b, b], 0)
+for node, g in ((t4.grad_fn, torch.tensor([])), (t4.grad_fn, torch.tensor(1.)),
+                (t4.grad_fn, torch.ones(2, 3)), (t4.grad_fn, torch.ones(4, 2, 5)),
+                (t5.grad_fn, torch.ones(3)), (t5.grad_fn, torch.ones(3, 2))):
+    try:
+        print(node(g))
+    except IndexError as e:
+        print(e)
+""",
+})
