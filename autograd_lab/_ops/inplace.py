@@ -148,6 +148,9 @@ def _changed(x, node):
             copy.fn, copy.where = node, _Where(x, base)
             if node._shapes:        # fn's other inputs were broadcast: summed back by the engine
                 copy._shapes = (base._data.shape,) + tuple(node._shapes[1:])
+            dtypes = node._extras and node._extras.get("dtypes")
+            if dtypes:              # of several dtypes: each gradient cast back by the engine
+                copy._extras_table()["dtypes"] = (base._data.dtype,) + tuple(dtypes[1:])
             # fn's saved values are checked and freed as this node's (a CopySlices always
             # holds something to free: PyTorch's refuses a second backward too)
             copy._saved, copy._checks = node._saved or (None,), node._checks

@@ -121,7 +121,11 @@ def product(a, b):
     out += 0.0              # a sum that starts from +0: -0.0 only where that gives it
     if a.ndim == 1:
         out = out[..., 0, :]
-    return out[..., 0] if b.ndim == 1 else out
+    if b.ndim == 1:
+        out = out[..., 0]
+    # a fresh array, as PyTorch's mv and dot give, not a view of this function's own buffer
+    # (autograd.grad hands back a view as a view)
+    return out if out.base is None else out.copy()
 
 
 def _product(name, a, b):

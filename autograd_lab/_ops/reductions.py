@@ -1,5 +1,6 @@
 """Reductions: sum, mean, max/min, prod, norm. Their backward puts the reduced dimensions
 back and spreads the gradient over them."""
+import builtins
 import operator
 import warnings
 
@@ -74,7 +75,10 @@ def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
         out, node = _record1(whole, np.asarray(reduce(a)), x)
     else:
         dims = _dims(dim, a.ndim)
-        out, node = _record1(over_dims, np.asarray(reduce(a, dims, keepdims=keepdim)), x)
+        reduced = np.asarray(reduce(a, dims, keepdims=keepdim))
+        if keepdim and len([n for n in reduced.shape if n > 1]) <= 1:
+            reduced = _row_major(reduced)
+        out, node = _record1(over_dims, reduced, x)
         if node:
             node.dim, node.keepdim = None if dim is None else dims, keepdim
     if node:
@@ -82,6 +86,17 @@ def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
         if a.dtype is not x._data.dtype:    # summed in another dtype (``dtype=``)
             note_dtypes(node, (x,), a.dtype)
     return out, node
+
+
+def _row_major(a):
+    """a, with the strides PyTorch gives a reduction's result that has at most one dimension
+    longer than 1: row-major, also in its size-1 dimensions (numpy's follow the input's order,
+    which a transposed input makes column-major; mm's backward reads them)."""
+    strides, step = [], a.itemsize
+    for n in reversed(a.shape):
+        strides.append(step)
+        step *= builtins.max(n, 1)
+    return a if a.strides == tuple(reversed(strides)) else a.copy()
 
 
 class MeanBackward0(Node):

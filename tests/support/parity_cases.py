@@ -4567,3 +4567,42 @@ for node, g in ((t4.grad_fn, torch.tensor([])), (t4.grad_fn, torch.tensor(1.)),
         print(e)
 """,
 })
+
+_add("found_by_random_programs_57m", {
+    # mv's and dot's gradients are fresh tensors, not views made while backward ran
+    "grad_of_a_product_with_a_vector_is_no_view": """
+a1 = torch.tensor([[1.5, -1.7, -2.0], [0.0, 0.5, -1.8]], requires_grad=True)
+a3 = torch.tensor([0.1, -0.9, 1.7], requires_grad=True)
+g9, g10 = torch.autograd.grad(torch.matmul(a1, a3), [a3, a1], torch.tensor([1.0, 0.7]))
+print(g9._base is None, g10._base is None)
+g9[..., 0] = a3[2]
+print(g9)
+v = torch.tensor([1., 2.], requires_grad=True)
+d, = torch.autograd.grad(v.dot(torch.tensor([3., 4.])), v)
+d.add_(1)
+print(d)
+""",
+    # a reduction's result with one dimension longer than 1 is row-major, as PyTorch's: mm's
+    # backward reads its layout
+    "reduction_result_layout": """
+a1 = torch.tensor([[-0.4, 1.8, -0.1], [-1.6, -1.6, 1.6]], requires_grad=True)
+t2 = a1.transpose(1, -2)
+for t3 in (t2.mean(-2, keepdim=True), t2.sum(-2, keepdim=True), t2.mean(-1, keepdim=True)):
+    print(t3.shape, t3.is_contiguous())
+n = t2.mean(-2, keepdim=True).mm(a1).grad_fn
+print(n(torch.tensor([[0.0, 0.3, -0.3]]))[0])
+""",
+    # an in-place operation with an operand of another dtype, through a view: the base's
+    # gradient is cast back to the base's dtype
+    "inplace_through_a_view_with_another_dtype": """
+a1 = torch.tensor(-2.0, requires_grad=True)
+t2 = a1.sign()
+t2.retain_grad()
+t3 = torch.where(t2 > 0, t2, torch.tensor([[-2.0], [-0.1]]))
+a7 = torch.tensor([1.6], dtype=torch.float64, requires_grad=True)
+t10 = t3.t()[0]
+t10.div_(a7)
+t3.backward(torch.tensor([[-1.5], [-0.9]]))
+print(t2.grad, t2.grad.dtype, a7.grad)
+""",
+})
