@@ -255,6 +255,21 @@ class Tensor:
     def is_contiguous(self):
         return self._data.flags.c_contiguous
 
+    def stride(self, dim=None):
+        """Elements to step over along each dimension (a view's are PyTorch's; an elementwise
+        result's follow numpy's layout: docs/learners/pytorch.md)"""
+        d = self._data
+        strides = tuple(s // d.itemsize for s in np.shape(d) and d.strides)
+        if dim is None:
+            return strides
+        n = len(strides)
+        if not n:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, "
+                             f"{n - 1}], but got {dim})")
+        return strides[dim]
+
     # -- the device: always the CPU (see _device.py) ------------------------------------
     @property
     def device(self):

@@ -71,11 +71,39 @@ def _reshaped(x, shape, cls):
     """x with a shape that fits its size (see ``_infer_size``), recorded as a ``cls``."""
     a = x._storage()
     new = a.reshape(shape)
+    if cls is not UnsafeViewBackward0 and new.size > 1:
+        strides = _view_strides(a.shape, a.strides, new.shape)
+        if strides is not None and strides != new.strides:
+            new = np.lib.stride_tricks.as_strided(a, new.shape, strides, subok=True)
     # the reshape of a copy (UnsafeViewBackward0) is a tensor of its own, not a view
     out, node = (_record1 if cls is UnsafeViewBackward0 else _view)(cls, new, x)
     if node:
         node.self_sym_sizes = a.shape
     return out
+
+
+def _view_strides(old_shape, old_strides, shape):
+    """The strides PyTorch's view gives ``shape`` over memory laid out as ``old_shape`` with
+    ``old_strides`` (ATen's computeStride), or None if it cannot view it. numpy's reshape
+    finds the same strides wherever a dimension is longer than 1; in size-1 dimensions,
+    where no element is read, PyTorch's are its own, and an in-place operation's overlap
+    check compares them."""
+    strides = [0] * len(shape)
+    view_d = len(shape) - 1
+    base = old_strides[-1] if old_strides else 0
+    tensor_numel = view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * base:
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                strides[view_d] = view_numel * base
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = old_strides[d - 1], 1, 1
+    return tuple(strides) if view_d == -1 else None
 
 
 def _unsafe_view(x, shape):
@@ -225,7 +253,14 @@ class UnsqueezeBackward0(Node):
 
 def unsqueeze(x, dim):
     dim = wrap_dim(dim, x._data.ndim + 1)
-    out, node = _view(UnsqueezeBackward0, np.expand_dims(x._storage(), dim), x)
+    a = x._storage()
+    # PyTorch's strides: the others as they are (numpy's expand_dims, a reshape, remakes
+    # those of size-1 dimensions), the new one its next dimension's size times stride
+    new = a.strides[dim] * a.shape[dim] if dim < a.ndim else a.itemsize
+    strides = a.strides[:dim] + (new,) + a.strides[dim:]
+    shape = a.shape[:dim] + (1,) + a.shape[dim:]
+    out, node = _view(UnsqueezeBackward0,
+                      np.lib.stride_tricks.as_strided(a, shape, strides, subok=True), x)
     if node:
         node.dim = dim
     return out

@@ -4606,3 +4606,17 @@ t3.backward(torch.tensor([[-1.5], [-0.9]]))
 print(t2.grad, t2.grad.dtype, a7.grad)
 """,
 })
+
+_add("found_by_random_programs_69m", {
+    # a view or reshape to a shape of size-1 dimensions, and unsqueeze, give PyTorch's
+    # strides there: two views of the same elements then overlap fully in an in-place op
+    "inplace_between_views_with_pytorchs_strides": """
+g4 = torch.tensor([[1.4], [0.5]], dtype=torch.float64)
+t5 = g4.mT.reshape(1, 2)
+t7 = t5[None, -1]
+t7.mul_(t5)
+print(t5, t7.stride() == t5.stride())
+x = torch.arange(6.).reshape(3, 2, 1).permute(0, 2, 1)
+print(x[None].stride(), x.unsqueeze(3).stride(), x.reshape(1, 6).stride(), x.view(3, 2).stride())
+""",
+})

@@ -898,7 +898,9 @@ def stale_view_first(torch_ns, stmt, theirs, ours):
     if theirs is None or theirs[0] != "RuntimeError" or STALE_VIEW not in theirs[1]:
         return False
     torch = torch_ns["torch"]
-    stale = {k: v.detach() for k, v in torch_ns.items()
+    # (requiring grad as the view did: whether an operation folds a product, and so which
+    #  kernel's error it raises, depends on it)
+    stale = {k: v.detach().requires_grad_(v.requires_grad) for k, v in torch_ns.items()
              if isinstance(v, torch.Tensor) and re.search(rf"\b{k}\b", stmt) and _stale(v)}
     return bool(stale) and step({**torch_ns, **stale}, stmt)[0] == ours
 
