@@ -387,7 +387,10 @@ class Proposer:
             return None
         n = x.shape[0]
         key = rng.choice((str(rng.randint(-n, n - 1)), "0:1", "..., 0", "::2"))
-        target = tuple(eval(f"_x[{key}]", {"_x": x.detach()}).shape)
+        try:
+            target = tuple(eval(f"_x[{key}]", {"_x": x.detach()}).shape)
+        except IndexError:                      # "..., 0" of a last dimension of size 0
+            return None
 
         def fits(shape):                        # leading 1s dropped, then expandable
             while shape and shape[0] == 1:
