@@ -101,8 +101,10 @@ class Proposer:
             return None
         fn = self.rng.choice(("exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt",
                               "abs", "neg", "reciprocal", "square", "sign"))
-        if fn in ("sin", "cos") and x.numel() and not bool((x.detach().abs() < 100).all()):
-            fn = "tanh"     # sin of 1e4 turns a last-bit difference into a different value
+        if fn in ("sin", "cos") and x.numel() and not bool((x.detach().abs() < 10).all()):
+            # sin hands x's absolute difference on as it is: an x of 81 that exp made from a
+            # sum differing in the last bit differs by 4e-5 (from 41 million)
+            fn = "tanh"
         if fn in POLES and self._near_zero(x):
             fn = "neg"
         form = self.rng.choice((f"{name}.{fn}()", f"torch.{fn}({name})")) if fn in (
