@@ -702,10 +702,11 @@ NOT_YET = {
 
 # functions with a pole, a branch point or a jump at 0 (see Proposer._near_zero): sign jumps
 # where a sum that is 0 in PyTorch is 1e-8 here (its order of summing is the CPU's:
-# docs/learners/pytorch.md),
+# docs/learners/pytorch.md), relu's and abs's gradients jump there (from 77 million: a sum
+# that cancels, 1 against 0),
 # and so do the comparisons of a mask and of where (x > 0), which Proposer.index and
 # Proposer.join leave out there
-POLES = ("log", "sqrt", "reciprocal", "sign")
+POLES = ("log", "sqrt", "reciprocal", "sign", "relu", "abs")
 
 
 def _holds(pred, v):
