@@ -249,6 +249,12 @@ class Node:
                      for g in grads]
         else:
             grads = [g._data if type(g) is Tensor else g for g in grads]
+        if self._next and all(nxt is None for nxt in self._next):
+            # No input needs a gradient: PyTorch's node unpacks what it saved (a freed one
+            # still raises) and computes nothing, so a gradient its formula would refuse
+            # passes too
+            self._unpack()
+            return None if len(self._next) == 1 else (None,) * len(self._next)
         out = self._checked_backward(*grads, as_tensors=_State.enabled)
         # a list input (cat's, stack's) is one input to PyTorch's formula: its elements'
         # gradients are computed together, if any of them has an edge

@@ -4620,3 +4620,22 @@ x = torch.arange(6.).reshape(3, 2, 1).permute(0, 2, 1)
 print(x[None].stride(), x.unsqueeze(3).stride(), x.reshape(1, 6).stride(), x.view(3, 2).stride())
 """,
 })
+
+_add("found_by_random_programs_81m", {
+    # a node none of whose inputs needs a gradient, called by hand, computes nothing: a
+    # gradient its formula would refuse passes
+    "node_without_edges_called_by_hand": """
+a1 = torch.tensor([[[-0.6, -2.0, 1.0]]], requires_grad=True)
+with torch.no_grad():
+    t2 = a1.transpose(1, -3)
+t4 = t2[1:]
+print(t4.grad_fn.next_functions)
+for g in (torch.tensor([]), torch.zeros(3), torch.zeros(2, 0)):
+    print(t4.grad_fn(g))
+b = torch.tensor([[1., 2., 3.]], requires_grad=True)
+try:
+    b[1:].grad_fn(torch.tensor([]))
+except RuntimeError as e:
+    print(e)
+""",
+})
