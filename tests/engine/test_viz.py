@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -372,6 +373,12 @@ def test_no_front_end_no_slider(env, monkeypatch, capsys):
     runner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                               env=dict(os.environ, JPY_SESSION_NAME="x.ipynb"))
     try:
+        # until the runner has exec'd, /proc shows the environment it was forked with (this
+        # process's): wait for its own, as a runner's kernel would find it
+        deadline = time.monotonic() + 30
+        while b"JPY_SESSION_NAME=" not in Path(f"/proc/{runner.pid}/environ").read_bytes():
+            assert time.monotonic() < deadline, "the runner never started"
+            time.sleep(0.01)
         for name, value in env.items():
             monkeypatch.setenv(name, str(runner.pid) if value == "runner" else value)
         assert not viz.front_end()
