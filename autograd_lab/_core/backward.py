@@ -184,6 +184,17 @@ def _grad(roots, seeds, inputs, retain_graph, create_graph, allow_unused, materi
     return tuple(result)
 
 
+def _writable_view(a, root):
+    """The read-only view ``a`` made again over the memory of ``root``, its writable base, or
+    None where numpy cannot lend that memory (a root that is itself a strided view)."""
+    if root is a or not root.flags.writeable or type(root) is not np.ndarray:
+        return None
+    try:
+        return np.ndarray(a.shape, a.dtype, root, a.ctypes.data - root.ctypes.data, a.strides)
+    except (TypeError, ValueError):
+        return None
+
+
 def _returned(g, dtype, made):
     """The gradient array ``g`` as ``grad`` returns it, in the input's ``dtype``.
 
@@ -203,12 +214,9 @@ def _returned(g, dtype, made):
             try:
                 a.setflags(write=True)
             except ValueError:
-                if root is not a and root.flags.writeable and type(root) is np.ndarray:
-                    # the same view made again over its root's memory, which is writable
-                    a = np.ndarray(a.shape, a.dtype, root, a.ctypes.data - root.ctypes.data,
-                                   a.strides)
-                else:                       # over memory no tensor may write to: a copy
-                    a = root = a.copy()
+                a = _writable_view(a, root)
+                if a is None:               # over memory no tensor may write to: a copy
+                    a = root = np.asanyarray(g, dtype).copy()
         if root is a:
             t = _wrap(a)
         else:
