@@ -30,7 +30,9 @@ learner's code does in its kernel can reach the verdict, and no expected value e
 
 The engine never imports this package; ``lessonNN`` modules hold each lesson's checks.
 """
+import contextlib
 import functools
+import hmac
 import math
 import os
 import reprlib
@@ -43,15 +45,66 @@ from .answers import Outcome, Remote, attempt, decode, describe, encode, rebuild
 
 __all__ = ["ANY", "CheckFailed", "MISCONCEPTIONS", "Many", "Maybe", "Outcome", "Prediction",
            "Shape", "VerdictPending", "attempt", "called", "check", "conform", "fail",
-           "is_function", "number_answer", "returned", "same_values", "show", "tensor_answer"]
+           "hidden", "hidden_failure", "is_function", "judging", "number_answer", "returned",
+           "same_values", "show", "tensor_answer"]
 
 #: In a graded run's kernel this is set (by the grader) to "grader": a check called there
 #: raises VerdictPending instead of judging (the grader judges, outside).
 VERDICTS_ENV = "AUTOGRAD_LAB_VERDICTS"
 
 
+class _Judging:
+    """What the grader tells the checks while it judges a notebook (``judging``, ``hidden``):
+    the key a hidden test draws its inputs with, and whether the test running is hidden."""
+
+    key = b"autograd-lab: drawn where no grader is judging"
+    hidden = False
+    drawn: dict = {}
+
+
+JUDGING = _Judging()
+
+
+@contextlib.contextmanager
+def judging(key: bytes):
+    """While the grader judges one submission: hidden tests draw their inputs with ``key``
+    (the grader's, one per learner and lesson, never in the learner's hands), so no answer can
+    be written for them in advance, and the same submission graded again draws the same."""
+    saved = JUDGING.key, JUDGING.drawn
+    JUDGING.key, JUDGING.drawn = key, {}
+    try:
+        yield
+    finally:
+        JUDGING.key, JUDGING.drawn = saved
+
+
+@contextlib.contextmanager
+def hidden():
+    """While a hidden test runs: checks with ``draw=`` draw their inputs (``_drawn``)."""
+    saved, JUDGING.hidden = JUDGING.hidden, True
+    try:
+        yield
+    finally:
+        JUDGING.hidden = saved
+
+
+def _drawn(name):
+    """The random numbers a hidden call of the check ``name`` draws its inputs from: one
+    stream per call, from the judging key."""
+    count = JUDGING.drawn[name] = JUDGING.drawn.get(name, 0) + 1
+    digest = hmac.new(JUDGING.key, f"{name}/{count}".encode(), "sha256").digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+
+
 class CheckFailed(AssertionError):
-    """A learner's answer is not right yet; the message says why."""
+    """A learner's answer is not right yet; the message says why.
+
+    ``misconception``: the id of the misconception the message names, if any; ``check``: the
+    name of the check that failed (set as the failure leaves it). The grader tells a learner
+    no more than these two of a hidden test that failed (``hidden``)."""
+
+    misconception = None
+    check = None
 
 
 class VerdictPending(CheckFailed):
@@ -81,15 +134,6 @@ def _pending(name):
 def _the_answers(*answers, **settings):
     """The default probe: the answers themselves, described."""
     return answers
-
-
-def _kernel_sources():
-    """The code the learner ran in this kernel so far, cell by cell (IPython's ``In``)."""
-    import sys
-    ipython = sys.modules.get("IPython")
-    shell = ipython and ipython.get_ipython()
-    found = shell.user_ns.get("In", []) if shell is not None else []
-    return [str(s) for s in found if isinstance(s, str)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,12 +218,16 @@ def conform(value, shape, where="the reply"):
     raise TypeError(f"not a shape: {shape!r}")
 
 
-def check(judge=None, *, probe=None, reply=None, sources=False):
+def check(judge=None, *, probe=None, reply=None, draw=None):
     """Make ``judge(*data, **settings)`` a check: called with the learner's answers (and
     keyword settings), it runs ``probe(*answers, **settings)`` where the answers live, and
-    judges the description of the tuple the probe returned. ``sources=True``: the judge also
-    gets ``sources=``, the learner's code cells so far (read from the notebook in a graded run,
-    from the kernel's history otherwise), for what a check reads from the code itself.
+    judges the description of the tuple the probe returned. A check judges values only: what
+    the probe found of the answers, never the learner's code read as text.
+
+    ``draw(rng, **settings)``: the settings a *hidden* call adds or replaces, drawn from
+    ``rng`` (``_drawn``): inputs of the check's own making that no answer can know in
+    advance, for the exercises about a method (the shortcut then gives a wrong value).
+    Outside a hidden test (Validate, a visible test) the settings are the cell's own.
 
     ``reply(**settings)`` is the shape (``conform``) of what ``probe`` returns for those
     settings: a check with a probe of its own must say it. The check holds every reply to it
@@ -189,7 +237,7 @@ def check(judge=None, *, probe=None, reply=None, sources=False):
     A check's settings are keyword arguments (``points=[1.0]``), literals in the test cell;
     its positional arguments are the learner's names."""
     if judge is None:
-        return lambda judge: check(judge, probe=probe, reply=reply, sources=sources)
+        return lambda judge: check(judge, probe=probe, reply=reply, draw=draw)
     if probe is not None and reply is None:
         raise TypeError(f"{judge.__name__}: a check with a probe of its own says the shape of "
                         "its reply (reply=)")
@@ -198,6 +246,8 @@ def check(judge=None, *, probe=None, reply=None, sources=False):
     @functools.wraps(judge)
     def run(*answers, **settings):
         __tracebackhide__ = True
+        if draw is not None and JUDGING.hidden:
+            settings = {**settings, **draw(_drawn(judge.__name__), **settings)}
         remote = [isinstance(a, Remote) for a in answers]
         if any(remote):
             if not all(remote):
@@ -211,12 +261,13 @@ def check(judge=None, *, probe=None, reply=None, sources=False):
             data = rebuild(decode(encode(describe(probe(*answers, **settings)))))
         shape = reply(**settings) if reply is not None else (ANY,) * len(answers)
         conform(data, shape, f"the reply to {judge.__name__}")
-        if sources:
-            settings["sources"] = (list(answers[0].sources) if any(remote)
-                                   else _kernel_sources())
-        return judge(*data, **settings)
+        try:
+            return judge(*data, **settings)
+        except CheckFailed as failure:
+            failure.check = failure.check or judge.__name__
+            raise
 
-    run.probe, run.reply = probe, reply
+    run.probe, run.reply, run.draw = probe, reply, draw
     return run
 
 
@@ -368,7 +419,24 @@ def fail(what, expected=None, found=None, misconception=None, hint=None, pending
         lines.append(_wrap(f"Misconception [{misconception}]: {MISCONCEPTIONS[misconception]}"))
     if hint is not None:
         lines.append(_wrap(f"Hint: {hint}"))
-    raise (VerdictPending if pending else CheckFailed)("\n".join(lines)) from None
+    failure = (VerdictPending if pending else CheckFailed)("\n".join(lines))
+    failure.misconception = misconception
+    raise failure from None
+
+
+def hidden_failure(check=None, misconception=None) -> CheckFailed:
+    """What a learner is told of a hidden test that failed: which check, and the misconception
+    it points to; never its inputs, what it expected or found, or anything made of them (the
+    grader keeps those for the instructor)."""
+    what = f"A hidden test failed: {check}." if check else "A hidden test failed."
+    lines = [_wrap(what, first=len(f"{CheckFailed.__name__}: "))]
+    if misconception in MISCONCEPTIONS:
+        lines.append(_wrap(f"Misconception [{misconception}]: {MISCONCEPTIONS[misconception]}"))
+    lines.append(_wrap("What it tried, expected and found stays with the grader: try your "
+                       "answer on inputs of your own."))
+    failure = CheckFailed("\n".join(lines))
+    failure.check, failure.misconception = check, misconception
+    return failure
 
 
 class Prediction:
@@ -529,81 +597,6 @@ def returned(call, outcome, hint=None):
         error = outcome.error
         fail(f"`{call}` raised {type(error).__name__}: {error}", hint=hint)
     return outcome.value
-
-
-def defining_cell(sources, name):
-    """The last cell of ``sources`` that defines ``name`` at its top level (def or class),
-    parsed: ``(text, tree)``; ``(None, None)`` when none does. (A cell that is not Python,
-    IPython's ``%magic`` say, defines nothing here.)"""
-    import ast
-    for text in reversed(sources):
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
-        if any(isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name
-               for node in tree.body):
-            return text, tree
-    return None, None
-
-
-def parsed(sources):
-    """The learner's code cells that are Python, parsed (an IPython magic is not)."""
-    import ast
-    trees = []
-    for text in sources:
-        try:
-            trees.append(ast.parse(text))
-        except (SyntaxError, ValueError):
-            continue
-    return trees
-
-
-def recursive(tree) -> list[str]:
-    """The functions defined in ``tree`` that call themselves by name."""
-    import ast
-    return [node.name for node in ast.walk(tree)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.name in calls_named(node, {node.name})]
-
-
-def calls_named(tree, names) -> list[str]:
-    """The calls in ``tree`` of a function or method whose name is in ``names``
-    (``y.backward(...)``, ``torch.autograd.grad(...)`` for "backward", "grad")."""
-    import ast
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            fn = node.func
-            name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
-            if name in names:
-                found.append(ast.unparse(fn))
-    return found
-
-
-def assigned(sources, name):
-    """What the last cell of ``sources`` that assigns ``name`` at its top level assigns to it
-    (``name = ...``, ``name += ...``), parsed: a list of expressions, empty when no cell does."""
-    import ast
-    for tree in reversed(parsed(sources)):
-        found = []
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                found.append(node.value)
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None \
-                    and isinstance(node.target, ast.Name) and node.target.id == name:
-                found.append(node.value)
-        if found:
-            return found
-    return []
-
-
-def uses_data(tree) -> list[str]:
-    """The ``.data`` attributes read or written in ``tree`` (``w.data``, ``p.data``)."""
-    import ast
-    return [ast.unparse(node) for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and node.attr == "data"]
 
 
 def same_values(found, expected, rtol=1e-4, atol=1e-6):

@@ -677,11 +677,10 @@ class Remote:
     them; calling one calls the learner's function in the kernel on data (``ask``: sends a
     request to the kernel and returns its reply text)."""
 
-    __slots__ = ("name", "ask", "sources")
+    __slots__ = ("name", "ask")
 
-    def __init__(self, name: str, ask, sources=()):
+    def __init__(self, name: str, ask):
         self.name, self.ask = name, ask
-        self.sources = list(sources)    # the learner's code cells before this test, as text
 
     def request(self, request: dict):
         re = secrets.token_hex(8)

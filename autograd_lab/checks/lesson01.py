@@ -6,8 +6,8 @@ typed in: what the lesson prints and what the check expects cannot drift apart.
 import numpy as np
 
 from .. import tensor
-from . import (Prediction, as_tensor_text, assigned, check, fail, same_values, show,
-               tensor_answer, uses_data)
+from .._tensor import Tensor
+from . import (ANY, Prediction, as_tensor_text, check, fail, same_values, show, tensor_answer)
 
 
 def _flag(name, value):
@@ -111,12 +111,24 @@ def learning_rate_leaf(lr):
         fail("`lr` should hold 0.5.", expected=0.5, found=show(lr))
 
 
-@check(sources=True)
-def frozen_copy(w_frozen, w, *, sources):
+def _frozen(w_frozen, w):
+    """Probe: the answers; whether w_frozen shares w's numbers in memory, and whether it
+    shares w's version counter. ``.detach()`` shares both (autograd still sees an in-place
+    change made through either); ``.data`` shares the numbers with a counter of its own (a
+    change through it goes unseen); a copy shares neither. They look the same otherwise."""
+    if not (isinstance(w_frozen, Tensor) and isinstance(w, Tensor)):
+        return w_frozen, w, False, False
+    import numpy
+    shares = bool(numpy.shares_memory(numpy.asarray(w_frozen._data), numpy.asarray(w._data)))
+    return w_frozen, w, shares, w_frozen._vc is not None and w_frozen._vc is w._vc
+
+
+@check(probe=_frozen, reply=lambda: (ANY, ANY, bool, bool))
+def frozen_copy(w_frozen, w, shares_numbers, shares_counter):
     """The lesson's w = torch.tensor([0.5, -1.5], requires_grad=True) * 2: w_frozen holds its
-    numbers outside the graph, taken out with .detach(), not .data (read from the learner's
-    code: the two tensors look the same). (The learner's w is passed to tell a copy from w
-    itself; the numbers are compared with the lesson's own w, made here.)"""
+    numbers outside the graph, taken out with .detach() (or copied), not through .data, which
+    shares w's numbers without its version counter. (The learner's w is passed to tell a copy
+    from w itself; the numbers are compared with the lesson's own w, made here.)"""
     __tracebackhide__ = True
     expected = tensor([0.5, -1.5], requires_grad=True) * 2
     if w_frozen is w:
@@ -130,10 +142,11 @@ def frozen_copy(w_frozen, w, *, sources):
     if not np.allclose(values, expected.detach()._data):
         fail("`w_frozen` should hold the same numbers as w.", expected=repr(expected.detach()),
              found=show(w_frozen))
-    through = [data for value in assigned(sources, "w_frozen") for data in uses_data(value)]
-    if through:
-        fail(f"`w_frozen` holds the right numbers, but taken out through `{through[0]}`.",
-             found=show(w_frozen), misconception="data-not-detach")
+    if shares_numbers and not shares_counter:
+        fail("`w_frozen` holds the right numbers, but it shares w's numbers without w's "
+             "version counter (what w.data gives): autograd cannot see a change made through "
+             "it.", found=show(w_frozen), misconception="data-not-detach",
+             hint="take the numbers out with w.detach() (or copy them: w.detach().clone())")
 
 
 @check

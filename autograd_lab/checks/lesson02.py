@@ -2,15 +2,17 @@
 
 Expected derivatives are computed here with the engine's own backward (in float64 where a
 learner's formula is compared), from the lesson's expressions; finite differences are computed
-with the same formula the lesson teaches, at the step the test passes.
+with the same formula the lesson teaches, at the step the test passes. ``derivative`` is tried
+in the hidden test on functions and points drawn for each learner: only autograd gives their
+derivatives, so a number or formula written in advance scores nothing.
 """
 import math
 
 import numpy as np
 
 from .. import float64, tensor
-from . import (ANY, Many, Maybe, Outcome, Prediction, assigned, called, calls_named, check,
-               fail, is_function, number_answer, parsed, returned, show, tensor_answer)
+from . import (ANY, Many, Maybe, Outcome, Prediction, called, check, fail, is_function,
+               number_answer, returned)
 
 
 def _grad_at(fn, x0, seed=None, dtype=None):
@@ -70,76 +72,90 @@ def seed_prediction(predicted_grad_10):
     verdict.tell()
 
 
-def _leaf_t(t):
-    """t: a leaf holding 2.0 that requires grad (before anything reads t.grad: on a non-leaf
-    that read warns, and a test cell that writes to stderr scores nothing)."""
+# -- a derivative from autograd ------------------------------------------------------------
+#: the functions derivative() is tried on: name -> (its parameters) -> f, each of a tensor
+_FUNCTIONS = {
+    "lesson": lambda: _g,                                   # g(t) = t**4 - 3t
+    "cubic": lambda a, b, c: (lambda t: a * t ** 3 + b * t ** 2 + c * t),
+    "wave": lambda a, b, c: (lambda t: a * (b * t).sin() + c * t ** 2),
+    "bump": lambda a, b, c: (lambda t: a * (-(t - b) ** 2).exp() + c * t),
+    "ratio": lambda a, b, c: (lambda t: a * t / (1 + (b * t) ** 2) + c * t),
+}
+#: the visible cases: (function, its parameters, the point); the hidden test draws others
+_LESSON_POINTS = (("lesson", (), 2.0), ("cubic", (1.0, 0.0, 0.0), 1.5))
+
+
+def _text(name, params, x0):
+    if name == "lesson":
+        return f"derivative(g, {x0}) with g(t) = t**4 - 3t"
+    if name == "cubic" and tuple(params) == (1.0, 0.0, 0.0):
+        return f"derivative(f, {x0}) with f(t) = t**3"
+    return f"derivative(f, {x0}) for a function f of the check's own"
+
+
+def _derivatives(derivative, *, cases=_LESSON_POINTS):
+    """Probe: the learner's derivative(f, x0) on each case, one call after the other (a leaf
+    kept from one call to the next shows in the next)."""
+    return called(derivative, *[(_FUNCTIONS[name](*params), x0) for name, params, x0 in cases])
+
+
+def _draw_functions(rng, **settings):
+    """Three functions of the check's own, with parameters and points no one knows before."""
+    names = [n for n in _FUNCTIONS if n != "lesson"]
+    return {"cases": [(names[int(rng.integers(len(names)))],
+                       tuple(rng.uniform(-2, 2, size=3).round(2).tolist()),
+                       round(float(rng.uniform(-1.5, 1.5)), 2)) for _ in range(3)]}
+
+
+_NON_LEAF = "is not a leaf Tensor"      # (the warning that reading a result's .grad gives)
+
+
+@check(probe=_derivatives,
+       reply=lambda *, cases=_LESSON_POINTS: (ANY, Maybe(Many(Outcome, len(cases)))),
+       draw=_draw_functions)
+def derivative_by_backward(derivative, outcomes, *, cases=_LESSON_POINTS):
+    """derivative(f, x0): f'(x0) from backward, for the lesson's g at 2 and t**3 at 1.5 (the
+    hidden test: functions and points of its own, drawn for each learner, which only autograd
+    differentiates: no formula or number written in advance can know them)."""
     __tracebackhide__ = True
-    t_value = tensor_answer("t", t, shape=())
-    if not t.requires_grad:
-        fail("`t` does not require grad, so autograd records nothing from it.", found=show(t),
-             hint="create t with torch.tensor(2.0, requires_grad=True)")
-    if not t.is_leaf:
-        fail("`t` requires grad but is not a leaf, so t.grad is never filled.",
-             found=f"{t!r}, made by {type(t.grad_fn).__name__}", misconception="not-a-leaf")
-    if t_value != 2.0:
-        fail("`t` should hold 2.0.", expected=2.0, found=show(t))
-
-
-@check(sources=True)
-def autograd_derivative(t, g, dg_dt, *, sources):
-    """t = 2 (a leaf that requires grad), g = t**4 - 3t, dg_dt from backward."""
-    __tracebackhide__ = True
-    _leaf_t(t)
-    tensor_answer("g", g, shape=())
-    if g.grad_fn is None:
-        fail("`g` was not computed from t: it has no grad_fn.", found=show(g),
-             hint="compute g = t ** 4 - 3 * t from your t")
-    if not np.isclose(g.detach().item(), _g(tensor(2.0)).item()):
-        fail("`g` is not t**4 - 3t at t = 2.", expected=_g(tensor(2.0)).item(), found=show(g))
-    if dg_dt is None:
-        if any(calls_named(value, {"backward"}) for value in assigned(sources, "dg_dt")):
-            fail("`dg_dt` is None: it is what backward() returned.", found=None,
-                 misconception="backward-returns-none")
-        fail("`dg_dt` is None: the derivative is not there.", found=None,
-             misconception="nonleaf-grad",
-             hint="backward() returns None and fills t.grad: answer dg_dt = t.grad")
-    truth = _grad_at(_g, 2.0)
-    found = number_answer("dg_dt", dg_dt)
-    if np.isclose(found, 2 * truth) or np.isclose(found, 3 * truth):
-        fail("`dg_dt` is a multiple of dg/dt: backward ran more than once.", expected=truth,
-             found=found, misconception="forgot-zero-grad")
-    if np.isclose(found, g.detach().item()):
-        fail("`dg_dt` is g's value, not its derivative.", expected=truth, found=found,
-             hint="after g.backward() the derivative is in t.grad")
-    if not np.isclose(found, truth):
-        fail("`dg_dt` is not dg/dt at t = 2.", expected=truth, found=found)
-    _called_backward(sources)
-
-
-def _called_backward(sources):
-    """Fail unless the learner's code calls backward (or autograd.grad) somewhere: read from
-    the notebook itself in a graded run, which the kernel cannot change (from the kernel's
-    history on the learner's machine; nothing to read outside IPython)."""
-    __tracebackhide__ = True
-    if sources and not any(calls_named(tree, {"backward", "grad"}) for tree in parsed(sources)):
-        fail("`dg_dt` did not come from autograd: your code never calls backward().",
-             hint="call g.backward() and take the derivative from t.grad, not from a formula "
-             "or a number typed in")
-
-
-@check(sources=True)
-def derivative_came_from_backward(t, *, sources):
-    """What backward left in t.grad is dg/dt (the answer was not typed in), and the code
-    calls backward: t.grad is what the kernel says, the code is the notebook's."""
-    __tracebackhide__ = True
-    _leaf_t(t)
-    _called_backward(sources)
-    if t.grad is None:
-        fail("t.grad is None: your cell never ran backward through t.", found=None,
-             hint="call g.backward() and take the derivative from t.grad")
-    if not np.isclose(t.grad.item(), _grad_at(_g, 2.0)):
-        fail("t.grad is not dg/dt at t = 2.", expected=_grad_at(_g, 2.0), found=show(t.grad),
-             misconception="forgot-zero-grad")
+    is_function("derivative", derivative, outcomes, "def derivative(f, x0): ...")
+    for (name, params, x0), outcome in zip(cases, outcomes, strict=True):
+        f = _FUNCTIONS[name](*params)
+        call = _text(name, params, x0)
+        non_leaf = any(_NON_LEAF in w for w in outcome.warnings)
+        if outcome.raised and isinstance(outcome.error, AttributeError) \
+                and "NoneType" in str(outcome.error):
+            if non_leaf:
+                fail(f"`{call}` read the .grad of a tensor that is not a leaf: it is None.",
+                     found=f"{type(outcome.error).__name__}: {outcome.error}",
+                     misconception="nonleaf-grad")
+            fail(f"`{call}` raised {type(outcome.error).__name__}: {outcome.error}",
+                 hint="backward() returns None and fills the leaf's .grad: make the leaf with "
+                 "torch.tensor(x0, requires_grad=True), call f(leaf).backward() on its own "
+                 "line, then return leaf.grad")
+        value = returned(call, outcome)
+        if value is None:
+            if non_leaf:
+                fail(f"`{call}` returned None: the .grad of a tensor that is not a leaf.",
+                     found=None, misconception="nonleaf-grad")
+            fail(f"`{call}` returned None: the derivative is not there.", found=None,
+                 misconception="backward-returns-none",
+                 hint="backward() returns None and fills the leaf's .grad: return leaf.grad")
+        found = number_answer(f"the value {call} returned", value)
+        truth = _grad_at(f, x0)
+        if np.isclose(found, truth, rtol=1e-5, atol=1e-6):
+            continue
+        said = dict(expected=_num(truth), found=_num(found))
+        if any(np.isclose(found, k * truth) for k in (2, 3)) and not np.isclose(truth, 0.0):
+            fail(f"`{call}` is a multiple of the derivative: backward ran more than once into "
+                 "the same .grad.", **said, misconception="forgot-zero-grad",
+                 hint="make a fresh leaf in every call")
+        if np.isclose(found, f(tensor(x0)).item()):
+            fail(f"`{call}` is f's value, not its derivative.", **said,
+                 misconception="grad-is-value")
+        fail(f"`{call}` is not f'(x0).", **said,
+             hint="take the number autograd leaves in the leaf's .grad, not a formula or a "
+             "number typed in")
 
 
 def _num(value):

@@ -2,17 +2,20 @@
 
 Every expected value is computed here with the engine from the lesson's own expressions: a
 Jacobian from ``autograd.functional.jacobian``, the blog's rows from one-hot backward calls,
-never from numbers typed in.
+never from numbers typed in. ``jacobian_by_rows`` is also tried on functions of the tests'
+own whose graph goes backward once (``Once``), in the hidden test drawn afresh for each
+learner: only one backward call per row, each on a graph of its own, builds their Jacobian,
+so ``functional.jacobian`` under another name, or numbers written in advance, score nothing.
 """
 import contextlib
 
 import numpy as np
 
-from .. import mm, mv, stack, tensor
+from .. import autograd, mm, mv, tensor
 from .._tensor import Tensor
 from ..autograd import functional
-from . import (Prediction, as_tensor_text, attempt, calls_named, check, defining_cell, fail,
-               returned, same_values, show, tensor_answer)
+from . import (Prediction, as_tensor_text, attempt, check, fail, returned, same_values, show,
+               tensor_answer)
 from . import ANY, Many, Maybe, Outcome
 from .lesson03 import _backward
 
@@ -56,17 +59,49 @@ def mm_prediction(mm_grad_prediction):
 # ---------------------------------------------------------------------------------------------
 # the Jacobian, row by row
 # ---------------------------------------------------------------------------------------------
-# (function, its text, x): the lesson's own function first, then others with other shapes
+# (function, its text, x): the lesson's own function first
 _LESSON_CASE = (lambda t: t[:3] * t[1:], "lambda t: t[:3] * t[1:]", [1.0, 2.0, 3.0, 4.0])
-_OTHER_CASES = (
-    (lambda t: mv(tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), t),
-     "lambda t: torch.mv(torch.tensor([[1., 2., 3.], [4., 5., 6.]]), t)", [1.0, -1.0, 2.0]),
-    (lambda t: stack([t[0] * t[1], t[1].sin(), t[0] ** 2]),
-     "lambda t: torch.stack([t[0] * t[1], t[1].sin(), t[0] ** 2])", [0.5, -1.0]),
-    (lambda t: mm(t.reshape(1, 2), tensor([[1.0, 2.0], [3.0, 4.0]])).reshape(2),
-     "the blog's x @ M, for a 1-D x", [2.0, 1.0]),
-    (lambda t: t.exp() * 2, "lambda t: t.exp() * 2", [0.0, 1.0, -1.0]),
-)
+
+
+class Once(autograd.Function):
+    """y, unchanged, on a graph that goes backward once: what a function of the tests hands
+    back, so that a Jacobian comes only from one backward call per row (each after a call of
+    f of its own). ``torch.autograd.functional.jacobian``, which goes backward through one
+    graph once per row, fails on it, under whatever name it is called."""
+
+    @staticmethod
+    def forward(ctx, y):
+        ctx.done = False
+        return y * 1.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.done:
+            raise RuntimeError("this f's graph goes backward once: call f(x) again for the "
+                               "next row (each call makes a graph of its own)")
+        ctx.done = True
+        return grad
+
+
+#: functions of the tests' own: name -> (its parameters) -> a function of a 1-D tensor
+_FAMILIES = {
+    "linear": lambda W: (lambda t: mv(tensor(W), t)),
+    "tanh": lambda W: (lambda t: mv(tensor(W), t).tanh() * 2),
+    "products": lambda W: (lambda t: mv(tensor(W), t) * t[0] + t[-1] ** 2),
+    "waves": lambda W: (lambda t: (mv(tensor(W), t)).sin() + mv(tensor(W), t.exp() * 0.1)),
+}
+
+
+def _family(name, W):
+    return _FAMILIES[name](W)
+
+
+def _once(f):
+    return lambda t: Once.apply(f(t))
+
+
+#: the visible case of a function of the tests' own: its graph goes backward once
+_VISIBLE_ONCE = ("linear", [[1.0, -2.0, 0.5], [3.0, 1.0, -1.0]], [1.0, -1.0, 2.0])
 
 
 @contextlib.contextmanager
@@ -82,18 +117,42 @@ def _without_functional_jacobian(used):
         functional.jacobian = saved
 
 
-def _jacobians(jacobian_by_rows, cases):
-    """Probe: the learner's jacobian_by_rows on each case: (its Outcome, whether it called
-    functional.jacobian), or None when it is not a function."""
+def _call(jacobian_by_rows, f, x_values):
+    used = []
+    with _without_functional_jacobian(used):
+        outcome = attempt(jacobian_by_rows, f, tensor(x_values))
+    return outcome, bool(used)
+
+
+def _lesson_jacobian(jacobian_by_rows):
+    """Probe: the learner's jacobian_by_rows on the lesson's function, and on a function of
+    the tests' own whose graph goes backward once: (Outcome, whether it called
+    functional.jacobian) each, or None when it is not a function."""
     if not callable(jacobian_by_rows):
         return jacobian_by_rows, None
-    found = []
-    for f, _, x_values in cases:
-        used = []
-        with _without_functional_jacobian(used):
-            outcome = attempt(jacobian_by_rows, f, tensor(x_values))
-        found.append((outcome, bool(used)))
-    return jacobian_by_rows, found
+    f, _, x_values = _LESSON_CASE
+    name, W, x_once = _VISIBLE_ONCE
+    return jacobian_by_rows, [_call(jacobian_by_rows, f, x_values),
+                              _call(jacobian_by_rows, _once(_family(name, W)), x_once)]
+
+
+def _other_jacobians(jacobian_by_rows, *, cases=()):
+    """Probe: the learner's jacobian_by_rows on each drawn function of the tests' own."""
+    if not callable(jacobian_by_rows):
+        return jacobian_by_rows, None
+    return jacobian_by_rows, [_call(jacobian_by_rows, _once(_family(name, W)), x)
+                              for name, W, x in cases]
+
+
+def _draw_functions(rng, **settings):
+    """Three functions of the tests' own, of shapes and numbers no one knows before."""
+    cases = []
+    for _ in range(3):
+        m, n = int(rng.integers(2, 5)), int(rng.integers(2, 5))
+        name = sorted(_FAMILIES)[int(rng.integers(len(_FAMILIES)))]
+        cases.append((name, rng.uniform(-2, 2, size=(m, n)).round(2).tolist(),
+                      rng.uniform(-1.5, 1.5, size=n).round(2).tolist()))
+    return {"cases": cases}
 
 
 def _check_jacobian(result, f, text, x_values):
@@ -106,6 +165,10 @@ def _check_jacobian(result, f, text, x_values):
     if used:
         fail("jacobian_by_rows called torch.autograd.functional.jacobian: build J yourself, "
              "from one backward call per row.")
+    if outcome.raised and "goes backward once" in str(outcome.error):
+        fail(f"{call} went backward through one graph of f twice: {outcome.error}",
+             hint="a graph may be freed by its first backward: call y = f(x) afresh for each "
+             "row, then y.backward(one_hot) once")
     answer = returned(call, outcome)
     if isinstance(answer, (list, tuple)) and answer and all(isinstance(r, Tensor) for r in answer):
         fail(f"{call} returned a {type(answer).__name__} of rows, not one Tensor.",
@@ -140,32 +203,31 @@ def _check_jacobian(result, f, text, x_values):
          hint="row i is x.grad after f(x).backward(e_i), e_i one-hot with a 1 at position i")
 
 
-def _judge_jacobians(jacobian_by_rows, results, cases, sources):
+def _is_function(jacobian_by_rows, results):
     __tracebackhide__ = True
     if results is None:
         fail("`jacobian_by_rows` should be a function of (f, x).", found=show(jacobian_by_rows))
-    _, tree = defining_cell(sources, "jacobian_by_rows")
-    used = tree is not None and calls_named(tree, {"jacobian", "jacrev", "jacfwd"})
-    if used:
-        fail(f"jacobian_by_rows calls {used[0]}: build J yourself, from one backward call per "
-             "row.")
-    for result, case in zip(results, cases, strict=True):
-        _check_jacobian(result, *case)
 
 
-def _jacobians_shape(cases):
-    return lambda: (ANY, Maybe(Many((Outcome, bool), len(cases))))
-
-
-@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, (_LESSON_CASE,)),
-       reply=_jacobians_shape((_LESSON_CASE,)), sources=True)
-def jacobian_of_lesson_function(jacobian_by_rows, results, *, sources):
+@check(probe=_lesson_jacobian, reply=lambda: (ANY, Maybe([(Outcome, bool), (Outcome, bool)])))
+def jacobian_of_lesson_function(jacobian_by_rows, results):
+    """The lesson's f(t) = t[:3] * t[1:], and a function of the tests' own whose graph goes
+    backward once."""
     __tracebackhide__ = True
-    _judge_jacobians(jacobian_by_rows, results, (_LESSON_CASE,), sources)
+    _is_function(jacobian_by_rows, results)
+    f, text, x_values = _LESSON_CASE
+    _check_jacobian(results[0], f, text, x_values)
+    name, W, x_once = _VISIBLE_ONCE
+    _check_jacobian(results[1], _family(name, W), "f, a function of the test's own", x_once)
 
 
-@check(probe=lambda jacobian_by_rows: _jacobians(jacobian_by_rows, _OTHER_CASES),
-       reply=_jacobians_shape(_OTHER_CASES), sources=True)
-def jacobian_of_other_functions(jacobian_by_rows, results, *, sources):
+@check(probe=_other_jacobians,
+       reply=lambda *, cases=(): (ANY, Maybe(Many((Outcome, bool), len(cases)))),
+       draw=_draw_functions)
+def jacobian_of_other_functions(jacobian_by_rows, results, *, cases=()):
+    """Functions of the tests' own, drawn for each learner, each handing back a graph that goes
+    backward once: only one backward call per row, on a graph of its own, builds J."""
     __tracebackhide__ = True
-    _judge_jacobians(jacobian_by_rows, results, _OTHER_CASES, sources)
+    _is_function(jacobian_by_rows, results)
+    for (name, W, x), result in zip(cases, results, strict=True):
+        _check_jacobian(result, _family(name, W), "f, a function of the test's own", x)

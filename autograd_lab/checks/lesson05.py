@@ -9,7 +9,7 @@ import numpy as np
 from .. import no_grad, ones, tensor
 from . import (Prediction, as_tensor_text as _text, attempt, check, fail, number_answer, returned,
                same_values, show, tensor_answer)
-from . import ANY, Maybe, Outcome, calls_named, defining_cell
+from . import ANY, Many, Maybe, Outcome, conform
 from .._tensor import Tensor
 
 
@@ -220,37 +220,44 @@ _BATCH = dict(w0=0.5, data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), bias=1.0, b
 
 
 def _accumulate(accumulate_grad, **settings):
-    """Probe: the learner's accumulate_grad on a fresh w (holding ``stale`` in .grad):
-    what it did, w afterwards, and how many times backward reached w."""
+    """Probe: the learner's accumulate_grad on a fresh w (holding ``stale`` in .grad): what it
+    did, w afterwards, and the gradient each backward pass sent to w (a hook's record)."""
     if not callable(accumulate_grad):
-        return accumulate_grad, None, None, 0
+        return accumulate_grad, None, None, []
     s = dict(_BATCH, **settings)
     x = tensor(list(s["data"]))
     w = tensor(s["w0"], requires_grad=True)
     if s["stale"] is not None:
         w.grad = tensor(s["stale"])
-    calls = []
-    w.register_hook(lambda g: calls.append(1))
+    passes = []
+    w.register_hook(lambda g: passes.append(float(g.detach().item())))
     outcome = attempt(accumulate_grad, w, x, 2 * x + s["bias"], s["batch_size"])
-    return accumulate_grad, outcome, w, len(calls)
+    return accumulate_grad, outcome, w, passes
 
 
-def _loops_over_backward(tree):
-    """Whether a loop in ``tree`` calls backward."""
-    import ast
-    return any(calls_named(loop, {"backward"}) for loop in ast.walk(tree)
-               if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)))
+def _draw_batch(rng, **settings):
+    """A batch no one knows before: its points, w's start and the line's offset (the batch
+    size, and a stale .grad, are the cell's)."""
+    n = int(settings.get("batch_size", _BATCH["batch_size"])) * int(rng.integers(2, 5))
+    return {"data": tuple(rng.uniform(-3, 3, size=n).round(2).tolist()),
+            "w0": round(float(rng.uniform(-1.5, 1.5)), 2),
+            "bias": round(float(rng.uniform(-2, 2)), 2)}
 
 
 @check(probe=_accumulate,
-       reply=lambda **settings: (ANY, Maybe(Outcome), Maybe(Tensor), int), sources=True)
-def microbatches(accumulate_grad, outcome, w, calls, *, w0=0.5,
+       reply=lambda **settings: (ANY, Maybe(Outcome), Maybe(Tensor), ANY),
+       draw=_draw_batch)
+def microbatches(accumulate_grad, outcome, w, passes, *, w0=0.5,
                  data=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), bias=1.0, batch_size=2,
-                 stale=None, sources=()):
+                 stale=None):
     """accumulate_grad(w, x, y, batch_size) leaves in w.grad the full-batch gradient of the
-    mean squared error, with one backward per micro-batch; ``stale``: a .grad w holds on entry
-    (left over from an earlier step)."""
+    mean squared error, with one backward per micro-batch: each pass sends w that batch's
+    share of the full gradient (its squared errors' sum's gradient over the whole batch's
+    size), which a hook on w records; ``stale``: a .grad w holds on entry (left over from an
+    earlier step). (In the hidden test the batch is drawn for each learner.)"""
     __tracebackhide__ = True
+    # (how many passes there were is the learner's code's doing: any number of numbers)
+    conform(passes, Many(float), "the record of the backward passes")
     if outcome is None:
         fail("`accumulate_grad` should be a function (def accumulate_grad(...): ...).",
              found=show(accumulate_grad))
@@ -263,7 +270,7 @@ def microbatches(accumulate_grad, outcome, w, calls, *, w0=0.5,
              "w.grad, do not make a new w")
     found = float(w.grad.detach().item())
     full = _mse_grad(w0, x, y)
-    n_batches = len(data) // batch_size
+    n_batches = -(-len(data) // batch_size)
     parts = [_mse_grad(w0, x[i:i + batch_size], y[i:i + batch_size])
              for i in range(0, len(data), batch_size)]
     if not np.isclose(found, full, rtol=1e-4):
@@ -280,14 +287,16 @@ def microbatches(accumulate_grad, outcome, w, calls, *, w0=0.5,
             fail("w.grad holds only the last micro-batch's gradient.", expected=f"{full:.4f}",
                  found=found_text, misconception="zeroed-too-often")
         fail("w.grad is not the full-batch gradient.", expected=f"{full:.4f}", found=found_text)
-    # (how often backward reached w is the kernel's word; the code is the notebook's)
-    _, tree = defining_cell(sources, "accumulate_grad")
-    if calls == n_batches and tree is not None and not _loops_over_backward(tree):
-        fail("accumulate_grad calls backward outside any loop: one backward per micro-batch "
-             "needs a loop over the micro-batches.",
-             hint="the point of micro-batches is never to build the whole batch's graph at once")
-    if calls != n_batches:
-        fail(f"backward reached w {calls} times; one backward per micro-batch means "
+    # what each pass must send w: its batch's share of the full batch's gradient
+    shares = sorted(p * min(batch_size, len(data) - i) / len(data)
+                    for p, i in zip(parts, range(0, len(data), batch_size)))
+    hint = "the point of micro-batches is never to build the whole batch's graph at once"
+    if len(passes) != n_batches:
+        fail(f"backward reached w {len(passes)} times; one backward per micro-batch means "
              f"{n_batches} here (batch size {batch_size}, {len(data)} points).",
-             expected=n_batches, found=calls,
-             hint="the point of micro-batches is never to build the whole batch's graph at once")
+             expected=n_batches, found=len(passes), hint=hint)
+    if not same_values(sorted(passes), shares, rtol=1e-3, atol=1e-6):
+        fail("The backward passes did not each go through one micro-batch: what reached w in "
+             "each pass is not a micro-batch's share of the gradient.",
+             expected=", ".join(f"{v:.4f}" for v in shares),
+             found=", ".join(f"{v:.4f}" for v in sorted(passes)), hint=hint)

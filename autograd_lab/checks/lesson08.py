@@ -1,7 +1,11 @@
 """Checks of lesson 08, backward by hand and in order.
 
-Every expected value is computed here with the engine: the prediction from the lesson's own
-expression, ``my_backward`` against ``.backward()`` on the same graphs built twice.
+Every expected value is computed here: the prediction from the lesson's own expression with
+the engine, ``my_backward`` against ``.backward()`` on the same engine graphs built twice, and
+on graphs of the check's own making (``graphs.py``), which the engine cannot walk, against a
+right walk of them. Those graphs, drawn afresh for each learner in the hidden test, are what
+makes the walk the learner's own: a call of the engine, under any name, fails on them, and
+each of their nodes refuses to run twice.
 """
 import contextlib
 
@@ -10,8 +14,7 @@ import numpy as np
 from .. import autograd, exp, tanh, tensor
 from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad, Node
-from . import (Prediction, attempt, calls_named, check, defining_cell, fail, recursive,
-               same_values, show)
+from . import (Prediction, as_tensor_text, attempt, check, fail, graphs, same_values, show)
 from . import ANY, Many, Maybe, Outcome
 from .lesson07 import _fan_out, _names
 
@@ -226,36 +229,6 @@ def _check_grads(what, mine, reference, misconception=None):
                  misconception=misconception)
 
 
-def _walks_itself(my_backward, results, sources):
-    """Fail unless my_backward is a function whose code walks the graph itself."""
-    __tracebackhide__ = True
-    if results is None:
-        fail("`my_backward` should be a function my_backward(root, gradient).",
-             found=show(my_backward))
-    _, tree = defining_cell(sources, "my_backward")
-    engine = [call for call in calls_named(tree, {"backward", "run_backward", "grad"})
-              if not call.endswith(".grad") or call.endswith("autograd.grad")] if tree else []
-    if engine:
-        fail(f"my_backward called the engine ({engine[0]}): it should walk the graph itself, "
-             "calling the nodes.", hint="start from root.grad_fn and call the nodes, as in "
-             "section 2")
-
-
-def _no_recursion(sources):
-    """Fail if my_backward's cell defines a function that calls itself: checked once every
-    run has passed, since what the kernel reports of a run (a RecursionError, a node run
-    twice) is the kernel's word, and the code is the notebook's."""
-    __tracebackhide__ = True
-    _, tree = defining_cell(sources, "my_backward")
-    calling = recursive(tree) if tree else []
-    if calling:
-        fail(f"my_backward's cell has a function that calls itself ({calling[0]}): on a "
-             "deep graph (a chain of 3,000 operations) a walk that recurses once per node "
-             "raises RecursionError, and one that follows every path sends a gradient on "
-             "before all of it has arrived.", misconception="recursive-backward",
-             hint="keep the nodes still to visit in a list, and loop")
-
-
 def _square_plus(values):
     x = tensor(values, requires_grad=True)
     return x * x + x, tensor([1.0, 1.0]), [x]
@@ -295,27 +268,140 @@ def _mine_basic(my_backward):
     return my_backward, [_run_mine(my_backward, *build(*args)) for _, build, args, _ in _BASIC]
 
 
-@check(probe=_mine_basic, reply=lambda: _runs_shape(_BASIC_LEAVES), sources=True)
-def my_backward_basic(my_backward, results, *, sources):
-    """x * x + x, a + a, a chain of 3,000 operations and a random graph with fan-out, each
-    against .backward() on the same graph built here."""
+# -- graphs of the check's own making -----------------------------------------------------
+# (the engine cannot walk them, whatever name it is called by: graphs.py)
+def _on_grader_graphs(my_backward, cases):
+    """Probe side: my_backward on the graph of each case, (kind, depth, seed, before): what it
+    did, and the graph's leaves afterwards."""
+    results = []
+    for kind, depth, seed, before in cases:
+        root, gradient, leaves = graphs.build(graphs.spec(seed, kind, depth, before))
+        results.append((attempt(my_backward, root, gradient), leaves))
+    return results
+
+
+def _judge_grader_graph(case, result):
+    """A failure for what my_backward did on a case's graph of the check's making, if it did
+    not give each leaf what a right walk gives."""
     __tracebackhide__ = True
-    _walks_itself(my_backward, results, sources)
-    for (what, build, args, misconception), result in zip(_BASIC, results, strict=True):
+    kind, depth, seed, before = case
+    what = f"{_what(kind, depth)} of the check's own making"
+    outcome, leaves = result
+    if outcome.raised:
+        error, text = outcome.error, str(outcome.error)
+        if "called a second time" in text:
+            fail(f"On {what}, my_backward called a node a second time.",
+                 expected="each node once, with the sum of everything sent to it",
+                 found=text, misconception="recursive-backward")
+        if isinstance(error, AttributeError) and any(f"'{slot}'" in text for slot in (
+                "_pending", "_next", "_seq", "_saved", "_extras")):
+            fail(f"On {what}, my_backward handed the graph to the engine ({text}): its nodes "
+                 "have only what a walk by hand needs (next_functions, a call with the "
+                 "gradient, an AccumulateGrad's .variable).",
+                 hint="walk the graph yourself: start from root.grad_fn and call the nodes, "
+                 "as in section 2")
+        _judge_run(what, (outcome, [], leaves))
+    graph = graphs.spec(seed, kind, depth, before)
+    reached = graphs.reached(graph)
+    for i, (leaf, want) in enumerate(zip(leaves, graphs.reference(graph), strict=True)):
+        name = "xw"[i]
+        held = graph["before"][i] if before else None
+        if i not in reached:
+            continue
+        found = leaf.grad
+        if not isinstance(found, Tensor):
+            fail(f"After my_backward on {what}, leaf {name}.grad is not a tensor.",
+                 expected=as_tensor_text(want), found=show(found),
+                 hint="an AccumulateGrad node's .variable is its leaf: add the gradient that "
+                 "reaches the node into .variable.grad")
+        values = found.detach()._data
+        if same_values(values, want, rtol=1e-4, atol=1e-5):
+            continue
+        if held is not None and same_values(values, want - np.asarray(held, np.float32),
+                                            rtol=1e-4, atol=1e-5):
+            fail(f"{name}.grad held {as_tensor_text(held)} before the call; backward ADDS into "
+                 ".grad, it does not overwrite it.", expected=as_tensor_text(want),
+                 found=show(found))
+        fail(f"After my_backward on {what}, {name}.grad is not what a right walk gives.",
+             expected=as_tensor_text(want), found=show(found),
+             misconception="recursive-backward")
+
+
+#: the visible graphs of the check's making: a fan-out, and one whose leaves hold a .grad
+#: already (backward adds into it)
+_GRADER_BASIC = (("fan-out", 8, 20261, False), ("fan-out", 6, 20262, True))
+
+
+def _runs_shape(leaves, grader=0):
+    """What a probe of my_backward returns: per engine case, its Outcome, the nodes it ran
+    more than once (name, times) and that case's leaves; per graph of the check's making, its
+    Outcome and the graph's two leaves."""
+    return ANY, Maybe([[(Outcome, Many((str, int)), [Tensor] * n) for n in leaves],
+                       [(Outcome, [Tensor] * 2)] * grader])
+
+
+def _mine_basic(my_backward):
+    """Probe: my_backward on each visible case."""
+    if not callable(my_backward):
+        return my_backward, None
+    return my_backward, [[_run_mine(my_backward, *build(*args)) for _, build, args, _ in _BASIC],
+                         _on_grader_graphs(my_backward, _GRADER_BASIC)]
+
+
+def _is_function(my_backward, results):
+    __tracebackhide__ = True
+    if results is None:
+        fail("`my_backward` should be a function my_backward(root, gradient).",
+             found=show(my_backward))
+
+
+@check(probe=_mine_basic, reply=lambda: _runs_shape(_BASIC_LEAVES, len(_GRADER_BASIC)))
+def my_backward_basic(my_backward, results):
+    """x * x + x, a + a, a chain of 3,000 operations and a random graph with fan-out, each
+    against .backward() on the same graph built here; then two graphs of the check's own
+    making (one whose leaves hold a .grad already) against a right walk of them."""
+    __tracebackhide__ = True
+    _is_function(my_backward, results)
+    engine, grader = results
+    for (what, build, args, misconception), result in zip(_BASIC, engine, strict=True):
         _judge_run(what, result)
         root, gradient, reference = build(*args)
         root.backward(gradient)
         _check_grads(what, result[2], reference, misconception=misconception)
-    _no_recursion(sources)
+    for case, result in zip(_GRADER_BASIC, grader, strict=True):
+        _judge_grader_graph(case, result)
 
 
-@check(probe=lambda my_backward: _mine_on(my_backward, _GRAPHS),
-       reply=lambda: _runs_shape([2] * len(_GRAPHS)), sources=True)
-def my_backward_hidden(my_backward, results, *, sources):
-    """Random graphs, compared with .backward() on the same graphs built here."""
+def _mine_hidden(my_backward, *, drawn=()):
+    """Probe: my_backward on the hidden engine graphs and on the drawn graphs of the check's
+    making."""
+    if not callable(my_backward):
+        return my_backward, None
+    engine = []
+    for kind, depth, seed, _, before in _GRAPHS:
+        root, gradient, leaves = _graph(kind, depth, seed, before)
+        engine.append(_run_mine(my_backward, root, gradient, leaves))
+    return my_backward, [engine, _on_grader_graphs(my_backward, drawn)]
+
+
+def _draw_graphs(rng, **settings):
+    """The hidden graphs of the check's making: fan-outs, one whose leaves hold a .grad, and a
+    chain deeper than a walk that recurses can go, each from a seed no one knows before."""
+    seeds = [int(s) for s in rng.integers(1, 2**62, size=5)]
+    return {"drawn": [("fan-out", 8, seeds[0], False), ("fan-out", 12, seeds[1], False),
+                      ("fan-out", 10, seeds[2], False), ("fan-out", 7, seeds[3], True),
+                      ("chain", 4000, seeds[4], False)]}
+
+
+@check(probe=_mine_hidden, reply=lambda *, drawn=(): _runs_shape([2] * len(_GRAPHS), len(drawn)),
+       draw=_draw_graphs)
+def my_backward_hidden(my_backward, results, *, drawn=()):
+    """Random graphs, compared with .backward() on the same graphs built here, and graphs of
+    the check's own making, drawn afresh for each learner, against a right walk of them."""
     __tracebackhide__ = True
-    _walks_itself(my_backward, results, sources)
-    for (kind, depth, seed, misconception, before), result in zip(_GRAPHS, results,
+    _is_function(my_backward, results)
+    engine, grader = results
+    for (kind, depth, seed, misconception, before), result in zip(_GRAPHS, engine,
                                                                   strict=True):
         what = _what(kind, depth)
         _judge_run(what, result)
@@ -330,4 +416,5 @@ def my_backward_hidden(my_backward, results, *, sources):
                          "backward ADDS into .grad, it does not overwrite it.",
                          expected=repr(r.grad), found=show(leaf.grad))
         _check_grads(what, mine, reference, misconception)
-    _no_recursion(sources)
+    for case, result in zip(drawn, grader, strict=True):
+        _judge_grader_graph(case, result)

@@ -86,12 +86,22 @@ _BASIC_X = [-1.0, 0.0, 2.0]
 _BASIC_V = [1.0, -2.0, 0.5]         # not ones: a backward that forgets grad_output shows
 
 
+def _saved(applied):
+    """Probe side: how many tensors forward saved, None where it made nothing to ask (or
+    reading them raised)."""
+    if applied.raised or not isinstance(applied.value, Tensor) or not applied.value.grad_fn:
+        return None
+    found = attempt(lambda: len(applied.value.grad_fn.saved_tensors))
+    return None if found.raised or type(found.value) is not int else found.value
+
+
 def _softplus_basic(Softplus):
-    """Probe: forward at x = [-1., 0., 2.], and backward of the weights [1., -2., 0.5]."""
+    """Probe: forward at x = [-1., 0., 2.], backward of the weights [1., -2., 0.5], and what
+    forward saved."""
     if not _is_function_class(Softplus):
         return Softplus, None
-    return Softplus, (_apply(Softplus, tensor(_BASIC_X, requires_grad=True)),
-                      _backward_of(Softplus, _BASIC_X, _BASIC_V))
+    applied = _apply(Softplus, tensor(_BASIC_X, requires_grad=True))
+    return Softplus, (applied, _backward_of(Softplus, _BASIC_X, _BASIC_V), _saved(applied))
 
 
 #: what _backward_of returns: forward's Outcome, backward's (none when forward gave nothing
@@ -105,7 +115,7 @@ def _hidden_shape():
     points = _hidden_points()
     steps = 2 * len(points[-1][0])
     return ANY, Maybe(([(Outcome, _BACKWARD, [Outcome] * steps)] * len(points),
-                       [_BACKWARD] * len(points[-1][0]), Maybe(Outcome)))
+                       [_BACKWARD] * len(points[-1][0]), Maybe(int)))
 
 
 def _the_class(Softplus, found):
@@ -140,12 +150,13 @@ def _gradient(result, shape):
     return grad
 
 
-@check(probe=_softplus_basic, reply=lambda: (ANY, Maybe((Outcome, _BACKWARD))))
+@check(probe=_softplus_basic, reply=lambda: (ANY, Maybe((Outcome, _BACKWARD, Maybe(int)))))
 def softplus_basic(Softplus, found):
-    """Forward values at x = [-1., 0., 2.], and x.grad after y.backward([1., -2., 0.5])."""
+    """Forward values at x = [-1., 0., 2.], x.grad after y.backward([1., -2., 0.5]), and
+    that forward saved what backward reads with ctx.save_for_backward."""
     __tracebackhide__ = True
     _the_class(Softplus, found)
-    applied, backward = found
+    applied, backward, saved = found
     values = tensor(_BASIC_X)
     y = _forward(applied, values.shape)
     expected = log(1 + exp(values))
@@ -154,6 +165,15 @@ def softplus_basic(Softplus, found):
              found=show(y.detach()))
     v = tensor(_BASIC_V)
     _compare_grad(_gradient(backward, values.shape), v * sigmoid(values), values, v)
+    _saved_something(saved)
+
+
+def _saved_something(saved):
+    __tracebackhide__ = True
+    if not saved:
+        fail("forward saved nothing with ctx.save_for_backward.",
+             hint="ctx.save_for_backward(x) keeps x for backward and lets autograd check it "
+             "was not changed in place since; read it back with ctx.saved_tensors")
 
 
 def _compare_grad(grad, expected, x, v):
@@ -213,10 +233,7 @@ def _softplus_hidden(Softplus):
     xs = _hidden_points()[-1][0]
     rows = [_backward_of(Softplus, xs, np.eye(len(xs))[i], float64) for i in range(len(xs))]
     applied = _apply(Softplus, tensor(xs, dtype=float64, requires_grad=True))
-    saved = None
-    if not applied.raised and isinstance(applied.value, Tensor) and applied.value.grad_fn:
-        saved = attempt(lambda: len(applied.value.grad_fn.saved_tensors))
-    return Softplus, (found, rows, saved)
+    return Softplus, (found, rows, _saved(applied))
 
 
 @check(probe=_softplus_hidden, reply=lambda: _hidden_shape())
@@ -249,7 +266,4 @@ def softplus_hidden(Softplus, found):
     if not np.allclose(analytic, numeric, rtol=1e-3, atol=1e-5):
         fail("Softplus does not pass torch.autograd.gradcheck: its backward and central "
              "differences of its forward disagree.", found=f"x = {tensor(xs, dtype=float64)!r}")
-    if saved is None or saved.raised or not saved.value:
-        fail("forward saved nothing with ctx.save_for_backward.",
-             hint="ctx.save_for_backward(x) keeps x for backward and lets autograd check it "
-             "was not changed in place since; read it back with ctx.saved_tensors")
+    _saved_something(saved)

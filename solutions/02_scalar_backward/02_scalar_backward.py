@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 02 · Scalar backward
 #
-# **Time:** about 40 minutes: 12 reading and running the code, 8 predicting and explaining, 18 on exercises. **You will be able to:**
+# **Time:** about 40 minutes: 13 reading and running the code, 8 predicting and explaining, 17 on exercises. **You will be able to:**
 #
 # - get a derivative out of autograd: build the function from a leaf, call `backward()`, read
 #   the leaf's `.grad`;
@@ -170,25 +170,40 @@ for run in range(2):
 # %% [markdown]
 # ## 3. Exercise: a derivative from autograd
 #
-# Let $g(t) = t^4 - 3t$. Use autograd to find $dg/dt$ at $t = 2$:
-# create `t` (a leaf holding 2.0 that requires grad), compute `g` from it, call `backward()`,
-# and put the derivative in `dg_dt` (take it from where autograd left it, not from a formula).
+# Write `derivative(f, x0)`: the derivative of a function `f` at the number `x0`, taken from
+# autograd. Make a leaf holding `x0` that requires grad, compute `f` of it, call `backward()`,
+# and return the number autograd left in the leaf's `.grad` (not a formula of your own). For
+# $g(t) = t^4 - 3t$, `derivative(g, 2.0)` is $dg/dt$ at $t = 2$.
+#
+# The hidden tests hand it functions and points of their own, chosen when your notebook is
+# graded: only autograd can know their derivatives.
 
 # %% nbgrader={"grade": false, "grade_id": "autograd_derivative", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-t = torch.tensor(2.0, requires_grad=True)
-g = t ** 4 - 3 * t
-g.backward()
-dg_dt = t.grad
-### END SOLUTION
+def derivative(f, x0):
+    ### BEGIN SOLUTION
+    t = torch.tensor(x0, requires_grad=True)
+    f(t).backward()
+    return t.grad.item()
+    ### END SOLUTION
+
 
 # %% nbgrader={"grade": true, "grade_id": "autograd_derivative_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson02 as check
 
-check.autograd_derivative(t, g, dg_dt)
+check.derivative_by_backward(derivative)
 ### BEGIN HIDDEN TESTS
-check.derivative_came_from_backward(t)
+check.derivative_by_backward(derivative)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# With $g'(t) = 4t^3 - 3$, the derivative at 2 is $4 \cdot 8 - 3 = 29$:
+
+# %%
+def g(t):
+    return t ** 4 - 3 * t
+
+
+print(derivative(g, 2.0))
 
 # %% [markdown]
 # ## 4. The chain rule, node by node

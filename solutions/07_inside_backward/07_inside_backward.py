@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 07 · Inside backward
 #
-# **Time:** about 30 minutes: 13 reading and running the code, 7 predicting and explaining, 9 on exercises. **You will be able to:**
+# **Time:** about 35 minutes: 14 reading and running the code, 7 predicting and explaining, 11 on exercises. **You will be able to:**
 #
 # - call a graph node yourself and say what goes in and what comes out;
 # - follow `next_functions` from a result down to its leaves, and find each leaf's
@@ -228,28 +228,45 @@ print(s.grad_fn.next_functions)
 viz.draw(s, names={x: "x", y: "y", s: "s"})
 
 # %% [markdown]
-# Without `backward()` or `torch.autograd.grad`, by calling the nodes yourself, starting from
-# `s.grad_fn` with $\partial s/\partial s = 1$ (`torch.tensor(1.0)`), compute
+# Write `by_hand(s)`, for an `s` made this way: without `backward()` or `torch.autograd.grad`,
+# by calling the nodes yourself, starting from `s.grad_fn` with $\partial s/\partial s = 1$
+# (`torch.tensor(1.0)`), return the pair `(grad_y, grad_x)`:
 #
 # - `grad_y`: the gradient of `s` with respect to `y`, all of what reaches `MmBackward0`;
 # - `grad_x`: the gradient of `s` with respect to `x`, what `MmBackward0` sends to the leaf.
 #
 # Use section 1: what each node returns, a tuple or a bare tensor, and where `next_functions`
-# sends each part. Where two parts go to the same node, that node's gradient is their sum.
+# sends each part; reach each node from the one before it through `next_functions`. Where two
+# parts go to the same node, that node's gradient is their sum. The tests also hand it an `s`
+# whose graph is of their own making, with numbers chosen when your notebook is graded: its
+# nodes have what a walk by hand uses (`next_functions`, a call with the gradient), and the
+# engine's backward cannot walk them.
 
 # %% nbgrader={"grade": false, "grade_id": "by_hand", "locked": false, "schema_version": 3, "solution": true}
-### BEGIN SOLUTION
-mul = s.grad_fn.next_functions[0][0]
-from_sum = s.grad_fn(torch.tensor(1.0))     # one input: a bare tensor
-first, second = mul(from_sum)               # y * y: one part for each use of y
-grad_y = first + second
-grad_x, grad_M = y.grad_fn(grad_y)
-### END SOLUTION
+def by_hand(s):
+    ### BEGIN SOLUTION
+    mul = s.grad_fn.next_functions[0][0]
+    from_sum = s.grad_fn(torch.tensor(1.0))     # one input: a bare tensor
+    first, second = mul(from_sum)               # y * y: one part for each use of y
+    grad_y = first + second
+    product = mul.next_functions[0][0]          # both edges of the product lead to it
+    grad_x, grad_M = product(grad_y)            # None for M: it needs no gradient
+    return grad_y, grad_x
+    ### END SOLUTION
+
 
 # %% nbgrader={"grade": true, "grade_id": "by_hand_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 from autograd_lab.checks import lesson07 as check
 
-check.by_hand(grad_y, grad_x)
+check.by_hand(by_hand)
+### BEGIN HIDDEN TESTS
+check.by_hand(by_hand)
+### END HIDDEN TESTS
+
+# %%
+grad_y, grad_x = by_hand(s)
+print(grad_y)
+print(grad_x)
 
 # %% [markdown]
 # The engine's own pass agrees. (`torch.autograd.grad` returns the gradients instead of adding

@@ -184,8 +184,11 @@ print({type(node).__name__: n for node, n in count_edges(z.grad_fn).items()})
 #   take one off that node's count. A node whose count reaches 0 has all its gradient: put it in
 #   `ready`.
 #
-# The visible test tries `x * x + x`, the `a + a` of section 1 and a chain 3,000 operations
-# deep.
+# The visible test tries `x * x + x`, the `a + a` of section 1, a chain 3,000 operations
+# deep, and two graphs of the test's own making: their nodes have what your walk uses
+# (`next_functions`, a call with the gradient, an `AccumulateGrad`'s `.variable`) and
+# nothing the engine's backward needs, and each runs once only. In one of them the leaves
+# hold a `.grad` already.
 
 # %% nbgrader={"grade": false, "grade_id": "my_backward", "locked": false, "schema_version": 3, "solution": true} tags=["algorithm"]
 def my_backward(root, gradient):
@@ -223,7 +226,8 @@ check.my_backward_hidden(my_backward)
 
 # %% [markdown]
 # The hidden tests compare your function with `.backward()` on random graphs, some with
-# results used several times, one of them deeper still. Try it on the blog's matrix product:
+# results used several times, one of them deeper still, and with a right walk on graphs of
+# their own making, chosen when your notebook is graded. Try it on the blog's matrix product:
 # with `v = [[1, 1]]` it should give `[[3., 7.]]`.
 
 # %%

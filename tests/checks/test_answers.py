@@ -110,14 +110,16 @@ def test_a_hostile_description_is_unreadable(data):
 
 
 def test_the_kernel_answers_probes_of_course_checks_only():
-    t = torch.tensor(2.0, requires_grad=True)
-    g = t ** 4 - 3 * t
-    g.backward()
-    namespace = {"t": t, "g": g, "dg_dt": t.grad}
-    request = {"op": "probe", "check": "autograd_lab.checks.lesson02:autograd_derivative",
-               "answers": ["t", "g", "dg_dt"], "settings": describe({})}
+    def derivative(f, x0):
+        t = torch.tensor(x0, requires_grad=True)
+        f(t).backward()
+        return t.grad.item()
+
+    namespace = {"derivative": derivative}
+    request = {"op": "probe", "check": "autograd_lab.checks.lesson02:derivative_by_backward",
+               "answers": ["derivative"], "settings": describe({})}
     got = read_reply(serve(json.dumps(request), namespace))
-    assert got[0].item() == 2.0 and got[2].item() == 29.0
+    assert [o.value for o in got[1]] == [29.0, 6.75]
     with pytest.raises(NameError, match="'nope'"):
         read_reply(serve(json.dumps(dict(request, answers=["nope"])), namespace))
     for check in ("os:system", "autograd_lab.checks.answers:serve",
@@ -130,13 +132,13 @@ def test_a_probe_comes_from_the_checks_file_not_from_what_the_kernel_replaced(mo
     import sys
     import types
     fake = types.ModuleType("autograd_lab.checks.lesson02")
-    fake.autograd_derivative = lambda *a, **k: None
+    fake.central_difference = lambda *a, **k: None
     monkeypatch.setitem(sys.modules, "autograd_lab.checks.lesson02", fake)
     answers._PROBES.clear()
-    request = {"op": "probe", "check": "autograd_lab.checks.lesson02:autograd_derivative",
-               "answers": ["t", "g", "dg_dt"], "settings": describe({})}
-    got = read_reply(serve(json.dumps(request), {"t": 1, "g": 2, "dg_dt": 3}))
-    assert got == (1, 2, 3)
+    request = {"op": "probe", "check": "autograd_lab.checks.lesson02:central_difference",
+               "answers": ["nd"], "settings": describe({"case": "square"})}
+    got = read_reply(serve(json.dumps(request), {"nd": lambda f, x, h: 6.0}))
+    assert got[0].kind == "function" and got[1][0].value == 6.0
     answers._PROBES.clear()
 
 

@@ -3,14 +3,21 @@
 (Wrong answers are graded through real nbgrader in test_course.py; these only need the
 checks, called directly as a test cell calls them.)"""
 import autograd_lab as torch
-from autograd_lab.checks import (lesson00, lesson02, lesson03, lesson04, lesson08, lesson09,
-                                 lesson10)
+from autograd_lab import checks
+from autograd_lab.checks import (lesson00, lesson02, lesson03, lesson04, lesson07, lesson08,
+                                 lesson09, lesson10)
 
 
 def _define(code, name):
     namespace = {"torch": torch}
     exec(code, namespace)
     return namespace[name]
+
+
+def _hidden(check, *answers, key=b"a learner's key"):
+    """A hidden test's call, as the grader makes it: its inputs drawn with a judging key."""
+    with checks.judging(key), checks.hidden():
+        check(*answers)
 
 
 # lesson 08: a walk of its own, not the scaffold's: it runs every node by calling it,
@@ -72,7 +79,7 @@ def train_step(params, compute_loss, lr):
 def test_my_backward_may_call_accumulate_grad():
     my_backward = _define(CALLS_ACCUMULATE_GRAD, "my_backward")
     lesson08.my_backward_basic(my_backward)
-    lesson08.my_backward_hidden(my_backward)
+    _hidden(lesson08.my_backward_hidden, my_backward)
 
 
 def test_softplus_may_save_its_output():
@@ -88,12 +95,24 @@ def test_w_may_be_made_with_requires_grad_afterwards():
     lesson00.total_prediction(torch.tensor(14))
 
 
-def test_dg_dt_may_be_a_python_number():
-    t = torch.tensor(2.0, requires_grad=True)
-    g = t ** 4 - 3 * t
-    g.backward()
-    lesson02.autograd_derivative(t, g, t.grad.item())
-    lesson02.derivative_came_from_backward(t)
+# lesson 02: the derivative as the leaf's .grad tensor, from a float64 leaf, or by
+# autograd.grad
+DERIVATIVES = [
+    "def derivative(f, x0):\n    t = torch.tensor(x0, requires_grad=True)\n"
+    "    f(t).backward()\n    return t.grad",
+    "def derivative(f, x0):\n    t = torch.tensor(x0, dtype=torch.float64, requires_grad=True)\n"
+    "    y = f(t)\n    y.backward()\n    return float(t.grad)",
+    "def derivative(f, x0):\n    t = torch.tensor(float(x0)).requires_grad_()\n"
+    "    (d,) = torch.autograd.grad(f(t), t)\n    return d.item()",
+]
+
+
+def test_derivative_may_be_a_tensor_float64_or_from_autograd_grad():
+    for code in DERIVATIVES:
+        derivative = _define(code, "derivative")
+        lesson02.derivative_by_backward(derivative)
+        for key in (b"one learner", b"another"):
+            _hidden(lesson02.derivative_by_backward, derivative, key=key)
 
 
 def test_numerical_derivative_may_halve_first_or_take_tensors():
@@ -115,9 +134,8 @@ def test_chain_rule_may_be_expanded():
 JACOBIAN_BY_GRAD = '''
 def jacobian_by_rows(f, x):
     x = x.detach().requires_grad_(True)
-    y = f(x)
-    return torch.stack([torch.autograd.grad(y, x, e, retain_graph=True)[0]
-                        for e in torch.eye(len(y))])
+    n = len(f(x))
+    return torch.stack([torch.autograd.grad(f(x), x, e)[0] for e in torch.eye(n)])
 '''
 
 JACOBIAN_FRESH_GRAPHS = '''
@@ -137,7 +155,7 @@ def test_jacobian_by_rows_may_use_autograd_grad_or_fresh_graphs():
     for code in (JACOBIAN_BY_GRAD, JACOBIAN_FRESH_GRAPHS):
         jacobian_by_rows = _define(code, "jacobian_by_rows")
         lesson04.jacobian_of_lesson_function(jacobian_by_rows)
-        lesson04.jacobian_of_other_functions(jacobian_by_rows)
+        _hidden(lesson04.jacobian_of_other_functions, jacobian_by_rows)
 
 
 def test_weights_and_predictions_may_be_written_other_ways():
@@ -152,7 +170,7 @@ def test_weights_and_predictions_may_be_written_other_ways():
 def test_train_step_may_zero_first_and_return_the_loss_tensor():
     train_step = _define(ZERO_FIRST, "train_step")
     lesson10.train_step_basic(train_step)
-    lesson10.train_step_hidden(train_step)
+    _hidden(lesson10.train_step_hidden, train_step)
 
 
 # lesson 08: the scaffold's frame with a heart of another shape: every node called,
@@ -195,7 +213,28 @@ def my_backward(root, gradient):
 def test_the_scaffold_may_be_filled_another_way():
     my_backward = _define(SCAFFOLD_HEART, "my_backward")
     lesson08.my_backward_basic(my_backward)
-    lesson08.my_backward_hidden(my_backward)
+    _hidden(lesson08.my_backward_hidden, my_backward)
+
+
+# lesson 07: the nodes found by their names, and AccumulateGrad's part left to .grad
+BY_NAME = '''
+def by_hand(s):
+    nodes = {}
+    todo = [s.grad_fn]
+    while todo:
+        node = todo.pop()
+        nodes[node.name()] = node
+        todo.extend(n for n, _ in node.next_functions if n is not None and n not in todo)
+    parts = nodes["MulBackward0"](nodes["SumBackward0"](torch.tensor(1.0)))
+    grad_y = parts[0] + parts[1]
+    return grad_y, nodes["MmBackward0"](grad_y)[0]
+'''
+
+
+def test_by_hand_may_find_the_nodes_by_name():
+    by_hand = _define(BY_NAME, "by_hand")
+    lesson07.by_hand(by_hand)
+    _hidden(lesson07.by_hand, by_hand)
 
 
 def test_a_right_prediction_written_another_way_is_right(capsys):

@@ -32,9 +32,8 @@ NAMED = {
         "data-not-detach": "frozen-by-data",                # .detach() is the safe one
     },
     "02_scalar_backward": {
-        "forgot-zero-grad": "cell-run-twice",               # "It does not reset .grad"
+        "forgot-zero-grad": "backward-twice",               # "It does not reset .grad"
         "nonleaf-grad": "grad-of-the-result",               # "It does not fill .grad on results"
-        "not-a-leaf": "scaled-leaf",                        # t: a leaf holding 2.0
         "chain-rule-inner": "outer-derivative-only",        # the chain rule, node by node
         "forward-difference": "forward-difference",         # the one-sided difference
         "finite-difference-step": "divides-by-h",           # a step h to each side

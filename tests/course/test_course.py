@@ -178,6 +178,65 @@ def test_wrong_answers_lose_marks_and_name_the_mistake(lesson, graded):
                 f"{wrong.name}: feedback lacks {wrong.says!r}"
 
 
+#: the shortcuts of the exercises about a method (use backward, call the nodes, walk the graph
+#: yourself, one backward per row, micro-batches): numbers written in, the engine under
+#: another name, one loss backwarded n times. Each scores what a blank notebook scores.
+SHORTCUTS = {
+    "02_scalar_backward": ["typed-the-numbers"],
+    "04_jacobian_rows": ["typed-jacobians", "jacobian-renamed"],
+    "05_accumulation": ["whole-batch-n-times"],
+    "07_inside_backward": ["typed-the-numbers", "by-the-engine"],
+    "08_backward_by_hand": ["engine-renamed", "calls-backward"],
+}
+
+
+@pytest.mark.parametrize("lesson", LESSONS, scope="module")
+def test_a_methods_shortcut_scores_what_a_blank_notebook_scores(lesson, graded):
+    wrongs = {w.name: w for w in _submissions(lesson)}
+    for name in SHORTCUTS.get(lesson, []):
+        (answer,) = wrongs[name].answers
+        cell = course.test_cell_of(lesson, answer)
+        got, blank = graded[name].cells[cell], graded["blank"].cells[cell]
+        assert got.score == blank.score == 0, (name, cell, got.shown)
+
+
+def _values(hidden):
+    """The values a hidden test's full findings name (expected, found): what no page shows."""
+    values = []
+    for line in hidden.splitlines():
+        for label in ("expected:", "found:"):
+            if line.strip().startswith(label):
+                value = line.strip()[len(label):].strip()
+                if len(value) >= 4 and not value.isalpha():
+                    values.append(value)
+    return values
+
+
+@pytest.mark.parametrize("lesson", LESSONS, scope="module")
+def test_a_wrong_answer_of_hidden_cases_gets_a_page_without_them(lesson, graded):
+    """A learner right on every visible case and wrong on hidden ones loses the exercise's
+    points; the page says which hidden check failed (and its misconception), and holds none of
+    the hidden test's inputs, expected or found values, which the instructor's report has."""
+    hidden_only = [w for w in _submissions(lesson) if w.hidden_only]
+    if "BEGIN HIDDEN TESTS" not in course.solution_path(lesson).read_text():
+        assert not hidden_only
+        return
+    assert hidden_only, f"{lesson}: no wrong answer that fails hidden cases only"
+    for wrong in hidden_only:
+        got = graded[wrong.name]
+        (answer,) = wrong.answers
+        cell = course.test_cell_of(lesson, answer)
+        assert got.cells[cell].score == 0, (wrong.name, got.cells[cell].shown)
+        shown = got.cells[cell].shown
+        assert "A hidden test failed" in shown, (wrong.name, shown)
+        assert "expected:" not in shown and "found:" not in shown, (wrong.name, shown)
+        page = " ".join(got.feedback.split())
+        assert "A hidden test failed" in page
+        assert got.hidden.strip(), f"{wrong.name}: the instructor's report has nothing"
+        for value in _values(got.hidden):
+            assert " ".join(value.split()) not in page, (wrong.name, value)
+
+
 def _validate(nb, tmp_path):
     """What the Validate button does: nbgrader's validator run by Jupyter Server, in its own
     process, configured from the server's root (the course's). {} for a notebook that passes,

@@ -26,15 +26,16 @@ LESSON = "02_scalar_backward"
 pytestmark = pytest.mark.skipif(LESSON not in lessons.LESSONS, reason="lesson 02 is missing")
 
 # right where the learner is right, wrong in four places: 4 of 9 points (the two predictions
-# wrong, but committed: a point each; autograd_derivative 2; the chain rule and the finite
+# wrong, but committed: a point each; derivative 2; the chain rule and the finite
 # difference wrong). Each trick scores more in plain nbgrader: numpy's comparisons patched fail
-# autograd_derivative (its "a multiple of dg/dt" test) but pass the two exercises, 7 of 9.
+# derivative_by_backward (its "a multiple of the derivative" test) but pass the two
+# exercises, 7 of 9.
 WRONG = {"predict_cube": "predicted_grad = 1.0",
          "predict_seed": "predicted_grad_10 = 3.0",
          "chain_rule": "def dy_dx(x):\n    return 3 * (x ** 2 + 1) ** 2",
          "numerical_derivative": "def numerical_derivative(f, x, h):\n"
                                  "    return (f(x + h) - f(x)) / h"}
-ANSWER_NAMES = "predicted_grad predicted_grad_10 t g dg_dt dy_dx numerical_derivative"
+ANSWER_NAMES = "predicted_grad predicted_grad_10 derivative dy_dx numerical_derivative"
 
 TRICKS = {
     # the lesson's checks module replaced in sys.modules, every check a no-op
@@ -82,7 +83,7 @@ get_ipython().events.register("post_run_cell", _forget)
 """,
     # before each test cell, a value on display: nbgrader reads a first result as credit
     "pre-run-display": """
-_POINTS = {"cube_prediction": 1, "seed_prediction": 1, "autograd_derivative": 2,
+_POINTS = {"cube_prediction": 1, "seed_prediction": 1, "derivative_by_backward": 2,
            "chain_rule_formula": 2, "central_difference": 3}    # as the notebook's metadata says
 def _credit(info):
     for name, points in _POINTS.items():
@@ -135,8 +136,8 @@ _kernel.shell_handlers["execute_request"] = _execute
 # the grader's requests (answers.serve) replaced, so that a probe's reply has another shape
 # than the one the probe returns. Plain nbgrader never asks, so these forge nothing there.
 PROTOCOL_TRICKS = {
-    # a function exercise answered with no outcomes at all: a judge that loops over the
-    # outcomes the reply lists would judge nothing (a blank notebook scored full marks)
+    # the wrong function exercises answered with no outcomes at all: a judge that loops over
+    # the outcomes the reply lists would judge nothing (a blank notebook scored full marks)
     "empties-outcomes": """
 import json as _json
 import autograd_lab.checks.answers as _answers
@@ -144,7 +145,8 @@ _serve = _answers.serve
 def _forged(request, namespace=None):
     reply = _json.loads(_serve(request, namespace))
     answer = reply.get("answer") or {}
-    if answer.get("t") == "tuple" and len(answer.get("items", [])) == 2:
+    if answer.get("t") == "tuple" and len(answer.get("items", [])) == 2 and (
+            "chain_rule" in request or "central_diff" in request):
         answer["items"][1] = {"t": "list", "items": []}
     return _json.dumps(reply)
 _answers.serve = _forged

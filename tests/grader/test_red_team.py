@@ -26,18 +26,16 @@ LESSONS = [lesson for lesson in lessons.LESSONS if lesson != "00_start_here"]
 
 
 def _solution(lesson):
-    """The solution's cells in order: ("code", source) and ("test", grade_id, source, the
-    learner's code cells before it)."""
+    """The solution's cells in order: ("code", source) and ("test", grade_id, source)."""
     nb = nbformat.read(lessons.solution_path(lesson), as_version=4)
-    cells, sources = [], []
+    cells = []
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade") and not meta.get("solution"):
-            cells.append(("test", meta["grade_id"], cell.source, list(sources)))
+            cells.append(("test", meta["grade_id"], cell.source))
         else:
-            sources.append(cell.source)
             cells.append(("code", cell.source))
     return cells
 
@@ -97,8 +95,8 @@ def _forged(reply, path, how):
     return answers.encode(reply)
 
 
-def _judge(source, ask, sources, lesson):
-    return verdict.judge(source, ask, sources, str(lessons.ROOT / "solutions" / lesson))
+def _judge(source, ask, lesson):
+    return verdict.judge(source, ask, str(lessons.ROOT / "solutions" / lesson))
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
@@ -111,7 +109,7 @@ def test_every_reply_of_the_wrong_shape_fails_its_cell_and_is_recorded(lesson):
         if cell[0] == "code":
             _run(cell[1], namespace)
             continue
-        _, grade_id, source, sources = cell
+        _, grade_id, source = cell
         honest_replies = []
 
         def honest(request, honest_replies=honest_replies):
@@ -119,7 +117,7 @@ def test_every_reply_of_the_wrong_shape_fails_its_cell_and_is_recorded(lesson):
             honest_replies.append((request, reply))
             return reply
 
-        judged = _judge(source, honest, sources, lesson)
+        judged = _judge(source, honest, lesson)
         assert not judged.raised and not judged.malformed, (grade_id, judged.outputs)
         probes = [(json.loads(q), r) for q, r in honest_replies
                   if json.loads(q)["op"] == "probe" and "answer" in json.loads(r)]
@@ -150,7 +148,7 @@ def test_every_reply_of_the_wrong_shape_fails_its_cell_and_is_recorded(lesson):
                                 return answers.encode(forged_reply)
                         return reply
 
-                    judged = _judge(source, attacker, sources, lesson)
+                    judged = _judge(source, attacker, lesson)
                     where = (grade_id, index, path, how)
                     kinds = _kinds(json.loads(reply)["answer"], path)
                     if how != "reordered" or len(set(kinds)) > 1:
@@ -215,57 +213,78 @@ def _test_cell(lesson, grade_id):
     return next(cell[2] for cell in _solution(lesson) if cell[0] == "test" and cell[1] == grade_id)
 
 
-def _judged_with(lesson, grade_id, code, forge=lambda answer: None, reports=None):
-    """The test cell judged against a kernel that ran ``code``, whose probe replies ``forge``
-    changes (in place, as a kernel changed to report what it likes would send them), or that
-    reports what running ``reports`` instead would have (the right answer's runs, say)."""
-    namespace = {"__name__": "__main__"}
-    if reports is None:
-        exec("import autograd_lab as torch\n" + code, namespace)
-    else:
-        for source in reports:
-            _run(source, namespace)
-
-    def ask(request):
-        reply = json.loads(answers.serve(request, namespace))
-        if json.loads(request)["op"] == "probe" and "answer" in reply:
-            forge(reply["answer"])
-        return answers.encode(reply)
-    return _judge(_test_cell(lesson, grade_id), ask, [code], lesson)
-
-
 def _error(judged):
     return " ".join(" ".join(o.get("evalue", "") for o in judged.outputs).split())
 
 
-def test_a_derivative_set_by_hand_is_caught_by_the_code():
-    """t.grad set without backward: the kernel reports exactly what a backward leaves."""
-    code = ("t = torch.tensor(2.0, requires_grad=True)\ng = t ** 4 - 3 * t\n"
-            "t.grad = torch.tensor(29.0)\ndg_dt = t.grad\n")
+def _judged_with(lesson, grade_id, code, forge=lambda request, answer: None):
+    """The test cell judged against a kernel that ran ``code``, whose probe replies ``forge``
+    changes (in place, as a kernel changed to report what it likes would send them)."""
+    namespace = {"__name__": "__main__"}
+    exec("import autograd_lab as torch\n" + code, namespace)
+
+    def ask(request):
+        reply = json.loads(answers.serve(request, namespace))
+        if json.loads(request)["op"] == "probe" and "answer" in reply:
+            forge(json.loads(request), reply["answer"])
+        return answers.encode(reply)
+    return _judge(_test_cell(lesson, grade_id), ask, lesson)
+
+
+def test_the_right_numbers_for_the_visible_cases_earn_nothing():
+    """A derivative that knows the visible cases' answers: the hidden test's functions are
+    drawn at grading, and its cell fails, saying only which check."""
+    code = "def derivative(f, x0):\n    return {2.0: 29.0, 1.5: 6.75}[x0]\n"
     judged = _judged_with("02_scalar_backward", "autograd_derivative_test", code)
-    assert judged.raised and "never calls backward" in _error(judged)
+    assert judged.raised and verdict.points(_cell(), judged.outputs) == 0
+    assert "A hidden test failed: derivative_by_backward." in _error(judged)
+    assert "KeyError" not in _error(judged) and judged.hidden
 
 
-def test_one_backward_reported_as_one_per_batch_is_caught_by_the_code():
+def test_one_backward_of_the_whole_batch_reported_per_batch_earns_nothing():
+    """One loss of the whole batch backwarded once per micro-batch: the count of passes is
+    right, what each pass sends w is not. A kernel that reports four passes of the whole
+    batch's share fails the same way: only the batches' own shares pass."""
     code = ("def accumulate_grad(w, x, y, batch_size):\n    w.grad = None\n"
-            "    ((w * x - y) ** 2).mean().backward()\n")
-
-    def four_calls(answer):         # (accumulate_grad, outcome, w, calls): calls said to be 4
-        answer["items"][3] = {"t": "int", "v": 4}
+            "    n = len(x) // batch_size\n"
+            "    for _ in range(n):\n        (((w * x - y) ** 2).mean() / n).backward()\n")
     honest = _judged_with("05_accumulation", "microbatches_test", code)
-    assert honest.raised and "backward reached w 1 times" in _error(honest)
-    judged = _judged_with("05_accumulation", "microbatches_test", code, four_calls)
-    assert judged.raised and "outside any loop" in _error(judged)
+    assert honest.raised and "did not each go through one micro-batch" in _error(honest)
+
+    def four_equal(request, answer):      # (accumulate_grad, outcome, w, passes)
+        passes = answer["items"][3]["items"]
+        answer["items"][3]["items"] = passes[:1] * 4
+    judged = _judged_with("05_accumulation", "microbatches_test", code, four_equal)
+    assert judged.raised and verdict.points(_cell(), judged.outputs) == 0
 
 
-def test_a_recursive_walk_reported_as_running_each_node_once_is_caught_by_the_code():
-    """The notebook's walk recurses; the kernel reports the runs of a walk that does not."""
-    code = importlib.import_module("submissions.08_backward_by_hand").DEPTH_FIRST
-    honest = _judged_with("08_backward_by_hand", "my_backward_test", code)
-    assert honest.raised and "Misconception [recursive-backward]" in _error(honest)
-    solution = [cell[1] for cell in _solution("08_backward_by_hand") if cell[0] == "code"]
-    judged = _judged_with("08_backward_by_hand", "my_backward_test", code, reports=solution)
-    assert judged.raised and "calls itself" in _error(judged), _error(judged)
-    right = lessons.solution_answers("08_backward_by_hand")["my_backward"]
-    assert not _judged_with("08_backward_by_hand", "my_backward_test", right,
-                            reports=solution).raised
+def test_the_engine_under_another_name_walks_no_graph_of_the_checks():
+    """my_backward that hands the graph to the engine's backward, bound under another name
+    before any check could refuse it: the graphs of the checks' own making have no part the
+    engine can walk."""
+    code = ("from autograd_lab._core.backward import backward as engine_backward\n"
+            "def my_backward(root, gradient):\n    engine_backward(root, gradient)\n")
+    judged = _judged_with("08_backward_by_hand", "my_backward_test", code)
+    assert judged.raised and "handed the graph to the engine" in _error(judged)
+    code = ("from autograd_lab.autograd.functional import jacobian as whole\n"
+            "def jacobian_by_rows(f, x):\n    return whole(f, x)\n")
+    judged = _judged_with("04_jacobian_rows", "jacobian_by_rows_test", code)
+    assert judged.raised and "went backward through one graph of f twice" in _error(judged)
+
+
+def test_hidden_inputs_are_the_graders_own():
+    """What a hidden test draws comes from the judging key: another learner's key draws other
+    cases, the same key the same ones, and nothing of them is in the package."""
+    from autograd_lab.checks import lesson02, lesson04, lesson05, lesson07, lesson08
+
+    drawn = {}
+    for key in (b"learner one", b"learner two", b"learner one"):
+        found = []
+        for check in (lesson02.derivative_by_backward, lesson04.jacobian_of_other_functions,
+                      lesson05.microbatches, lesson07.by_hand, lesson08.my_backward_hidden):
+            with checks.judging(key):
+                found.append(check.draw(checks._drawn(check.__name__)))
+        drawn.setdefault(key, []).append(found)
+    (one, again), (two,) = drawn[b"learner one"], drawn[b"learner two"]
+    assert one == again
+    assert all(a != b for a, b in zip(one, two))

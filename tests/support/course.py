@@ -99,6 +99,7 @@ class Graded:
     max_score: float
     feedback: str           # the feedback page as text
     cells: dict = None      # test cell grade_id -> Cell
+    hidden: str = ""        # what the hidden tests found, as the instructor's report has it
 
     @property
     def misconceptions(self):
@@ -162,8 +163,19 @@ def grade_class(lesson, notebooks, workdir):
                     found = gb.find_grade(meta["grade_id"], lesson, lesson, student)
                     cells[meta["grade_id"]] = Cell(found.score, found.max_score,
                                                    shown(cell.outputs))
-            results[student] = Graded(sub.code_score, sub.max_code_score, text, cells)
+            results[student] = Graded(sub.code_score, sub.max_code_score, text, cells,
+                                      rows[student].get("hidden") or "")
     return results
+
+
+def test_cell_of(lesson, answer):
+    """The grade_id of the test cell that checks the answer cell ``answer``: the first test
+    cell after it."""
+    cells = nbformat.read(solution_path(lesson), as_version=4).cells
+    at = next(i for i, c in enumerate(cells) if grade_id(c) == answer)
+    return next(grade_id(c) for c in cells[at + 1:] if c.cell_type == "code"
+                and c.metadata.get("nbgrader", {}).get("grade")
+                and not c.metadata.get("nbgrader", {}).get("solution"))
 
 
 def shown(outputs):
@@ -190,12 +202,16 @@ class Wrong:
     """A wrong answer learners really give: the answer cells it changes, and what the feedback
     must then say (a misconception id, or a phrase for an answer of the wrong kind).
     ``predicted``: a well-formed wrong prediction, which keeps its points (it was committed)
-    and is named in the feedback all the same."""
+    and is named in the feedback all the same. ``hidden_only``: right on every visible case and
+    wrong on the hidden ones (a shortcut, numbers written in for the visible cases): it loses
+    the exercise's points, and its page says a hidden test failed and shows none of what that
+    test tried, expected or found."""
     name: str
     answers: dict
     misconception: str = None
     says: str = None
     predicted: bool = False
+    hidden_only: bool = False
 
 
 @dataclass

@@ -38,6 +38,9 @@ submissions = Table(
     # beside the notebook); the reason is the grader's
     Column("forgery", Boolean, nullable=False, default=False, server_default=false()),
     Column("forgery_reason", Text, nullable=False, default="", server_default=""),
+    # what the hidden tests found, in full (their inputs, expected and found values): the
+    # instructor's alone; the learner's page names only the check and the misconception
+    Column("hidden", Text, nullable=False, default="", server_default=""),
 )
 
 # how a forgery was marked before the flag existed: a part of the sandbox column starting so
@@ -101,6 +104,9 @@ def _migrate(engine) -> None:
         with engine.begin() as db:
             db.execute(text(f"ALTER TABLE {table} "
                             "ADD COLUMN forgery_reason TEXT NOT NULL DEFAULT ''"))
+    if "hidden" not in columns:
+        with engine.begin() as db:
+            db.execute(text(f"ALTER TABLE {table} ADD COLUMN hidden TEXT NOT NULL DEFAULT ''"))
     if "forgery" not in columns:
         # a gradebook written before the flag: a forgery was an ATTEMPT in the sandbox
         # column, read so once, here (on PostgreSQL in the transaction that adds the column)

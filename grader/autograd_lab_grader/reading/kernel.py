@@ -42,6 +42,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.preprocessors.execute import UnresponsiveKernelError
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
+from autograd_lab import checks
 from autograd_lab.checks import VERDICTS_ENV
 from autograd_lab.checks.answers import MAX_BYTES, encode
 
@@ -58,6 +59,9 @@ INCIDENTS: list[str] = []
 VERDICT_CLAIMS: list[tuple[str, float, float, float]] = []
 # per test cell whose check got a reply no unchanged kernel sends: (grade_id, what was wrong)
 MALFORMED: list[tuple[str, str]] = []
+# what the hidden tests found, in full, per test cell: (grade_id, text), for the instructor
+# only (the notebook shows the learner which check failed and its misconception alone)
+HIDDEN_FOUND: list[tuple[str, str]] = []
 
 # What one message from a kernel may hold. A larger one is not read (its content is never
 # parsed: the grader keeps its header, and counts it as output dropped); one larger than
@@ -266,6 +270,8 @@ class GradingExecute(patches.ExecuteHooks):
                              "gradebook): the cells the grader judges itself.").tag(config=True)
     lesson_dir = Unicode("", help="The lesson's folder in the source directory: importable "
                                   "while a test cell is judged.").tag(config=True)
+    judge_key = Unicode("", help="The key (hex) hidden tests draw their inputs with: the "
+                                 "grader's own for this learner and lesson.").tag(config=True)
     own_run = Unicode("", help="The notebook as the learner handed it in, with the outputs of "
                                "their own run: what their cells show once a hidden test has "
                                "been asked.").tag(config=True)
@@ -289,7 +295,9 @@ class GradingExecute(patches.ExecuteHooks):
         self._verdicts, self._shown, self._dropped = {}, {}, {}
         self._hidden_asked = False
         self._after_hidden = []             # the learner's code cells run after a hidden test
-        nb, resources = super().preprocess(nb, resources, km)
+        key = bytes.fromhex(self.judge_key) if self.judge_key else checks.JUDGING.key
+        with checks.judging(key):
+            nb, resources = super().preprocess(nb, resources, km)
         # the grader's verdicts are the last word: nothing the kernel sent after a test cell
         # (an update of a display it showed there) may change them
         for index, judged in self._verdicts.items():
@@ -337,8 +345,7 @@ class GradingExecute(patches.ExecuteHooks):
         claim.source = verdict.visible(trusted)
         super().preprocess_cell(claim, resources, index)
         self.clear_display_id_mapping(index)
-        judged = verdict.judge(trusted, run_sync(self._ask), self._learner_cells(index),
-                               self.lesson_dir or None)
+        judged = verdict.judge(trusted, run_sync(self._ask), self.lesson_dir or None)
         cell.source, cell.outputs = trusted, judged.outputs
         self.nb.cells[index] = cell
         self._verdicts[index] = copy.deepcopy(judged.outputs)
@@ -346,15 +353,11 @@ class GradingExecute(patches.ExecuteHooks):
         VERDICT_CLAIMS.append((grade_id, verdict.points(cell, claim.outputs),
                        verdict.points(cell, judged.outputs), most))
         MALFORMED.extend((grade_id, what) for what in judged.malformed[:1])
+        HIDDEN_FOUND.extend((grade_id, text) for text in judged.hidden)
         if claim.outputs:
             print(f"[kernel's own run of {grade_id}]", *map(_one_line, outputs.of_cell(claim)),
                   sep="\n  ", file=sys.stderr)
         return cell, self.resources
-
-    def _learner_cells(self, index):
-        """The code cells before ``index`` that are the learner's (not test cells)."""
-        return [c.source for c in self.nb.cells[:index] if c.cell_type == "code"
-                and c.metadata.get("nbgrader", {}).get("grade_id") not in self.test_sources]
 
     async def _ask(self, request: str) -> str:
         """One request to the kernel (answers.serve), answered in its execute_reply's

@@ -49,7 +49,7 @@ GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late", "
           "submitted", "due", "reason", "sandbox", "forgery", "forgery_reason")
 QUESTIONS = ("student", "lesson", "question", "status", "score", "max_score")
 _KNOWN = {"lesson", "student", "status", "reason", "score", "max_score", "seconds", "graded_at",
-          "sandbox", "forgery", "forgery_reason"}
+          "sandbox", "forgery", "forgery_reason", "hidden"}
 
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")

@@ -32,7 +32,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..gradebook import leases, status
+from ..gradebook import leases, secret, status
 from ..sandbox import warm
 from ..commands.course import Course
 
@@ -246,6 +246,8 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
     `changed_after(lesson, student, then)`), or that `wanted(lesson, student, its status
     row)` no longer wants, is left out (no row)."""
     _enrol(course, {student for _, student in submissions})
+    if submissions:
+        secret.ready(course)        # (made here once: the grading processes only read it)
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([PRELOAD])
     with contextlib.ExitStack() as stack:

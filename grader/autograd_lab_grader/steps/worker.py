@@ -23,7 +23,7 @@ from nbgrader.preprocessors import Execute, LimitOutput
 
 from ..reading import kernel, outputs
 from ..sandbox import sandbox
-from ..gradebook import status
+from ..gradebook import secret, status
 from ..commands.course import Course
 from ..reading.kernel import GradingExecute, TruncateOutput
 
@@ -320,6 +320,18 @@ def _forgery(verdict_claims, malformed=()) -> str:
     return "; ".join(found)
 
 
+def hidden_found(found) -> str:
+    """What the hidden tests found, in full, as the instructor reads it (the report's page of
+    hidden tests): a line ``grade_id: what`` per finding, the lines of each indented under it.
+    The learner's page says only which check failed and the misconception."""
+    lines = []
+    for grade_id, text in found:
+        first, *rest = text.splitlines() or [""]
+        lines.append(f"{grade_id}: {first}")
+        lines.extend(f"    {line}" for line in rest)
+    return "\n".join(lines)[:100_000]
+
+
 def _peak_address_space() -> int | str:
     """MB of address space this process has held at most (what its limit counts)."""
     try:
@@ -340,8 +352,9 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     kernel.INCIDENTS.clear()
     kernel.VERDICT_CLAIMS.clear()
     kernel.MALFORMED.clear()
+    kernel.HIDDEN_FOUND.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="",
-               forgery=False, forgery_reason="")
+               forgery=False, forgery_reason="", hidden="")
     # the feedback page of the grading this one replaces describes work graded no longer
     from .feedback import remove_page
     remove_page(course, lesson, student)
@@ -374,6 +387,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         execute["warm_server"] = server if sandboxed else ""
         execute["test_sources"] = test_sources(course, lesson)
         execute["lesson_dir"] = str(course.directory("source") / lesson)
+        execute["judge_key"] = secret.key(course, lesson, student).hex()
         execute["own_run"] = str(Path(tmp) / student / lesson / f"{lesson}.ipynb")
         api = course.api(CourseDirectory={"submitted_directory": tmp},
                          Autograde={"autograde_preprocessors": ours},
@@ -383,7 +397,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     seconds = time.monotonic() - started
     forged = [r for r in (handed, _forgery(kernel.VERDICT_CLAIMS, kernel.MALFORMED)) if r]
     row.update(forgery=bool(forged), forgery_reason="; ".join(forged),
-               sandbox=_sandbox_note(graded if result["success"] else None, sandboxed))
+               sandbox=_sandbox_note(graded if result["success"] else None, sandboxed),
+               hidden=hidden_found(kernel.HIDDEN_FOUND))
     # (the grading process's own high-water mark: a kernel's output must not grow it)
     print(f"peak memory of the grading process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB "

@@ -191,3 +191,40 @@ def write_pages(course: Course, lesson: str, folder: Path | None = None) -> list
         path.write_text(render(lesson, question), encoding="utf-8")
         written.append(path)
     return written
+
+
+def render_hidden(lesson: str, found: dict[str, str], names: dict[str, str]) -> str:
+    """The instructor's page of what the hidden tests of ``lesson`` found, per learner (their
+    inputs, expected and found values): what no learner's page shows."""
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en">', "<head>",
+        f'<meta http-equiv="Content-Security-Policy" content="{e(page.CSP, quote=False)}">',
+        '<meta charset="utf-8">', f"<title>{e(lesson)}: what the hidden tests found</title>",
+        f'<style type="text/css">{_STYLE}</style>', "</head>", "<body>", "<main>",
+        f"<h1>{e(lesson)}: what the hidden tests found</h1>",
+        f"<p>{len(found)} learners with a hidden test that failed or spoke. Their pages say "
+        "only which check failed and the misconception it points to; this page is yours (it "
+        "holds the hidden cases): do not hand it out.</p>",
+    ]
+    for student in sorted(found):
+        who = e(student) + (f" &mdash; {e(names[student])}" if names.get(student) else "")
+        parts.append(f'<section id="learner-{e(student)}"><h2><span>{who}</span></h2>'
+                     f"<div><pre>{e(found[student])}</pre></div></section>")
+    parts += ["</main>", "</body>", "</html>", ""]
+    return "\n".join(parts)
+
+
+def write_hidden_page(course: Course, lesson: str, folder: Path | None = None) -> Path:
+    """reports/<lesson>-hidden-tests.html: what each learner's hidden tests found."""
+    from ..lms import display_name
+
+    found = {student: row.get("hidden") or "" for (_, student), row
+             in status.read(course, lesson).items() if (row.get("hidden") or "").strip()}
+    with course.gradebook() as gb:
+        names = {s.id: display_name(s) for s in gb.students}
+    folder = Path(folder or course.root / "reports")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{lesson}-hidden-tests.html"
+    path.write_text(render_hidden(lesson, found, names), encoding="utf-8")
+    return path

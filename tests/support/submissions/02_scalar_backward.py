@@ -13,31 +13,38 @@ WRONG = [
                                                 "    h = 1e-5\n"
                                                 "    return (f(x + h) - f(x - h)) / (2 * h)"},
           misconception="finite-difference-step"),
-    Wrong("cell-run-twice", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
-                                                    "for attempt in range(2):  # ran the cell twice\n"
-                                                    "    g = t ** 4 - 3 * t\n"
-                                                    "    g.backward()\n"
-                                                    "dg_dt = t.grad"},
+    Wrong("backward-twice", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                    "    t = torch.tensor(x0, requires_grad=True)\n"
+                                                    "    for attempt in range(2):  # ran twice\n"
+                                                    "        f(t).backward()\n"
+                                                    "    return t.grad"},
           misconception="forgot-zero-grad"),
-    Wrong("grad-of-the-result", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
-                                                        "g = t ** 4 - 3 * t\n"
-                                                        "g.backward()\n"
-                                                        "dg_dt = g.grad"},
+    Wrong("grad-of-the-result", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                        "    t = torch.tensor(x0, requires_grad=True)\n"
+                                                        "    y = f(t)\n"
+                                                        "    y.backward()\n"
+                                                        "    return y.grad"},
           misconception="nonleaf-grad"),
-    Wrong("scaled-leaf", {"autograd_derivative": "t = torch.tensor(20.0, requires_grad=True) * 0.1\n"
-                                                 "g = t ** 4 - 3 * t\n"
-                                                 "g.backward()\n"
-                                                 "dg_dt = t.grad"},
-          misconception="not-a-leaf"),
+    Wrong("scaled-leaf", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                 "    t = torch.tensor(x0 * 10, requires_grad=True) * 0.1\n"
+                                                 "    f(t).backward()\n"
+                                                 "    return t.grad.item()"},
+          misconception="nonleaf-grad"),
     # backward() taken to return the derivative: it returns None
-    Wrong("backward-returned", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
-                                                       "g = t ** 4 - 3 * t\n"
-                                                       "dg_dt = g.backward()"},
+    Wrong("backward-returned", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                       "    t = torch.tensor(x0, requires_grad=True)\n"
+                                                       "    return f(t).backward()"},
           misconception="backward-returns-none"),
-    Wrong("typed-the-number", {"autograd_derivative": "t = torch.tensor(2.0, requires_grad=True)\n"
-                                                      "g = t ** 4 - 3 * t\n"
-                                                      "dg_dt = 29.0"},
-          says="t.grad is None: your cell never ran backward through t."),
+    # the visible cases' numbers written in: the hidden test's functions are drawn at grading
+    Wrong("typed-the-numbers", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                       "    return {2.0: 29.0, 1.5: 6.75}[x0]"},
+          hidden_only=True),
+    Wrong("value-not-derivative", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                          "    return f(torch.tensor(x0)).item()"},
+          misconception="grad-is-value"),
+    Wrong("returns-text", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                  "    return 'the slope of f'"},
+          says="should be a number."),
     Wrong("outer-derivative-only", {"chain_rule": "def dy_dx(x):\n"
                                                   "    return 3 * (x ** 2 + 1) ** 2"},
           misconception="chain-rule-inner"),

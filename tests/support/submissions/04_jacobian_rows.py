@@ -4,14 +4,44 @@ from course import Predicted, Wrong
 # jacobian_by_rows, as learners write it: the solution's loop with one thing changed
 _LOOP = '''def jacobian_by_rows(f, x):
     x = x.detach().requires_grad_(True)
+    rows = []
+    for i in range(len(f(x))):
+        y = f(x)
+        one_hot = torch.zeros_like(y)
+        one_hot[i] = 1.0
+{reset}        y.backward(one_hot)
+        rows.append({row})
+{after}    return {result}
+'''
+
+# the seed's way, one graph and retain_graph=True: right for the lesson's function, refused by
+# a function whose graph goes backward once
+ONE_GRAPH = '''def jacobian_by_rows(f, x):
+    x = x.detach().requires_grad_(True)
     y = f(x)
     rows = []
     for i in range(len(y)):
         one_hot = torch.zeros_like(y)
         one_hot[i] = 1.0
-{reset}        y.backward(one_hot, retain_graph=True)
-        rows.append({row})
-{after}    return {result}
+        x.grad = None
+        y.backward(one_hot, retain_graph=True)
+        rows.append(x.grad)
+    return torch.stack(rows)
+'''
+
+# the engine's own Jacobian, bound under another name before any check can refuse it
+RENAMED = '''from autograd_lab.autograd.functional import jacobian as whole_jacobian
+
+
+def jacobian_by_rows(f, x):
+    return whole_jacobian(f, x)
+'''
+
+# the visible cases' Jacobians written in
+TYPED = '''def jacobian_by_rows(f, x):
+    if len(x) == 4:
+        return torch.tensor([[2., 1., 0., 0.], [0., 3., 2., 0.], [0., 0., 4., 3.]])
+    return torch.tensor([[1., -2., 0.5], [3., 1., -1.]])
 '''
 
 
@@ -33,6 +63,12 @@ WRONG = [
     Wrong("rows-alias-grad", _jacobian(reset="", row="x.grad", after="        x.grad.zero_()\n"),
           says="is the same vector"),
     Wrong("rows-as-a-list", _jacobian(result="rows"), says="not one Tensor"),
+    Wrong("one-graph-retained", {"jacobian_by_rows": ONE_GRAPH},
+          says="went backward through one graph of f twice"),
+    Wrong("jacobian-renamed", {"jacobian_by_rows": RENAMED},
+          says="went backward through one graph of f twice"),
+    Wrong("typed-jacobians", {"jacobian_by_rows": TYPED}, hidden_only=True),
+    Wrong("returns-a-number", _jacobian(result="3.0"), says="should be a Tensor"),
     Wrong("mm-columns", {"predict_mm": "mm_grad_prediction = torch.tensor([[6.0, 10.0]])"},
           misconception="jacobian-transposed", predicted=True),
     Wrong("mm-as-matrix",

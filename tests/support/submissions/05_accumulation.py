@@ -89,6 +89,20 @@ WRONG = [
                                                  "    w.grad = None\n"
                                                  "    ((w * x - y) ** 2).mean().backward()"},
           says="backward reached w 1 times"),
+    # the visible batch's count of micro-batches written in (8 points, 2 at a time)
+    Wrong("micro-count-written-in", {"microbatches": """def accumulate_grad(w, x, y, batch_size):
+    w.grad = None
+    for i in range(0, len(x), batch_size):
+        xb, yb = x[i:i + batch_size], y[i:i + batch_size]
+        loss = ((w * xb - yb) ** 2).mean() / 4
+        loss.backward()"""}, hidden_only=True),
+    # one loss of the whole batch, backwarded once per micro-batch: the count is right
+    Wrong("whole-batch-n-times", {"microbatches": """def accumulate_grad(w, x, y, batch_size):
+    w.grad = None
+    n_batches = len(x) // batch_size
+    for i in range(n_batches):
+        loss = ((w * x - y) ** 2).mean() / n_batches
+        loss.backward()"""}, says="did not each go through one micro-batch"),
 ]
 
 PREDICTIONS = [

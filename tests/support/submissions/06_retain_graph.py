@@ -77,6 +77,13 @@ WRONG = [
         "y = (h * h).sum()\n"
         "y.backward()"))},
           says="the shift happened"),
+    # the visible test's old .grad (1.0) taken away by hand instead of not reading .grad
+    Wrong("stale-subtracted", {"two_losses": """def separate_gradients(x, loss_a, loss_b):
+    loss_a.backward(retain_graph=True)
+    g_a = x.grad.detach().clone() - 1.0
+    x.grad = None
+    loss_b.backward()
+    return g_a, x.grad.detach().clone()"""}, hidden_only=True),
 ]
 
 PREDICTIONS = [

@@ -118,6 +118,9 @@ READY_AT_ONCE = edited(KAHN, ("                edges_in[nxt] -= 1\n"
                               "                if nxt not in ready:\n"
                               "                    ready.append(nxt)"))
 CALLS_BACKWARD = "def my_backward(root, gradient):\n    root.backward(gradient)\n"
+# the engine's backward, bound under another name before any check can refuse it
+ENGINE_RENAMED = ("from autograd_lab._core.backward import backward as engine_backward\n\n\n"
+                  "def my_backward(root, gradient):\n    engine_backward(root, gradient)\n")
 
 WRONG = [
     Wrong("depth-first-walk", {"my_backward": DEPTH_FIRST}, misconception="recursive-backward"),
@@ -131,6 +134,7 @@ WRONG = [
     Wrong("walk-recorded", {"my_backward": RECORDED}, says="carries a grad_fn"),
     Wrong("none-edges-followed", {"my_backward": NO_NONE_CHECK}, says="(None, 0)"),
     Wrong("calls-backward", {"my_backward": CALLS_BACKWARD}, says="called the engine"),
+    Wrong("engine-renamed", {"my_backward": ENGINE_RENAMED}, says="handed the graph to the engine"),
     Wrong("one-input-not-wrapped", {"my_backward": NO_TUPLE},
           says="returns a bare tensor, not a tuple"),
     Wrong("ready-at-once", {"my_backward": READY_AT_ONCE}, misconception="recursive-backward"),
@@ -141,6 +145,9 @@ WRONG = [
     Wrong("one-path-only", {"predict_order": 'order = ["AddBackward0", "MulBackward0", '
                                              '"AccumulateGrad"]\nx_grad = 6.0'},
           misconception="recursive-backward", predicted=True),
+    # the recursive sort, given a recursion limit deep enough for the visible chain only
+    Wrong("recursion-limit-raised", {"my_backward": "import sys\nsys.setrecursionlimit(3200)\n"
+                                                    + RECURSIVE_SORT}, hidden_only=True),
 ]
 
 PREDICTIONS = [

@@ -28,6 +28,11 @@ WRONG = [
     # grad_output taken to be 1, as at the root
     Wrong("grad-output-is-one", {"predict_grad_output": "grad_output_seen = 1.0\nx_grad = 12.0"},
           misconception="backward-ignores-grad-output", predicted=True),
+    # forward made float32 whatever x is: right in float32, its central differences lost in
+    # float64 (as gradcheck takes them)
+    Wrong("forward-in-float32", {"softplus": edited(
+        SOFTPLUS, ("return torch.log(1 + torch.exp(x))",
+                   "return torch.log(1 + torch.exp(x.float()))"))}, hidden_only=True),
 ]
 
 PREDICTIONS = [

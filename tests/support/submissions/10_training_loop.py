@@ -53,6 +53,17 @@ WRONG = [
     Wrong("weights-without-grad", {"mlp_parameters": edited(
         PARAMETERS, ("(torch.randn(16, 1) * 0.5).requires_grad_()", "torch.randn(16, 1) * 0.5"))},
         says="does not require grad"),
+    # a step for the line's two parameters only
+    Wrong("two-parameters-only", {"train_step": """def train_step(params, compute_loss, lr):
+    w, b = params
+    loss = compute_loss()
+    loss.backward()
+    with torch.no_grad():
+        w -= lr * w.grad
+        b -= lr * b.grad
+        w.grad = None
+        b.grad = None
+    return loss.item()"""}, hidden_only=True),
 ]
 
 PREDICTIONS = [

@@ -54,6 +54,9 @@ WRONG = [
                                           "    (g,) = torch.autograd.grad(f(x), x)\n"
                                           "    return g * v"},
           says="returned the gradient of f (times v), not H v"),
+    # the visible test's limit written in, `limit` never used
+    Wrong("limit-written-in", {"clip_gradient": """def clip_gradient(t, limit):
+    return t.register_hook(lambda g: g.clamp(-4.0, 4.0))"""}, hidden_only=True),
 ]
 
 PREDICTIONS = [
