@@ -325,6 +325,58 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
     assert not list(tmp_path.glob("canvas-canvas-*"))
 
 
+def _page_score(course, lesson, student):
+    """The total a learner's feedback page says: (score, maximum)."""
+    import re
+    page = (course.directory("feedback") / student / lesson / f"{lesson}.html").read_text()
+    found = re.search(r'<p class="grade">Score: ([0-9.]+) / ([0-9.]+)</p>', page)
+    assert found, page[:2000]
+    return float(found[1]), float(found[2]), " ".join(re.sub(r"<[^>]+>", " ", page).split())
+
+
+def test_a_late_and_an_extended_learners_pages_say_the_grade_export_gives(hand_graded, tmp_path):
+    """One computation of the final score feeds the page, grades.csv and Canvas's file, for a
+    late learner and one with an extension; an extension given later removes the page that
+    said the old grade, and the page written again says the new one, as export does."""
+    course, gradebook = hand_graded["course"], hand_graded["gradebook"]
+    late, extended = lc.CLASS[3].canvas, lc.CLASS[13].canvas
+
+    def everywhere():
+        assert cli(course, "feedback", A).exit_code == 0
+        out = tmp_path / "grades"
+        result = cli(course, "export", "--out", out, "--canvas", gradebook)
+        assert result.exit_code == 0, result.output
+        rows = {(r["student"], r["lesson"]): r
+                for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
+        canvas_rows = list(csv.reader(io.StringIO(
+            (out / f"canvas-{gradebook.name}").read_bytes().decode("utf-8-sig"))))
+        column = canvas_rows[0].index("Lesson 02: scalar backward (7001)")
+        in_canvas = {row[1]: row[column] for row in canvas_rows[2:]}
+        said = {}
+        for student in (late, extended):
+            score, most, text = _page_score(course, A, student)
+            assert score == float(rows[student, A]["score"]) == float(in_canvas[student])
+            assert most == float(rows[student, A]["max_score"]) == lc.MAX[A]
+            said[student] = (score, text)
+        return said
+
+    said = everywhere()
+    assert said[late][0] == 0 and "late by 1 d 9 h" in said[late][1]
+    assert "The course's late policy took 3.0 points" in said[late][1]
+    assert said[extended][0] == lc.MAX[A] and "Your own due date: 2026-11-23 12:00:00 UTC" \
+        in said[extended][1]
+    try:
+        given = cli(course, "extend", "02", late, "--until", "2026-11-25 12:00")
+        assert given.exit_code == 0, given.output
+        assert f"removed the feedback pages of {late} for {A}" in given.output
+        assert not (course.directory("feedback") / late / A).exists()
+        said = everywhere()
+        assert said[late][0] == lc.MAX[A] and "late" not in said[late][1].split("Score:")[1][:80]
+    finally:
+        assert cli(course, "extend", "02", late, "--clear").exit_code == 0
+    assert everywhere()[late][0] == 0
+
+
 def test_report_for_a_slide_counts_shares_of_those_who_handed_in(hand_graded, tmp_path):
     from autograd_lab_grader.steps import report
 
@@ -483,3 +535,27 @@ def test_moodle_worksheet_is_filled_and_feedback_zip_named_for_moodle(moodle, tm
     assert f"Zoë Müller_{lc.CLASS[1].moodle}_assignsubmission_file_{B}-feedback.html" in names
     assert len(names) == sum(lc.plan(i, B) in ("right", "wrong", "late", "untitled")
                              for i in range(len(lc.CLASS)))
+
+
+def test_a_late_moodle_learners_page_says_the_grade_the_worksheet_gets(moodle, tmp_path):
+    course = moodle["courses"]["folders"][0]
+    assert cli(course, "feedback", B).exit_code == 0
+    result = cli(course, "export", "--out", tmp_path, "--moodle", moodle["worksheet"],
+                 "--lesson", B)
+    assert result.exit_code == 0, result.output
+    rows = {r["Identifier"]: r for r in csv.DictReader(
+        (tmp_path / f"moodle-{B}-worksheet.csv").open(encoding="utf-8"))}
+    grades = {r["student"]: r for r in csv.DictReader(
+        (tmp_path / f"grades-{B}.csv").open(encoding="utf-8"))}
+    checked = 0
+    for index, learner in enumerate(lc.CLASS):
+        if lc.plan(index, B) not in ("late", "right", "wrong") or index == 19:
+            continue
+        score, most, text = _page_score(course, B, learner.moodle)
+        assert score == float(grades[learner.moodle]["score"])
+        assert float(rows[f"Participant {learner.moodle}"]["Grade"]) == pytest.approx(
+            score * 10 / most)
+        assert f"{score:g} of {most:g} points" in rows[f"Participant {learner.moodle}"][
+            "Feedback comments"]
+        checked += lc.plan(index, B) == "late"
+    assert checked

@@ -137,6 +137,22 @@ def due(ctx: typer.Context,
         _fail(str(error))
     shown = late.dues(course).get(lesson)
     console.print(f"{lesson}: due {late.show(shown)}" if shown else f"{lesson}: no due date")
+    if clear or when:
+        _stale_pages(course, [(lesson, s) for s in course.students_with(lesson)])
+
+
+def _stale_pages(course, changed):
+    """A due date changed: the feedback pages of ``changed`` (lesson, student) say a grade that
+    is no longer theirs; they are removed, and said (``feedback`` writes them again)."""
+    from ..steps.feedback import remove_page
+
+    removed = [(lesson, student) for lesson, student in changed
+               if remove_page(course, lesson, student)]
+    for lesson in sorted({lesson for lesson, _ in removed}):
+        who = sorted(student for l, student in removed if l == lesson)
+        console.print(f"removed the feedback pages of {', '.join(who)} for {lesson}: their "
+                      f"grade changed with the due date; `autograd-lab feedback {lesson}` "
+                      "writes them again")
 
 
 @app.command()
@@ -187,6 +203,7 @@ def extend(ctx: typer.Context,
     for lesson_id, student, when in grants:
         console.print(f"{student} {lesson_id}: " + (f"due {late.show(when)}" if when
                                                      else "no extension"))
+    _stale_pages(course, [(lesson_id, student) for lesson_id, student, _ in grants])
 
 
 @app.command("student-repo")
@@ -587,7 +604,7 @@ def report(ctx: typer.Context,
     from ..steps.export import lessons as chosen
     from ..steps.report import (question_table, report as run, segments, titles,
                                 write_figure)
-    from ..steps.written import write_pages
+    from ..steps.written import write_hidden_page, write_pages
 
     course = _course(ctx)
     try:
@@ -621,6 +638,8 @@ def report(ctx: typer.Context,
         console.print(question_table(result))
         for written in write_pages(course, lesson):     # a page per hand-graded question
             console.print(f"wrote {written}")
+        console.print(f"wrote {write_hidden_page(course, lesson)} (what the hidden tests "
+                      "found: yours, not the learners')")
 
 
 @app.command()

@@ -25,11 +25,11 @@ from jinja2 import BytecodeCache
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
-from traitlets import List, Unicode
+from traitlets import Dict, List, Unicode
 
 from .. import patches
 from ..reading import outputs, page
-from ..gradebook import status
+from ..gradebook import late as lateness, status
 from ..commands.course import Course
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
@@ -157,7 +157,13 @@ class HideTests(NbGraderPreprocessor):
 class NotGradedYet(NbGraderPreprocessor):
     """Marks each graded cell that waits for a hand grade (no manual score, nbgrader asks for
     one), so the page says "not graded yet" there instead of nbgrader's 0, and the total says
-    how many points wait; and hands the page its content security policy."""
+    how many points wait; hands the page its content security policy; and gives it the grade
+    export gives (``finals``: the score after the course's late policy, with the learner's own
+    due date and every hand grade, from ``export.outcomes``), never nbgrader's own total and
+    penalty, which autograde worked out before hand grades and extensions."""
+
+    finals = Dict(help="student -> the grade export gives them: score, max_score, penalty, "
+                       "late (how late, in words).").tag(config=True)
 
     def preprocess(self, nb, resources):
         from nbgrader.api import Gradebook
@@ -172,7 +178,8 @@ class NotGradedYet(NbGraderPreprocessor):
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade") and meta.get("grade_id") in waiting:
                 meta["not_graded"] = True
-        resources["autograd_lab"] = {"awaiting_points": sum(waiting.values()), "csp": page.CSP}
+        resources["autograd_lab"] = {"awaiting_points": sum(waiting.values()), "csp": page.CSP,
+                                     "final": self.finals.get(info["student"])}
         return nb, resources
 
 
@@ -240,6 +247,16 @@ class Written:
     removed: list[str] = field(default_factory=list)
 
 
+def final(out, how_late) -> dict:
+    """What a learner's page says of their grade: export's outcome (``graded``: the score
+    after the late policy; ``needs manual grading``: no score yet, and how late it was)."""
+    # ("late by 1 d 9 h (own due date ...)": the penalty is said apart, of the final score)
+    late = how_late(out).split(", penalty")[0] if out.late else ""
+    return {"score": out.score, "max_score": out.max_score,
+            "penalty": out.late_penalty or 0.0, "late": late,
+            "due": lateness.show(out.when.due) if out.when and out.when.extended else ""}
+
+
 def remove_page(course: Course, lesson: str, student: str) -> bool:
     """Take away a learner's feedback for a lesson (the folder nbgrader wrote it in): the work
     it describes is graded again, or replaced, or no longer graded. True if there was one."""
@@ -273,9 +290,13 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
     says "not graded yet" for them. Every other learner is listed with the reason they have no
     page, and a page left from before (an earlier submission, an earlier grading) is removed:
     the folder holds a page only for work as it is graded now."""
-    from .export import outcomes
+    from .export import how_late, outcomes
 
+    everyone = outcomes(course, [lesson])
+    finals = {out.student: final(out, how_late) for out in everyone
+              if out.status in (status.GRADED, status.MANUAL)}
     api = course.api(
+        NotGradedYet={"finals": finals},
         GenerateFeedback={"preprocessors": [GetGrades, NotGradedYet, HideTests, page.SafeOutputs,
                                             CSSHTMLHeaderPreprocessor],
                           "exporter_class": FeedbackExporter},
@@ -287,7 +308,7 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
         HideTests={"machine_paths": [str(course.root), str(course.root.resolve())]})
     written = Written()
     seen = set()
-    for out in outcomes(course, [lesson]):
+    for out in everyone:
         seen.add(out.student)
         if students and out.student not in students:
             continue
