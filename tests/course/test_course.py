@@ -15,6 +15,7 @@ PyTorch's numbers.
 runs top to bottom, is tests/course/test_learner_code.py's.)
 """
 import filecmp
+import html
 import importlib
 import importlib.util
 import shutil
@@ -235,6 +236,14 @@ def test_a_wrong_answer_of_hidden_cases_gets_a_page_without_them(lesson, graded)
         assert got.hidden.strip(), f"{wrong.name}: the instructor's report has nothing"
         for value in _values(got.hidden):
             assert " ".join(value.split()) not in page, (wrong.name, value)
+    # the instructor's page of what the hidden tests found has it all, as text
+    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.steps.written import write_hidden_page
+    report = write_hidden_page(Course(_roots[lesson]), lesson).read_text()
+    assert 'content="default-src \'none\'' in report
+    for wrong in hidden_only:
+        assert f'id="learner-{wrong.name}"' in report
+        assert html.escape(graded[wrong.name].hidden.splitlines()[0]) in report
 
 
 def _validate(nb, tmp_path):
