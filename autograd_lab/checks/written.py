@@ -7,10 +7,10 @@ them, but only once the notebook on disk holds an answer of their own in that ce
 comparison comes after the attempt, not instead of it).
 
 The model answers travel beside each released notebook, in ``model_answers.json`` (written by
-``scripts/release.py`` from the solutions). An instructor who grades the written answers hands
-out a learners' repository without them (``autograd-lab student-repo --no-model-answers``):
-``reveal`` then says who grades the answer, and shows nothing. In a graded run it shows
-nothing either.
+``scripts/release.py`` from the solutions), and reach learners only in a repository for
+self-study (``autograd-lab student-repo --self-study``). A class whose written answers are
+graded gets none: ``reveal`` then says so, before and after an attempt, and who grades the
+answer. In a graded run it shows nothing either.
 """
 from __future__ import annotations
 
@@ -93,6 +93,12 @@ def reveal(grade_id: str) -> None:
         print("(Model answers are not shown in a graded run.)")
         return
     path, answer = _written(grade_id)
+    if not ((path.parent if path is not None else Path.cwd()) / ANSWERS_FILE).is_file():
+        # (before the attempt too: "write yours first, then compare" would promise what
+        # never comes)
+        print("Model answers are not handed out in this course: your instructor grades the "
+              "written answers by hand, and you will see their comments with your feedback.")
+        return
     if path is None:
         print(f"The written answer {grade_id!r} is not in a saved notebook in this folder: "
               "save the notebook (Ctrl+S), then run this cell again.")
@@ -109,8 +115,7 @@ def reveal(grade_id: str) -> None:
     except (OSError, ValueError):
         model = None
     if model is None:
-        print("This copy of the course has no model answers: your instructor grades the "
-              "written answers by hand, and you will see their comments with your feedback.")
+        print(f"This copy of the course has no model answer for {grade_id!r}.")
         return
     _show("**Model answer** (compare it with yours: the rubric says what earns the points)"
           "\n\n" + model)

@@ -1,7 +1,7 @@
 """Model answers for learners on their own (autograd_lab/checks/written.py): written beside
 every released lesson that has a written answer, revealed by the cell after the answer only
-once the saved notebook holds an attempt, never in a graded run, and left out of a learners'
-repository whose instructor grades the written answers."""
+once the saved notebook holds an attempt, never in a graded run; where they are not handed out
+(a learners' repository without --self-study), the cell says so."""
 import json
 
 import nbformat
@@ -77,14 +77,26 @@ def test_the_notebook_jupyter_names_is_the_one_read(tmp_path, monkeypatch, capsy
     assert model in capsys.readouterr().out
 
 
-def test_nothing_is_revealed_without_the_file_or_in_a_graded_run(tmp_path, monkeypatch, capsys):
-    gid, model = _lesson_folder(tmp_path, MINE, model=False)
+@pytest.mark.parametrize("answer", [None, MINE])
+def test_without_the_file_it_says_model_answers_are_not_handed_out(tmp_path, monkeypatch,
+                                                                   capsys, answer):
+    """A class whose written answers are graded gets no model answers (student-repo without
+    --self-study): the cell says so plainly, before an attempt as after it, never "write
+    yours first, then compare"."""
+    gid, model = _lesson_folder(tmp_path, answer, model=False)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     written.reveal(gid)
     said = capsys.readouterr().out
-    assert "instructor grades the written answers" in said and model not in said
+    assert "Model answers are not handed out in this course" in said, said
+    assert "instructor grades the written answers" in said
+    assert model not in said and "compare" not in said
+
+
+def test_nothing_is_revealed_in_a_graded_run(tmp_path, monkeypatch, capsys):
     gid, model = _lesson_folder(tmp_path, MINE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     monkeypatch.setenv(VERDICTS_ENV, "grader")
     written.reveal(gid)
     assert model not in capsys.readouterr().out
