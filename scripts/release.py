@@ -45,7 +45,7 @@ def generate(lesson, root=ROOT, db_url=None):
 def model_answers(lesson, root=ROOT):
     """notebooks/<L>/model_answers.json: the written answers' model answers and rubrics, for
     learners who study alone (autograd_lab/checks/written.py reveals one once the learner has
-    written their own; `autograd-lab student-repo --no-model-answers` leaves the file out)."""
+    written their own; only `autograd-lab student-repo --self-study` hands the file out)."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from autograd_lab.checks import written

@@ -95,16 +95,153 @@ def test_it_refuses_a_folder_it_did_not_write_and_a_bad_repository_name(tmp_path
     assert bad.exit_code == 1 and "OWNER/REPO" in bad.output
 
 
-def test_model_answers_go_out_unless_the_written_answers_are_graded(repo, tmp_path):
-    """For learners on their own the written answers' model answers go with the lessons (a
-    lesson reveals one after an attempt); --no-model-answers leaves them out."""
-    assert (repo / "notebooks" / "01_tensors_that_remember" / "model_answers.json").is_file()
-    graded = tmp_path / "graded-term"
-    result = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(graded), "--lessons",
+# -- model answers: with the instructor, unless the repository is for self-study -------------
+
+def _model_answer_lines(only=None):
+    """Every line of every lesson's (or `only` these lessons') model answers and rubrics (the solutions' hand-graded
+    Markdown answers) long enough to be theirs alone, as text and as a notebook's JSON spells
+    it; none that the released notebook holds too."""
+    import json
+
+    import nbformat
+
+    import course as lessons
+
+    found = set()
+    for lesson in only or lessons.LESSONS:
+        released = lessons.release_path(lesson).read_text()
+        for cell in nbformat.read(lessons.solution_path(lesson), as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "markdown" and meta.get("grade") and meta.get("solution"):
+                for line in map(str.strip, cell.source.splitlines()):
+                    forms = {line, json.dumps(line, ensure_ascii=False)[1:-1]}
+                    if len(line) >= 30 and not any(f in released for f in forms):
+                        found |= forms
+    assert len(found) > (4 if only else 50)          # (the search has something to find)
+    return found
+
+
+def _everything_in(repo):
+    """The text of every file in the tree (git's own folder aside) and of every object in
+    its git history (every version of every file, every commit message)."""
+    texts = {str(p.relative_to(repo)): p.read_bytes().decode(errors="replace")
+             for p in repo.rglob("*") if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    objects = _git(repo, "rev-list", "--all", "--objects").split()
+    for sha in {line.split()[0] for line in objects if len(line) == 40}:
+        texts[f"git:{sha}"] = subprocess.run(
+            ["git", "-C", str(repo), "cat-file", "-p", sha], capture_output=True,
+            check=True).stdout.decode(errors="replace")
+    return texts
+
+
+def _leaks(repo, lines):
+    return sorted({name for name, text in _everything_in(repo).items()
+                   if any(line in text for line in lines)})
+
+
+def _guide_commands(guide):
+    """The `autograd-lab student-repo` command lines of a guide, as its code blocks have them."""
+    import shlex
+
+    text = (ROOT / "docs" / "instructors" / guide).read_text()
+    found = [shlex.split(line, comments=True)[1:] for line in text.splitlines()
+             if line.strip().startswith("autograd-lab student-repo ")]
+    assert found, guide
+    return found
+
+
+@pytest.mark.parametrize("guide", ["term.md", "learners-repo.md"])
+def test_the_repository_the_guides_write_holds_no_model_answer_nor_its_history(guide, tmp_path):
+    """Run as the guide runs it, then again a week later with one more lesson (as it says):
+    no model answer and no rubric in any file of the tree or in any version of its history."""
+    lines = _model_answer_lines()
+    dest = tmp_path / "class-repo"
+    for args in _guide_commands(guide):
+        args = [str(dest) if a == "../class-repo" else a for a in args]
+        assert str(dest) in args, args
+        result = runner.invoke(app, ["-C", str(ROOT), *args])
+        assert result.exit_code == 0, result.output
+        assert "no model answer in it" in result.output
+    again = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(dest), "--lessons", "02"])
+    assert again.exit_code == 0, again.output
+    assert "02_scalar_backward" in _git(dest, "ls-files")
+    assert not list(dest.rglob("model_answers.json"))
+    assert _leaks(dest, lines) == []
+
+
+def test_a_self_study_repository_hands_them_out(tmp_path):
+    """--self-study: each lesson's model_answers.json is the release's, and the search that
+    finds nothing in a class's repository finds them here."""
+    import json
+
+    dest = tmp_path / "self-study"
+    result = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(dest), "--lessons", "01",
+                                 "02", "--self-study"])
+    assert result.exit_code == 0, result.output
+    assert "with the model answers and rubrics" in result.output
+    for lesson in ("01_tensors_that_remember", "02_scalar_backward"):
+        kept = dest / "notebooks" / lesson / "model_answers.json"
+        assert json.loads(kept.read_text()) == json.loads(
+            (ROOT / "notebooks" / lesson / "model_answers.json").read_text())
+        assert "Rubric" in kept.read_text()
+    assert f"notebooks/02_scalar_backward/model_answers.json" in _leaks(dest, _model_answer_lines())
+
+
+def test_a_repository_that_handed_them_out_is_not_updated_as_a_classs(tmp_path):
+    """Its history holds them (a self-study repository, or one an older student-repo wrote):
+    a new commit would not take them back, so it is refused, saying what to do."""
+    dest = tmp_path / "handed-out"
+    assert runner.invoke(app, ["-C", str(ROOT), "student-repo", str(dest), "--lessons", "01",
+                               "--self-study"]).exit_code == 0
+    head = _git(dest, "rev-parse", "HEAD")
+    refused = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(dest), "--lessons", "02"])
+    assert refused.exit_code == 1
+    said = " ".join(refused.output.split())
+    assert "history holds model answers" in said and "write a new repository" in said
+    assert _git(dest, "rev-parse", "HEAD") == head and _git(dest, "status", "--porcelain") == ""
+    again = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(dest), "--lessons", "02",
+                                "--self-study"])
+    assert again.exit_code == 0, again.output
+
+
+def test_the_old_flags_still_say_what_they_do(tmp_path):
+    """--no-model-answers is the default now and still accepted; --model-answers (the old
+    default's own name) is refused, naming --self-study."""
+    dest = tmp_path / "graded-term"
+    result = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(dest), "--lessons",
                                  "01", "--no-model-answers"])
     assert result.exit_code == 0, result.output
-    assert (graded / "notebooks" / "01_tensors_that_remember").is_dir()
-    assert not list(graded.rglob("model_answers.json"))
+    assert (dest / "notebooks" / "01_tensors_that_remember").is_dir()
+    assert not list(dest.rglob("model_answers.json"))
+    old = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(tmp_path / "x"),
+                              "--model-answers"])
+    assert old.exit_code == 1 and "--self-study" in old.output
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_model_answer_in_any_file_it_would_write_is_refused(tmp_path):
+    """The last look before the commit: a model answer's line in a file beside a lesson (an
+    instructor's notes, a copy of the solutions' text) stops it, and nothing is left."""
+    import shutil
+
+    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.steps.release import student_repo
+
+    lesson = "02_scalar_backward"
+    course = tmp_path / "course"
+    for part in ("solutions", "notebooks"):
+        shutil.copytree(ROOT / part / lesson, course / part / lesson)
+    for name in ("nbgrader_config.py", "pyproject.toml"):
+        shutil.copy(ROOT / name, course / name)
+    shutil.copytree(ROOT / "autograd_lab", course / "autograd_lab",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (course / "notebooks" / lesson / "model_answers.json").unlink()
+    line = sorted(l for l in _model_answer_lines([lesson]) if "Rubric" in l and "\\" not in l)[0]
+    (course / "notebooks" / lesson / "notes.md").write_text(f"For the TA:\n{line}\n")
+    dest = tmp_path / "class-repo"
+    with pytest.raises(ValueError, match=r"notes.md \(a model answer: --self-study"):
+        student_repo(Course(course), dest)
+    assert not dest.exists()
 
 
 def test_the_learners_get_the_learners_guide_only(repo):

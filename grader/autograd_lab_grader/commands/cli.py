@@ -218,16 +218,26 @@ def student_repo(ctx: typer.Context,
                      None, help="The lessons to hand out, by id or number (--lessons 00 01); "
                                 "default: every released one. Run again with more to add "
                                 "them."),
-                 model_answers: bool = typer.Option(
-                     True, help="Hand out the written answers' model answers, which a lesson "
-                                "reveals after the learner has written their own (for learners "
-                                "on their own). --no-model-answers for a term whose written "
-                                "answers you grade.")):
+                 self_study: bool = typer.Option(
+                     False, "--self-study", help="A repository for learners on their own: "
+                     "hand out the written answers' model answers and rubrics, which a "
+                     "lesson reveals once the learner has written their own. Without it "
+                     "(a class whose written answers you grade) there are none in it."),
+                 no_model_answers: bool = typer.Option(
+                     False, "--no-model-answers", hidden=True),     # (the default now)
+                 model_answers: bool = typer.Option(False, "--model-answers", hidden=True)):
     """Write the learners' repository: package, notebooks/, binder/, README, a git commit.
 
-    No solutions/, no hidden test, no solution source, no instructor command."""
+    No solutions/, no hidden test, no solution source, no instructor command, and no model
+    answer unless --self-study."""
     from ..steps.release import student_repo as run
 
+    if model_answers:
+        _fail("--model-answers is now --self-study: model answers and rubrics go out only in "
+              "a repository for learners on their own (`student-repo DIR --self-study`)")
+    if self_study and no_model_answers:
+        _fail("--self-study hands out the model answers, --no-model-answers leaves them out: "
+              "choose one (without either, they are left out)")
     course = _course(ctx)
     released = sorted(p.name for p in course.directory("release").iterdir() if p.is_dir())
     chosen = []
@@ -238,10 +248,12 @@ def student_repo(ctx: typer.Context,
         chosen.append(found)
     try:
         written = run(course, dest, binder=binder, lessons=chosen or None,
-                      model_answers=model_answers)
+                      self_study=self_study)
     except ValueError as error:
         _fail(str(error))
-    console.print(f"wrote {len(written)} files to {dest}, committed")
+    console.print(f"wrote {len(written)} files to {dest}, committed; "
+                  + ("with the model answers and rubrics (--self-study)" if self_study else
+                     "no model answer in it (--self-study hands them out)"))
     if binder is None:
         console.print("[yellow]no Binder badge: --binder OWNER/REPO names the repository "
                       "learners will open")

@@ -1,11 +1,13 @@
 """What learners get: the released notebooks, and a repository to hand out for a graded class."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
-from autograd_lab.checks.written import ANSWERS_FILE, write as write_model_answers
+from autograd_lab.checks.written import (ANSWERS_FILE, model_answers as _model_answers,
+                                         write as write_model_answers)
 from ..commands.course import Course
 
 LEARNER_README = """\
@@ -159,6 +161,35 @@ def release(course: Course, lessons: list[str] | None = None, *, due=None, tz=No
                late.dues(course).get(lesson) if ok else None)
 
 
+def model_answer_lines(course: Course, lessons: list[str]) -> list[str]:
+    """The lines of the lessons' model answers and rubrics (from the solutions) long enough to
+    be theirs alone, as text and as a JSON file (a notebook) spells them: what a learners'
+    repository without them must hold nowhere. A line the released notebook itself holds (a
+    model answer quoting its question) is not one."""
+    found = set()
+    for lesson in lessons:
+        solution = course.directory("source") / lesson / f"{lesson}.ipynb"
+        if not solution.is_file():
+            continue
+        release = course.directory("release") / lesson / f"{lesson}.ipynb"
+        released = release.read_text(encoding="utf-8") if release.is_file() else ""
+        for answer in _model_answers(json.loads(solution.read_text(encoding="utf-8"))).values():
+            for line in answer.splitlines():
+                forms = {line.strip(), json.dumps(line.strip(), ensure_ascii=False)[1:-1]}
+                if len(line.strip()) >= _ANSWER_LINE and not any(f in released for f in forms):
+                    found |= forms
+    return sorted(found)
+
+
+_ANSWER_LINE = 30       # characters: a line this long is a model answer's own, not a phrase
+
+
+def _handed_out(dest: Path) -> bool:
+    """Whether any commit of the learners' repository at dest has held model answers."""
+    names = _git(dest, "log", "--all", "--format=", "--name-only")
+    return any(Path(name).name == ANSWERS_FILE for name in names.splitlines())
+
+
 def _git(dest: Path, *args: str) -> str:
     import subprocess
 
@@ -173,12 +204,16 @@ def _git(dest: Path, *args: str) -> str:
 
 
 def student_repo(course: Course, dest: Path, *, binder: str | None = None,
-                 lessons: list[str] | None = None, model_answers: bool = True) -> list[Path]:
+                 lessons: list[str] | None = None, self_study: bool = False) -> list[Path]:
     """Write the learners' repository to dest, a git repository (one commit a release); returns
     the files written. `lessons`: only these (run again with more for a weekly release: the
-    lessons already there stay). `model_answers`: hand out the written answers' model answers
-    (for learners on their own; not for a term whose written answers are graded). Refuses (ValueError) when anything in it would hold a
-    solution or a hidden test, and a non-empty dest it did not write."""
+    lessons already there stay). `self_study`: hand out the written answers' model answers
+    and rubrics (``model_answers.json``, which ``reveal`` shows after an attempt), for
+    learners on their own; without it the repository holds none, for a class whose written
+    answers are graded. Refuses (ValueError) when anything in it would hold a solution, a
+    hidden test or (unless `self_study`) a model answer, when a repository whose history
+    holds model answers is updated without `self_study` (a commit cannot take them back), and
+    a non-empty dest it did not write."""
     dest = Path(dest)
     released = course.directory("release")
     known = sorted(p.name for p in released.iterdir() if (p / f"{p.name}.ipynb").is_file())
@@ -189,6 +224,13 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
     if dest.exists() and any(dest.iterdir()) and not update:
         raise ValueError(f"{dest} is not empty, nor a learners' repository written by "
                          "student-repo")
+    if update and not self_study and _handed_out(dest):
+        raise ValueError(
+            f"{dest}'s history holds model answers ({ANSWERS_FILE}: written with --self-study, "
+            "or by a student-repo older than --self-study, which handed them out unless told "
+            "not to); a new commit cannot take them back. For a class whose written answers "
+            "you grade, write a new repository (and push it in place of this one); to keep "
+            "handing them out, run this again with --self-study")
     before = sorted(p.name for p in (dest / "notebooks").iterdir()) if update else []
     chosen = sorted(set(before) | set(lessons or known))
     if update:
@@ -209,7 +251,7 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
                          "course's checkout (run it there, or with -C pointing there)")
     shutil.copytree(package, dest / "autograd_lab",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    skip = _SKIP if model_answers else shutil.ignore_patterns(ANSWERS_FILE, *_SKIP_NAMES)
+    skip = _SKIP if self_study else shutil.ignore_patterns(ANSWERS_FILE, *_SKIP_NAMES)
     for lesson in chosen:
         shutil.copytree(released / lesson, dest / "notebooks" / lesson, ignore=skip)
     if (root / "binder").is_dir():
@@ -238,11 +280,18 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
         badge = BINDER.format(link=binder_link(binder, chosen[0]), lessons=lines)
     (dest / "README.md").write_text(LEARNER_README.format(binder=badge))
     written = sorted(p for p in dest.rglob("*") if p.is_file() and ".git" not in p.parts)
-    leaks = [str(p.relative_to(dest)) for p in written
-             if _SECRETS.search(p.read_text(errors="ignore"))]
+    answers = [] if self_study else model_answer_lines(course, chosen)
+    leaks = []
+    for path in written:
+        text = path.read_text(errors="ignore")
+        if _SECRETS.search(text):
+            leaks.append(f"{path.relative_to(dest)} (a solution or a hidden test)")
+        elif any(line in text for line in answers):
+            leaks.append(f"{path.relative_to(dest)} (a model answer: --self-study hands them "
+                         "out)")
     if leaks:
         shutil.rmtree(dest)
-        raise ValueError(f"solutions or hidden tests would be handed out in: {', '.join(leaks)}")
+        raise ValueError(f"the learners' repository would hand out: {', '.join(leaks)}")
     if not update:
         _git(dest, "init", "-q", "-b", "main")
     _git(dest, "add", "-A")
