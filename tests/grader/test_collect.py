@@ -505,22 +505,31 @@ def test_an_export_of_some_lessons_leaves_the_class_wide_file_alone(course, tmp_
     assert (out / f"grades-{L}.csv").is_file() and (out / f"questions-{L}.csv").is_file()
 
 
-def test_a_notebook_placed_by_hand_gets_its_files_time_and_extensions_come_from_a_csv(
+def test_a_notebook_placed_by_hand_gets_the_time_given_and_extensions_come_from_a_csv(
         course, tmp_path):
+    """A lesson with a due date: placed by hand, a notebook needs --time (the LMS's), and its
+    file's modification time (a learner's to set, in a zip of their own) is never read."""
     from datetime import datetime
 
     from autograd_lab_grader.gradebook import late
 
+    late.set_due(course, L, datetime(2026, 11, 20, 23, 59))
     path = tmp_path / "mine.ipynb"
     path.write_bytes(_nb(course))
-    os.utime(path, (1795000000, 1795000000))
-    result = runner.invoke(app, ["-C", str(course.root), "collect", str(path), "--student",
-                                 "ann", "--lesson", L])
+    os.utime(path, (1700000000, 1700000000))           # 2023: long before the due date
+    cli = ["-C", str(course.root), "collect", str(path), "--student", "ann", "--lesson", L]
+    refused = runner.invoke(app, cli)
+    assert refused.exit_code == 1
+    said = " ".join(refused.output.split())
+    assert "has a due date: say when this notebook was handed in, with --time" in said
+    assert "modification time is not read" in said
+    assert not course.submission(L, "ann").exists()
+    result = runner.invoke(app, cli + ["--time", "2026-11-18 13:00", "--timezone",
+                                       "Europe/Berlin"])
     assert result.exit_code == 0, result.output
-    stamp = datetime.utcfromtimestamp(1795000000).strftime("%Y-%m-%d %H:%M:%S UTC")
+    stamp = "2026-11-18 12:00:00 UTC"
     assert course.submission(L, "ann").joinpath("timestamp.txt").read_text().strip() == stamp
-    assert f"submission time {stamp}: the file's modification time" in result.output
-    late.set_due(course, L, datetime(2026, 11, 20, 23, 59))
+    assert f"submission time {stamp}, as --time gives it" in " ".join(result.output.split())
     grants = tmp_path / "extensions.csv"
     grants.write_text(f"student,lesson,due\nann,{L},2\nbob,{L},2026-12-01 10:00\n")
     result = runner.invoke(app, ["-C", str(course.root), "extend", "--csv", str(grants),
@@ -533,3 +542,212 @@ def test_a_notebook_placed_by_hand_gets_its_files_time_and_extensions_come_from_
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
     assert rows["ann"]["submitted"] == stamp and rows["ann"]["due"] == "2026-11-22 23:59:00 UTC"
     assert rows["ann"]["late"] == "no"          # (handed in on the 18th)
+
+
+# -- late work made to look on time: a submission's time is the LMS's or the instructor's ----
+
+DUE = (2026, 11, 20, 23, 59, 0)               # the lesson's due date (UTC)
+HANDED_IN = (2026, 11, 22, 9, 0, 0)           # the LMS's time of the hand-in: late
+LMS_STAMP = "2026-11-22 09:00:00 UTC"
+EARLY = b"2026-11-01 09:00:00"                # what the learner's own files say
+
+
+def _due(course):
+    from datetime import datetime
+
+    from autograd_lab_grader.gradebook import late
+
+    late.set_due(course, L, datetime(*DUE))
+
+
+def _download(path, members, when=HANDED_IN):
+    """A zip as the LMS writes it: every member stamped with the hand-in's time; a member
+    whose data is ("link", target) has a link's mode."""
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members:
+            if isinstance(data, tuple):
+                _link_member(z, name, data[1])
+            else:
+                z.writestr(zipfile.ZipInfo(name, date_time=when), data)
+    return path
+
+
+def _unpacked(path, members, when=HANDED_IN):
+    """The same download unpacked into a folder (its files keep the zip's times)."""
+    import calendar
+
+    stamp = calendar.timegm(when)
+    for name, data in members:
+        target = path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, tuple):
+            os.symlink(data[1], target)
+        else:
+            target.write_bytes(data)
+            os.utime(target, (stamp, stamp))
+    return path
+
+
+# a timestamp.txt of the learner's, by every name that reads as one
+STAMPS = ["timestamp.txt", "TIMESTAMP.TXT", "Timestamp.txt", "timestamp\u200b.txt",
+          "\uff54imestamp.txt", " timestamp.txt"]
+
+# layout -> (its members for the learner's notebook and a file named `name`, the id, an LMS's)
+LAYOUTS = {
+    "canvas": (lambda name: [f"leeann_late_101_9001_{L}.ipynb", f"leeann_late_101_9001_{name}"],
+               "101", True),
+    "moodle-folders": (lambda name: [f"Ann Lee_11_assignsubmission_file_/{L}.ipynb",
+                                     f"Ann Lee_11_assignsubmission_file_/{name}"], "11", True),
+    "moodle-flat": (lambda name: [f"Ann Lee_11_assignsubmission_file_{L}.ipynb",
+                                  f"Ann Lee_11_assignsubmission_file_{name}"], "11", True),
+    "nbgrader": (lambda name: [f"ann/{L}/{L}.ipynb", f"ann/{L}/{name}"], "ann", False),
+    "submitted": (lambda name: [f"submitted/ann/{L}/{L}.ipynb", f"submitted/ann/{L}/{name}"],
+                  "ann", False),
+    "learner-folder": (lambda name: [f"ann/{L}.ipynb", f"ann/{name}"], "ann", False),
+}
+
+
+@pytest.mark.parametrize("form", ["zip", "folder"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_a_timestamp_handed_in_is_refused_in_every_layout(course, tmp_path, layout, form):
+    """A late learner hands in, beside their notebook, timestamp.txt saying they were early:
+    under every name that reads as it, and as a link to a file that says so. It is refused and
+    named, never placed; their time is the LMS's (an LMS's download), or none (a layout of no
+    LMS); their notebook is placed, and they are not failed for it."""
+    from autograd_lab_grader.gradebook import late
+
+    _due(course)
+    members_of, student, from_lms = LAYOUTS[layout]
+    lie = tmp_path / "early.txt"
+    lie.write_bytes(EARLY)
+    members = [(members_of("x")[0], _nb(course))]
+    members += [(members_of(name)[1], EARLY) for name in STAMPS]
+    link = members_of("timestamp.txt")[1].replace("timestamp.txt", "timeStamp.txt")
+    members.append((link, ("link", str(lie))))
+    source = (_download(tmp_path / "download.zip", members) if form == "zip"
+              else _unpacked(tmp_path / "download", members))
+    result = collect.collect(course, source, lesson=L)
+    assert result.lms == ({"canvas": "canvas"}.get(layout) or
+                          ("moodle" if layout.startswith("moodle") else None))
+    folder = course.submission(L, student)
+    expected = {f"{L}.ipynb"} | ({"timestamp.txt"} if from_lms else set())
+    assert {p.name for p in folder.iterdir()} == expected
+    assert folder.joinpath(f"{L}.ipynb").read_bytes() == _nb(course)
+    if from_lms:
+        assert folder.joinpath("timestamp.txt").read_text().strip() == LMS_STAMP
+    assert late.submitted_at(folder) == (
+        __import__("datetime").datetime(*HANDED_IN) if from_lms else None)
+    why = dict(result.not_placed)
+    for name, _ in members[1:-1]:
+        assert "a timestamp.txt handed in" in why[name], (name, why)
+    assert why[link] in ("a symbolic link (not followed)",
+                         "a timestamp.txt handed in: a submission's time is the LMS's (its "
+                         "download) or yours (`collect NOTEBOOK --time`), never a file's")
+    assert result.refused == {}
+
+
+def test_canvas_s_late_mark_is_its_own_whatever_the_learners_file_is_called(course, tmp_path):
+    """Only Canvas's part of a name says whose a file is and whether it is late: a learner's
+    own file name that holds another learner's prefix, a `_late` or none cannot move either;
+    the late mark moves the time across the due date whatever the zip's time says."""
+    from autograd_lab_grader.gradebook import late
+
+    _due(course)
+    nb = _nb(course)
+    on_time = (2026, 11, 19, 14, 30, 0)
+    members = [
+        (f"leeann_late_101_9001_raybob_102_9002_{L}.ipynb", nb, on_time),   # late, says Bob's
+        (f"raybob_102_9002_leeann_late_101_9001_{L}.ipynb", nb, HANDED_IN),  # Canvas: on time
+        (f"yucy_late_103_9003_yucy_103_9003_{L}.ipynb", nb, on_time),       # late, its own name
+        (f"ohdan_104_9004_{L}_late.ipynb", nb, on_time),                    # "late": not Canvas's
+    ]
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for name, data, when in members:
+            z.writestr(zipfile.ZipInfo(name, date_time=when), data)
+    result = collect.collect(course, archive, lesson=L)
+    assert result.lms == "canvas"
+    assert sorted(s for s, _, f in result.placed if f == f"{L}.ipynb") == ["101", "102", "103",
+                                                                          "104"]
+    times = {s: late.submitted_at(course.submission(L, s)) for s in ("101", "102", "103", "104")}
+    from datetime import datetime, timedelta
+    due = datetime(*DUE)
+    assert times == {"101": due + timedelta(seconds=1), "102": due,
+                     "103": due + timedelta(seconds=1), "104": datetime(*on_time)}
+
+
+def test_a_date_in_the_notebook_is_no_submission_time(course, tmp_path):
+    """The notebook's metadata (the notebook's, nbgrader's, a cell's) says it was handed in
+    early: collect, nbgrader's autograde and the export read the LMS's time all the same."""
+    import nbformat
+
+    from autograd_lab_grader.steps import grade
+
+    _due(course)
+    nb = gc.released(course.root)
+    nb.metadata["timestamp"] = EARLY.decode()
+    nb.metadata["submitted_at"] = EARLY.decode()
+    nb.metadata["autograd_lab"] = {"submitted": EARLY.decode(), "late": False}
+    nb.metadata["nbgrader"] = {"timestamp": EARLY.decode()}
+    nb.cells[0].metadata["timestamp"] = EARLY.decode()
+    archive = _download(tmp_path / "moodle.zip", [
+        (f"Ann Lee_11_assignsubmission_file_{L}.ipynb", nbformat.writes(nb).encode())])
+    collect.collect(course, archive, lesson=L)
+    rows = grade.grade(course, L, grade.Options(jobs=1))
+    assert rows[0]["status"] != status.FAILED, rows
+    with course.gradebook() as gb:
+        submission = gb.find_submission(L, "11")
+        assert submission.timestamp == __import__("datetime").datetime(*HANDED_IN)
+        assert submission.total_seconds_late > 0
+    out = tmp_path / "out"
+    export.export(course, out, [L])
+    import csv
+    row = next(csv.DictReader((out / f"grades-{L}.csv").open(encoding="utf-8")))
+    assert row["submitted"] == LMS_STAMP and row["late"] == "yes", row
+
+
+@pytest.mark.parametrize("lms_kind", ["canvas", "moodle"])
+def test_a_zip_handed_in_is_placed_by_hand_at_the_lms_s_time_not_its_files(course, tmp_path,
+                                                                          lms_kind):
+    """A late learner sets their notebook's time before the due date and hands in a zip of it.
+    collect refuses the zip, and the command it gives places the notebook at the LMS's time:
+    unpacked (`unzip` keeps the learner's time on the file), placed by hand, the file's time is
+    not read; without --time the lesson's due date refuses it."""
+    import calendar
+    import re
+    import shlex
+
+    from autograd_lab_grader.gradebook import late
+
+    _due(course)
+    inner = tmp_path / "made-by-the-learner.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr(zipfile.ZipInfo(f"{L}.ipynb", date_time=(2026, 11, 1, 9, 0, 0)), _nb(course))
+    name = {"canvas": f"leeann_late_101_9001_{L}.zip",
+            "moodle": f"Ann Lee_11_assignsubmission_file_/{L}.zip"}[lms_kind]
+    student = {"canvas": "101", "moodle": "11"}[lms_kind]
+    result = collect.collect(course, _download(tmp_path / "download.zip",
+                                               [(name, inner.read_bytes())]), lesson=L)
+    why = dict(result.not_placed)[name]
+    assert "a zip, not a notebook" in why
+    command = re.search(r"`(autograd-lab collect [^`]+)`", why)[1]
+    assert command == (f'autograd-lab collect NOTEBOOK --student {student} --lesson {L} '
+                       f'--time "{LMS_STAMP}"'), command
+    assert result.refused == {(L, student): f"collect refused {name}: {why}"}
+    # the instructor unzips it, as `unzip` does: the file keeps the learner's time
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(inner) as z:
+        z.extractall(unpacked)
+        when = calendar.timegm(z.getinfo(f"{L}.ipynb").date_time + (0, 0, 0))
+    notebook = unpacked / f"{L}.ipynb"
+    os.utime(notebook, (when, when))
+    args = shlex.split(command)[1:]
+    args[args.index("NOTEBOOK")] = str(notebook)
+    without_time = args[:args.index("--time")]
+    refused = runner.invoke(app, ["-C", str(course.root), *without_time])
+    assert refused.exit_code == 1 and "--time" in refused.output
+    placed = runner.invoke(app, ["-C", str(course.root), *args])
+    assert placed.exit_code == 0, placed.output
+    folder = course.submission(L, student)
+    assert folder.joinpath("timestamp.txt").read_text().strip() == LMS_STAMP
+    assert late.submitted_at(folder) == __import__("datetime").datetime(*HANDED_IN)

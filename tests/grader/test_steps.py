@@ -164,9 +164,11 @@ def test_collect_from_a_zip_places_what_it_can_and_names_the_rest(mixed, tmp_pat
     result = collect.collect(Course(root), archive)
     assert sorted(result.placed) == [("ivan", "fixture", "fixture.ipynb"),
                                      ("judy", "fixture", "fixture.ipynb"),
-                                     ("kim", "fixture", "fixture.ipynb"),
-                                     ("kim", "fixture", "timestamp.txt")]
+                                     ("kim", "fixture", "fixture.ipynb")]
     assert dict(result.not_placed) == {
+        "submitted/kim/fixture/timestamp.txt": (
+            "a timestamp.txt handed in: a submission's time is the LMS's (its download) or "
+            "yours (`collect NOTEBOOK --time`), never a file's"),
         "../evil_fixture.ipynb": "unsafe path (absolute or with ..)",
         "/abs/mallory_fixture.ipynb": "unsafe path (absolute or with ..)",
         "sub/../../up_fixture.ipynb": "unsafe path (absolute or with ..)",

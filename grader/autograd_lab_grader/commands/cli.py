@@ -293,6 +293,10 @@ def collect(ctx: typer.Context,
                                     "recognised from the names when they say so)."),
             student: Optional[str] = typer.Option(
                 None, "--student", help="With one notebook as SOURCE: whose it is."),
+            when: Optional[str] = typer.Option(
+                None, "--time", help="With one notebook as SOURCE: when it was handed in, as "
+                                     "the LMS shows it (in --timezone); needed for a lesson "
+                                     "with a due date (the file's own time is not read)."),
             student_pattern: str = typer.Option(
                 None, help="For a flat folder or zip of no LMS: a regular expression whose "
                            "group `student` is the id in a file name (default: up to the "
@@ -300,7 +304,8 @@ def collect(ctx: typer.Context,
             max_size: int = typer.Option(20, min=1, help="Megabytes a submitted file may have."),
             timezone_name: str = typer.Option(
                 "UTC", "--timezone", help="The time zone of the LMS zip's file times (they "
-                                          "become nbgrader's submission times).")):
+                                          "become nbgrader's submission times) and of "
+                                          "--time.")):
     """Bring submissions into submitted/<student>/<lesson>/, naming every file not placed.
 
     Safe to run on every download: an identical submission is unchanged (not graded again),
@@ -317,8 +322,14 @@ def collect(ctx: typer.Context,
         if student is not None or source.is_file() and not zipfile_like(source):
             if student is None or lesson is None:
                 _fail("one notebook is placed with --student ID --lesson LESSON")
-            result = step.collect_file(course, source, student, lesson, max_bytes=limit)
+            from ..gradebook import late
+
+            result = step.collect_file(course, source, student, lesson, max_bytes=limit,
+                                       when=late.parse_when(when, zone) if when else None)
         else:
+            if when is not None:
+                _fail("--time is for one notebook placed by hand: a download's times are "
+                      "the LMS's")
             if lms_kind is not None and lms_kind not in KINDS:
                 _fail(f"--lms is one of {', '.join(KINDS)}, not {lms_kind}")
             result = step.collect(course, source, lesson=lesson, kind=lms_kind,

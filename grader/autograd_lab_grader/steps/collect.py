@@ -31,8 +31,14 @@ Collecting a download again is safe: a submission whose files are the same is ``
 what could not be placed is listed with the reason, and can be placed by hand
 (``collect FILE --student ID --lesson L``).
 
-Canvas's ``_late`` mark and a zip member's time become nbgrader's ``timestamp.txt``, so that
-nbgrader's own late rules apply.
+A submission's time (nbgrader's ``timestamp.txt``, which its late rules and export read) is
+what the LMS or the instructor says, never what a learner handed in: a zip member's time in an
+LMS's download (the LMS's, read in ``tz``), moved across the due date where Canvas's ``_late``
+mark says otherwise, or the time given with a notebook placed by hand (``collect_file``'s
+``when``; a lesson with a due date needs one). A ``timestamp.txt`` handed in (in any layout,
+in any case, as a link) is refused and named; a notebook's metadata and a file's modification
+time (a learner sets one before zipping their notebook themselves) are never read. A folder
+or zip in no LMS's layout gives no time.
 """
 from __future__ import annotations
 
@@ -195,15 +201,33 @@ def _student(text: str) -> str:
 
 _AMBIGUOUS = ("its name can be read as more than one learner's (Moodle participant {ids}): "
               "placed as no one's; if you know whose it is, place it by hand with "
-              "`autograd-lab collect FILE --student ID --lesson LESSON`")
+              "`{by_hand}`")
 _NOT_THEIR_NAME = ("its name says {said!r}, but participant {student} is {known!r} in the course's "
                    "roster: placed as no one's (if they renamed themselves, read a new grading "
                    "worksheet with `autograd-lab roster` and collect again)")
 
 
 _A_ZIP = ("a zip, not a notebook: collect opens no zip inside a download; unzip it, look at "
-          "what is inside, and place the notebook by hand with `autograd-lab collect "
-          "NOTEBOOK --student {student} --lesson {lesson}`")
+          "what is inside, and place the notebook by hand with `{by_hand}`")
+_A_TIMESTAMP = ("a timestamp.txt handed in: a submission's time is the LMS's (its download) "
+                "or yours (`collect NOTEBOOK --time`), never a file's")
+
+
+def by_hand_command(student: str, lesson: str, when: str | None = None,
+                    file: str = "NOTEBOOK") -> str:
+    """The command that places one notebook by hand, with the time the LMS gave it."""
+    return (f"autograd-lab collect {file} --student {student} --lesson {lesson}"
+            + (f' --time "{when}"' if when else ""))
+
+
+def _timestamp_named(name: str) -> bool:
+    """Whether a file's name is nbgrader's timestamp.txt, in any case or spelling that reads
+    as it (compatibility forms, invisible characters, spaces)."""
+    import unicodedata
+
+    plain = "".join(c for c in unicodedata.normalize("NFKC", name).casefold()
+                    if not c.isspace() and unicodedata.category(c) != "Cf")
+    return re.match(r"timestamp(\.|$)", plain) is not None
 
 
 @dataclass
@@ -215,12 +239,14 @@ class Placement:
     name: str = ""              # the LMS's display name
     late: bool = False          # Canvas's _late mark
     lms: str | None = None      # the LMS whose download it came from
-    by_hand: bool = False       # placed by hand: its file's modification time is its time
+    by_hand: bool = False       # placed by hand: its time is the instructor's (--time)
 
 
 def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN, *,
-          kind: str | None = None, lesson: str | None = None) -> Placement:
-    """Where an entry goes, or Refused saying why not."""
+          kind: str | None = None, lesson: str | None = None,
+          when: str | None = None) -> Placement:
+    """Where an entry goes, or Refused saying why not (`when`: the time the LMS gives it, for
+    the command a refusal suggests)."""
     if _unsafe(name):
         raise Refused("unsafe path (absolute or with ..)")
     parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".")]
@@ -231,17 +257,21 @@ def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN,
                           + (" (a folder inside the learner's folder)"
                              if kind == lms.MOODLE and len(parts) > 2 else ""))
         if found.ambiguous:
-            raise Refused(_AMBIGUOUS.format(ids=" or ".join(found.ambiguous)))
+            raise Refused(_AMBIGUOUS.format(ids=" or ".join(found.ambiguous),
+                                            by_hand=by_hand_command("ID", lesson or "LESSON",
+                                                                    when, "FILE")))
         if kind == lms.MOODLE and found.plugin != "file":
             raise Refused(f"Moodle {found.plugin} answer, not a notebook")
         return _notebook(found.student, found.file, lessons, lesson, name=found.name,
-                         late=found.late, kind=kind)
+                         late=found.late, kind=kind, when=when)
     if parts and parts[0] == "submitted" and len(parts) == 4:
         parts = parts[1:]           # a copy of another course's submitted/ folder
     if len(parts) == 3 and parts[1] in lessons:
         if lesson and parts[1] != lesson:
             raise Refused(f"in {parts[1]}'s folder, not {lesson}'s (nbgrader's layout names "
                           "its lesson)")
+        if _timestamp_named(parts[2]):
+            raise Refused(_A_TIMESTAMP)
         if parts[2].endswith(".ipynb") and parts[2] != f"{parts[1]}.ipynb":
             return _notebook(_student(parts[0]), parts[2], lessons, parts[1])
         return Placement(_student(parts[0]), parts[1], parts[2])
@@ -259,10 +289,14 @@ def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN,
 
 
 def _notebook(student: str, file: str, lessons: list[str], lesson: str | None, *,
-              name: str = "", late: bool = False, kind: str | None = None) -> Placement:
+              name: str = "", late: bool = False, kind: str | None = None,
+              when: str | None = None) -> Placement:
+    if _timestamp_named(file):
+        raise Refused(_A_TIMESTAMP)
     if not file.endswith(".ipynb"):
         if file.lower().endswith(".zip"):
-            raise Refused(_A_ZIP.format(student=student or "ID", lesson=lesson or "LESSON"))
+            raise Refused(_A_ZIP.format(by_hand=by_hand_command(
+                student or "ID", lesson or "LESSON", when)))
         raise Refused("not a notebook")
     if not student:
         raise Refused("no student id")
@@ -296,17 +330,27 @@ def _download_lesson(entries: list[Entry], kind: str, lessons: list[str]) -> str
                      f"{named}: say which lesson it is for with --lesson")
 
 
-def _timestamp(dues: dict, placement: Placement, time: datetime | None,
-               tz: timezone) -> str | None:
+def _timestamp(dues: dict, kind: str | None, lesson: str | None, late: bool,
+               time: datetime | None, tz: timezone) -> str | None:
     """nbgrader's timestamp for an LMS's submission: the zip member's time (the LMS's, read in
     `tz`), moved across the lesson's due date where Canvas's late mark says otherwise
     (``canvas.submitted_at``)."""
     if time is not None and time.tzinfo is None:      # a zip's time: the LMS's local time
         time = time.replace(tzinfo=tz)
     when = time.astimezone(timezone.utc).replace(tzinfo=None) if time else None
-    if placement.lms == lms.CANVAS:
-        when = canvas.submitted_at(when, dues.get(placement.lesson), placement.late)
+    if kind == lms.CANVAS:
+        when = canvas.submitted_at(when, dues.get(lesson), late)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None
+
+
+def _lms_time(entry: Entry, kind: str | None, lesson: str | None, dues: dict,
+              tz: timezone) -> str | None:
+    """The time an LMS's download gives an entry (for the command that places it by hand);
+    None outside an LMS's download."""
+    if kind is None or entry.time is None:
+        return None
+    found = lms.identify(kind, [p for p in entry.parts if p not in ("", ".")][:2])
+    return _timestamp(dues, kind, lesson, bool(found and found.late), entry.time, tz)
 
 
 def _dues(course: Course) -> dict[str, datetime]:
@@ -372,7 +416,7 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
     if kind is not None and lesson is None:
         lesson = _download_lesson(readable, kind, lessons)
         result.lesson = lesson
-    dues = _dues(course) if kind == lms.CANVAS else {}
+    dues = _dues(course) if kind is not None else {}
     if kind == lms.MOODLE:
         from .roster import names
         known = names(course)
@@ -383,7 +427,8 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
             result.not_placed.append((entry.name, entry.problem))
             continue
         try:
-            placement = place(entry.name, lessons, student_pattern, kind=kind, lesson=lesson)
+            placement = place(entry.name, lessons, student_pattern, kind=kind, lesson=lesson,
+                              when=_lms_time(entry, kind, lesson, dues, tz))
             if kind == lms.MOODLE and known.get(placement.student) and \
                     not moodle.same_name(placement.name, known[placement.student]):
                 raise Refused(_NOT_THEIR_NAME.format(said=placement.name, student=placement.student,
@@ -405,9 +450,11 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
         notebooks = [(e, p) for e, p in found if p.file == f"{lesson_id}.ipynb"]
         if len(notebooks) > 1:
             for entry, _ in notebooks:
+                command = by_hand_command(
+                    student, lesson_id, _lms_time(entry, kind, lesson_id, dues, tz), "FILE")
                 result.not_placed.append((entry.name, (
                     f"{len(notebooks)} notebooks for {student}, {lesson_id}: choose one with "
-                    f"`autograd-lab collect FILE --student {student} --lesson {lesson_id}`")))
+                    f"`{command}`")))
             result.refused[(lesson_id, student)] = "several notebooks handed in"
             continue
         _store(course, result, student, lesson_id, found, tz, dues)
@@ -444,11 +491,19 @@ def _owner(entry: Entry, kind: str | None, lesson: str | None, lessons: list[str
 
 
 def collect_file(course: Course, source: Path, student: str, lesson: str, *,
-                 max_bytes: int = MAX_BYTES) -> Collected:
-    """Place one notebook by hand as `student`'s submission of `lesson`."""
+                 when: datetime | None = None, max_bytes: int = MAX_BYTES) -> Collected:
+    """Place one notebook by hand as `student`'s submission of `lesson`, handed in at `when`
+    (naive UTC: the time the LMS shows for it). A lesson with a due date needs `when`: the
+    file's own modification time is the learner's to set (a notebook from a zip they made
+    keeps the time they gave it)."""
     lessons = course.lessons()
     if lesson not in lessons:
         raise ValueError(f"no lesson {lesson!r} in this course ({', '.join(lessons)})")
+    if when is None and lesson in _dues(course):
+        raise ValueError(f"{lesson} has a due date: say when this notebook was handed in, "
+                         f"with --time (the time the LMS shows for it; collect's message for a "
+                         f"file it refused gives it). Its file's modification time is not "
+                         f"read: a learner sets it before zipping their notebook.")
     student = lms.nfc(student).strip()
     if not student or _student(student) != student.lower() or student.startswith("."):
         raise ValueError(f"{student!r} cannot be a student id (a folder name: letters, digits, "
@@ -462,9 +517,12 @@ def collect_file(course: Course, source: Path, student: str, lesson: str, *,
     named = _lesson_in(source.stem, lessons)
     placement = Placement(student, lesson, f"{lesson}.ipynb", named if named != lesson else None,
                           by_hand=True)
-    entry.time = datetime.fromtimestamp(info.st_mtime, timezone.utc)
+    entry.time = when.replace(tzinfo=timezone.utc) if when is not None else None
     result = Collected()
     _store(course, result, student, lesson, [(entry, placement)], timezone.utc, {})
+    if when is None:
+        result.notes.append((source.name, "no submission time (the lesson has no due date; "
+                                          "give one with --time if it gets one)"))
     _record_refusals(course, result)
     return result
 
@@ -485,13 +543,16 @@ def _store(course, result, student, lesson, found, tz, dues):
         if placement.name:
             result.names[student] = placement.name
         if (placement.lms or placement.by_hand) and placement.file.endswith(".ipynb"):
-            stamp = _timestamp(dues, placement, entry.time, tz)
-            if stamp and "timestamp.txt" not in files:
+            # (the LMS's time, or the instructor's: nothing of the learner's is placed as
+            # timestamp.txt, place() refuses it)
+            stamp = _timestamp(dues, placement.lms, placement.lesson, placement.late,
+                               entry.time, tz)
+            if stamp:
                 files["timestamp.txt"] = (stamp + "\n").encode()
                 generated.add("timestamp.txt")
                 if placement.by_hand:
-                    result.notes.append((entry.name, f"submission time {stamp}: the file's "
-                                                     "modification time (timestamp.txt)"))
+                    result.notes.append((entry.name, f"submission time {stamp}, as --time "
+                                                     "gives it (timestamp.txt)"))
     folder = course.submission(lesson, student)
     # the same notebook again is unchanged even if the zip's time for it moved (an LMS may
     # stamp a download's members with the time of the download): the first time stays
