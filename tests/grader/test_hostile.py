@@ -228,3 +228,223 @@ def test_kernel_users_are_never_shared_by_two_live_kernels(tmp_path):
                 first.close()
         finally:
             private.remove()
+
+
+# -- one learner's run against the warm server that forks the next learner's kernel ---------
+
+MARKER = "4711.0816"     # in the command line of every process the fork-parent attack leaves
+# Learner A, who has read zygote.py: everything a kernel can try against the server it was
+# forked from and the kernels it forks next. Each attempt prints TRIED, its name, and DONE or
+# REFUSED; what needs no refusal (an IPC object, a process left running) is cleared after it.
+FORK_PARENT = r'''
+import builtins, ctypes, os, signal, socket, subprocess, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+parent = os.getppid()
+def tried(name, attempt):
+    try:
+        print('TRIED', name, 'DONE', repr(attempt())[:60])
+    except OSError as error:
+        print('TRIED', name, 'REFUSED', error)
+def checked(code):
+    if code < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return code
+# the server itself: signals, its memory, its descriptors, tracing it, its socket
+for signum in (signal.SIGKILL, signal.SIGTERM, signal.SIGSTOP, signal.SIGINT, signal.SIGUSR1):
+    tried(f'signal-parent-{signum}', lambda: os.kill(parent, signum))
+# (its process group: getpgid says 0, a group outside this PID namespace, which killpg
+# reads as the caller's own)
+tried('signal-parent-group', lambda: os.killpg(parent, signal.SIGKILL))
+tried('signal-init', lambda: os.kill(1, signal.SIGKILL))
+tried('parent-memory', lambda: open(f'/proc/{parent}/mem', 'r+b'))
+tried('parent-descriptors', lambda: os.listdir(f'/proc/{parent}/fd'))
+tried('parent-descriptor', lambda: open(f'/proc/{parent}/fd/0', 'wb'))
+tried('parent-trace', lambda: checked(libc.ptrace(16, parent, 0, 0)))         # PTRACE_ATTACH
+pidfd = os.pidfd_open(parent)
+tried('parent-pidfd-getfd', lambda: checked(libc.syscall(438, pidfd, 3, 0)))   # pidfd_getfd
+tried('parent-pidfd-signal', lambda: signal.pidfd_send_signal(pidfd, signal.SIGKILL))
+tried('server-socket', lambda: socket.socket(socket.AF_UNIX).connect(
+    '../../control/zygote.sock'))
+tried('spool', lambda: os.listdir('../..'))
+# the files the server or the next kernel imports or reads
+import autograd_lab.checks, numpy
+version = f'python{sys.version_info[0]}.{sys.version_info[1]}'
+for target in (autograd_lab.checks.__file__, numpy.__file__, os.__file__,
+               os.path.join(os.path.dirname(numpy.__file__), '__pycache__', 'x.pyc'),
+               os.path.join(sys.prefix, 'lib', version, 'site-packages', 'sitecustomize.py'),
+               '../../server-home/.matplotlib/matplotlibrc',
+               '../../server-home/.ipython/profile_default/startup/00-left.py',
+               '/tmp/sitecustomize.py', '/dev/shm/left-by-a', '/etc/left-by-a'):
+    tried('write ' + target, lambda: open(target, 'a').write('\nraise SystemExit\n'))
+# what a fork would inherit, were the server this process
+sys.modules['left_by_a'] = sys
+builtins.LEFT_BY_A = autograd_lab.checks.LEFT_BY_A = numpy.LEFT_BY_A = True
+os.environ['LEFT_BY_A'] = '1'
+# IPC that outlives its maker
+tried('ipc-shared-memory', lambda: checked(libc.shmget(0x4711, 1 << 20, 0o1666)))
+tried('ipc-semaphores', lambda: checked(libc.semget(0x4712, 4, 0o1666)))
+tried('ipc-message-queue', lambda: checked(libc.msgget(0x4713, 0o1666)))
+tried('posix-message-queue', lambda: checked(ctypes.CDLL('librt.so.1', use_errno=True).mq_open(
+    b'/left-by-a', os.O_CREAT | os.O_RDWR, 0o666, None)))
+# processes left behind: a daemon listening on sockets, one that hops to a new process id in
+# a loop (a listing of /proc and a kill each would miss it), one that stops every process of
+# its user once the kernel is gone (the one that would clear them among them)
+LEFT = """
+import os, signal, socket, sys, time
+kernel, kind = int(sys.argv[1]), sys.argv[2]
+if kind == 'listens':
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind('\\0left-by-a')
+    listening.listen()
+    served = socket.create_server(('127.0.0.1', 47112))
+    time.sleep(600)
+elif kind == 'hops':
+    while True:
+        try:
+            if os.fork():
+                os._exit(0)
+        except OSError:
+            pass
+else:
+    while os.path.exists(f'/proc/{kernel}/cmdline') and open(f'/proc/{kernel}/cmdline').read():
+        time.sleep(0.001)
+    while True:
+        try:
+            os.kill(-1, signal.SIGSTOP)
+        except OSError:
+            pass
+"""
+for kind in ('listens', 'hops', 'stops'):
+    tried('leave-' + kind, lambda: subprocess.Popen(
+        [sys.executable, '-c', LEFT, str(os.getpid()), kind, 'MARKER'],
+        start_new_session=True).pid)
+threading.Thread(target=time.sleep, args=(600,), daemon=False).start()
+time.sleep(1)
+'''.replace("MARKER", MARKER)
+# Learner C, graded after A by the same server: what of A's can a kernel forked next find?
+LOOKS = r'''
+import builtins, os, socket, sys
+mine = os.getuid()
+others = []
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    try:
+        owner = os.stat(f'/proc/{pid}').st_uid
+        command = open(f'/proc/{pid}/cmdline', 'rb').read().replace(b'\0', b' ').decode()
+    except OSError:
+        continue
+    if owner not in (0, mine):
+        others.append((pid, owner, command))
+print('OTHERS', others)
+print('IPC', [line for kind in ('shm', 'sem', 'msg')
+              for line in open(f'/proc/sysvipc/{kind}').read().splitlines()[1:]])
+for name, family, address in (('abstract', socket.AF_UNIX, '\0left-by-a'),
+                              ('tcp', socket.AF_INET, ('127.0.0.1', 47112))):
+    try:
+        socket.socket(family).connect(address)
+        print('CONNECTED', name)
+    except OSError as error:
+        print('NOT-THERE', name, error)
+import autograd_lab.checks, numpy
+print('STATE', 'left_by_a' in sys.modules, hasattr(builtins, 'LEFT_BY_A'),
+      hasattr(autograd_lab.checks, 'LEFT_BY_A'), hasattr(numpy, 'LEFT_BY_A'),
+      'LEFT_BY_A' in os.environ)
+print('FILES', os.listdir('/tmp'), os.listdir('/dev/shm'), os.listdir('..'))
+'''
+# what A must have been refused (the rest it may do: it is cleared after it)
+MUST_BE_REFUSED = ("signal-parent", "signal-init", "parent-", "server-socket", "spool",
+                   "write ", "posix-message-queue")
+# B, honest, whose kernel also starts a process and a thread of its own (as a learner may)
+HONEST = ("import subprocess, threading\nsubprocess.run(['true'], check=True)\n"
+          "worker = threading.Thread(target=sum, args=([1, 2],))\nworker.start()\n"
+          "worker.join()\nprint('a process and a thread')\n" + RIGHT_SQUARE)
+
+
+def _graded_alone(root):
+    import nbformat
+    nb = nbformat.read(root / "autograded" / "b-honest" / gc.LESSON / f"{gc.LESSON}.ipynb",
+                       as_version=4)
+    with Course(root).gradebook() as gb:
+        grades = {g.name: (g.score, g.max_score) for g in
+                  gb.find_submission(gc.LESSON, "b-honest").notebooks[0].grades}
+    return [c.get("outputs") for c in nb.cells], grades
+
+
+@pytest.fixture(scope="module")
+def fork_parent(tmp_path_factory):
+    """A, then B (honest) and C (who looks), graded one after another by one run's warm
+    server; and B graded alone, by a run of its own."""
+    if os.geteuid() != 0:
+        pytest.skip("warm kernels need a root grader")
+    top = tmp_path_factory.mktemp("fork-parent")
+    alone = gc.make_course(top / "alone", timeout=10)
+    gc.submit(alone, "b-honest", {"answer_square": HONEST})
+    root = gc.copy_course(alone, top / "course")
+    gc.submit(root, "a-attacks", {"answer_square": FORK_PARENT + WRONG_SQUARE})
+    gc.submit(root, "c-looks", {"answer_square": LOOKS + RIGHT_SQUARE})
+    rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON,
+                                                 grade.Options(jobs=1, warm=True))}
+    left = _processes_with(MARKER)
+    by_itself = {r["student"]: r for r in grade.grade(Course(alone), gc.LESSON,
+                                                      grade.Options(jobs=1, warm=True))}
+    return dict(root=root, alone=alone, rows=rows, by_itself=by_itself, left=left)
+
+
+def _processes_with(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if marker in cmdline and "pytest" not in cmdline:
+            found.append(f"{pid}: {cmdline}")
+    return found
+
+
+@root_only
+def test_the_server_refuses_what_a_kernel_tries_against_it(fork_parent):
+    seen = _probed(fork_parent["root"], "a-attacks")
+    tried = [line.split(" ", 3) for line in seen.splitlines() if line.startswith("TRIED ")]
+    assert len(tried) >= 25, seen
+    for _, name, outcome, said in tried:
+        if name.startswith(MUST_BE_REFUSED):
+            assert outcome == "REFUSED", (name, said)
+    # it could make what outlives it, and start processes: cleared below
+    assert {n for _, n, o, _ in tried if o == "DONE"} >= {"ipc-shared-memory", "leave-hops"}
+
+
+@root_only
+def test_the_next_learner_gets_the_grade_they_get_alone(fork_parent):
+    """B, graded right after A by the same server, gets what B gets graded by itself: the same
+    row, the same points a cell, the same outputs."""
+    row, alone = fork_parent["rows"]["b-honest"], fork_parent["by_itself"]["b-honest"]
+    keys = ("status", "score", "max_score", "reason", "sandbox", "forgery", "forgery_reason")
+    assert {k: row[k] for k in keys} == {k: alone[k] for k in keys}
+    assert (row["status"], row["score"]) == (status.GRADED, 5), row
+    assert _graded_alone(fork_parent["root"]) == _graded_alone(fork_parent["alone"])
+
+
+@root_only
+def test_a_kernel_forked_next_finds_nothing_of_the_last_ones(fork_parent):
+    seen = _probed(fork_parent["root"], "c-looks")
+    assert "OTHERS []" in seen, seen               # no process of another user is left
+    assert "IPC []" in seen, seen                  # no shared memory, semaphore or queue
+    assert "NOT-THERE abstract" in seen and "NOT-THERE tcp" in seen, seen
+    assert "STATE False False False False False" in seen, seen
+    assert "left-by-a" not in seen and "CONNECTED" not in seen, seen
+    assert fork_parent["rows"]["c-looks"]["score"] == 5
+    assert fork_parent["left"] == []               # and nothing at the end of the run
+
+
+@root_only
+def test_what_the_attacker_left_is_reported_where_the_grader_sees_it(fork_parent):
+    row = fork_parent["rows"]["a-attacks"]
+    assert (row["status"], row["score"]) == (status.GRADED, 3), row
+    note = row["sandbox"]
+    assert "killed and removed before the next kernel" in note, note
+    left = re.search(r"the kernel left (.+?) behind", note)[1]
+    assert "process(es)" in left and "shared memory segment(s)" in left, note
+    assert "semaphore set(s)" in left and "message queue(s)" in left, note
+    assert "a read or write outside its folder was refused" in note, note
+    stored = status.read(Course(fork_parent["root"]), gc.LESSON)[(gc.LESSON, "a-attacks")]
+    assert stored["sandbox"] == note

@@ -409,3 +409,310 @@ def test_what_a_kernel_writes_to_its_own_stderr_reaches_the_grading_log(tmp_path
     assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
     log = (root / "grading-logs" / gc.LESSON / "alice.log").read_text()
     assert "KERNEL-STDERR-4711" in log
+
+
+# -- the sandbox reading the course: a learner per class of what the instructor keeps --------
+
+SECRET = "COURSE-SECRET-4711"       # in the configuration, the home, the environment, a notebook
+# what no file, variable or process a kernel can read may hold: the secret, a hidden test,
+# a gradebook (SQLite's header), another learner's answer
+MARKS = [SECRET, "HIDDEN-SQUARE", "SQLite format 3", "OTHER-LEARNER-0815"]
+# every reader reads with this: REFUSED, NOT-A-FILE, or READ and whether a mark is in it
+LOOK = r'''
+import glob, os, stat
+MARKS = [m.encode() for m in MARKS_]
+def look(what, path):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                print('NOT-A-FILE', what, path)
+                return
+            data = os.read(fd, 16 << 20)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        print('REFUSED', what, path, type(error).__name__)
+        return
+    print('READ', what, path, 'FOUND' if any(m in data for m in MARKS) else 'nothing')
+def tree(what, top):
+    for path in glob.glob(os.path.join(top, '**', '*'), recursive=True):
+        look(what, path)
+'''
+# class -> what its learner reads (ROOT_: the course, HOME_: the instructor's home); every
+# path is also tried through the kernel's working folder and its parents, and /proc
+READERS = {
+    "hidden-tests": r'''
+for path in ['ROOT_/solutions/fixture/fixture.ipynb', 'ROOT_/solutions/fixture/fixture.md',
+             'ROOT_/release/fixture/fixture.ipynb', '/proc/1/cwd/solutions/fixture/fixture.ipynb',
+             '../../../solutions/fixture/fixture.ipynb']:
+    look('hidden-tests', path)
+tree('hidden-tests', 'ROOT_/solutions')
+tree('hidden-tests', '.')                 # the kernel's own folder: the lesson's files
+tree('hidden-tests', '..')
+''',
+    "gradebook": r'''
+import sqlite3
+look('gradebook', 'ROOT_/gradebook.db')
+look('gradebook', '../../gradebook.db')
+for url in ('file:ROOT_/gradebook.db?mode=ro', 'file:gradebook.db?mode=ro'):
+    try:
+        rows = sqlite3.connect(url, uri=True).execute('SELECT source FROM source_cell').fetchall()
+        print('READ gradebook', url, 'FOUND' if 'HIDDEN-SQUARE' in str(rows) else 'nothing')
+    except sqlite3.Error as error:
+        print('REFUSED gradebook', url, type(error).__name__)
+''',
+    "other-learners": r'''
+for folder in ('submitted', 'autograded', 'feedback', 'submitted-history', 'grading-logs'):
+    look('other-learners', 'ROOT_/' + folder)
+    tree('other-learners', 'ROOT_/' + folder)
+for path in ['ROOT_/submitted/zz-first/fixture/fixture.ipynb',
+             'ROOT_/autograded/zz-first/fixture/fixture.ipynb',
+             'ROOT_/feedback/zz-first/fixture/fixture.html']:
+    look('other-learners', path)
+''',
+    "configuration": r'''
+for path in ['ROOT_/nbgrader_config.py', 'nbgrader_config.py', '../nbgrader_config.py',
+             '../../nbgrader_config.py', '/proc/1/cwd/nbgrader_config.py',
+             os.path.expanduser('~/.jupyter/nbgrader_config.py'), '/etc/jupyter/nbgrader_config.py']:
+    look('configuration', path)
+''',
+    "logs": r'''
+tree('logs', 'ROOT_/grading-logs')
+look('logs', 'ROOT_/grading-logs/fixture/zz-first.log')
+look('logs', 'ROOT_/grading-logs/fixture/reads-logs.log')
+for name in sorted(os.listdir('/proc/self/fd'), key=int):      # what the kernel holds open
+    try:
+        print('FD', name, os.readlink(f'/proc/self/fd/{name}'))
+    except OSError:
+        continue
+    look('logs', f'/proc/self/fd/{name}')
+''',
+    "home": r'''
+for path in ['HOME_/SECRET_FILE_', 'HOME_/.bash_history', 'HOME_/.ssh/id_rsa', 'HOME_/.pgpass',
+             'HOME_/.netrc', '/root/SECRET_FILE_']:
+    look('home', path)
+try:                # (as root, the Python the grader runs may live in it: bound there alone)
+    for name in os.listdir('HOME_'):
+        look('home', os.path.join('HOME_', name))
+except OSError as error:
+    print('REFUSED home HOME_', type(error).__name__)
+''',
+    "environment": r'''
+print('ENV', 'FOUND' if any(m.decode() in v for v in os.environ.values() for m in MARKS)
+      else 'nothing')
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    for name in ('environ', 'cmdline'):
+        look('environment', f'/proc/{pid}/{name}')
+''',
+}
+# the kernel's view of the machine: everything readable but the system's and Python's own
+# installations (read-only, the same on every machine), /proc's and /dev's special files
+EVERYTHING = r'''
+import sys
+skip = {'/proc', '/sys', '/dev', '/usr', os.path.realpath(sys.base_prefix), sys.prefix}
+count = 0
+for top, folders, files in os.walk('/'):
+    if top in skip:
+        folders[:] = []
+        continue
+    for name in files:
+        path = os.path.join(top, name)
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                count += 1
+                with open(path, 'rb') as f:
+                    if any(m in f.read(16 << 20) for m in MARKS):
+                        print('READ everything', path, 'FOUND')
+        except OSError:
+            pass
+print('LOOKED AT', count)
+'''
+# what would name the course's folder or the checkout (the environment lives there)
+NAMES = r'''
+links = []
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    for name in ('cwd', 'root', 'exe'):
+        try:
+            links.append(os.readlink(f'/proc/{pid}/{name}'))
+        except OSError:
+            pass
+    try:
+        links += [os.readlink(f'/proc/{pid}/fd/{fd}') for fd in os.listdir(f'/proc/{pid}/fd')]
+    except OSError:
+        pass
+    for name in ('cmdline', 'environ'):
+        try:
+            links.append(open(f'/proc/{pid}/{name}', 'rb').read().decode(errors='replace'))
+        except OSError:
+            pass
+print('NAMES', [l for l in links if 'ROOT_' in l or 'CHECKOUT_' in l])
+print('SEES', os.getcwd(), sorted(os.environ.values()))
+'''
+
+
+def _reader(code, root, secret_file):
+    checkout = Path(autograd_lab.__file__).resolve().parent.parent
+    return (LOOK + code).replace("MARKS_", repr(MARKS)).replace("ROOT_", str(root)).replace(
+        "HOME_", str(Path.home())).replace("SECRET_FILE_", secret_file).replace(
+        "CHECKOUT_", str(checkout))
+
+
+@pytest.fixture(scope="module", params=[pytest.param("warm", marks=root_only), "cold"])
+def course_read(request, tmp_path_factory):
+    """A course with everything an instructor keeps: hidden tests (in the solutions, in a text
+    twin of the lesson that the course's ignore list forgot, in the gradebook), a learner
+    graded (submitted, resubmitted, autograded, a feedback page, a grading log), a secret in
+    the configuration, the instructor's home and the grader's environment; then a learner per
+    class who tries to read it, and one who reads everything the kernel can."""
+    import uuid
+
+    from autograd_lab_grader.steps import collect
+
+    root = gc.make_course(tmp_path_factory.mktemp(f"read-{request.param}") / "course",
+                          timeout=60)
+    (root / "solutions" / gc.LESSON / f"{gc.LESSON}.md").write_text(
+        "# the lesson as text\n" + gc.TESTS["test_square"] + "\n")
+    with open(root / "nbgrader_config.py", "a") as config:
+        config.write(f"# {SECRET}\n")
+    secret_file = f".autograd-lab-test-{uuid.uuid4().hex}"
+    (Path.home() / secret_file).write_text(SECRET)
+    os.environ["AUTOGRAD_LAB_TEST_SECRET"] = SECRET
+    try:
+        first = tmp_path_factory.mktemp("first") / "first.ipynb"
+        for version in ("# OTHER-LEARNER-0815, first", "# OTHER-LEARNER-0815, again"):
+            nb = gc.released(root)
+            gc.cell(nb, "answer_square").source = version + RIGHT_SQUARE
+            nbformat.write(nb, first)
+            collect.collect_file(Course(root), first, "zz-first", gc.LESSON)
+        warm_start = request.param == "warm"
+        grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1, warm=warm_start))
+        assert CliRunner().invoke(app, ["--course", str(root), "feedback",
+                                        gc.LESSON]).exit_code == 0
+        assert (root / "submitted-history" / "zz-first").is_dir()
+        for name, code in [*READERS.items(), ("everything", EVERYTHING), ("names", NAMES)]:
+            gc.submit(root, f"reads-{name}", {"answer_square": _reader(code, root, secret_file)
+                                              + WRONG_SQUARE})
+        rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON,
+                                                     grade.Options(jobs=2, warm=warm_start))}
+    finally:
+        os.environ.pop("AUTOGRAD_LAB_TEST_SECRET", None)
+        (Path.home() / secret_file).unlink()
+    return root, rows
+
+
+def _said(course_read, name):
+    root, rows = course_read
+    assert (rows[f"reads-{name}"]["status"], rows[f"reads-{name}"]["score"]) == (
+        status.GRADED, 3), rows[f"reads-{name}"]
+    lines = _probed(root, f"reads-{name}").splitlines()
+    assert lines, name
+    assert not [line for line in lines if line.endswith(" FOUND")], lines
+    return lines
+
+
+def _refused_under(lines, root):
+    """Every path under the course's folder that the reader named was refused."""
+    named = [line for line in lines if str(root) in line]
+    assert named
+    assert all(line.startswith("REFUSED ") for line in named), named
+    return named
+
+
+@pytest.mark.parametrize("name", ["hidden-tests", "gradebook", "other-learners",
+                                  "configuration"])
+def test_no_file_of_the_course_can_be_read(course_read, name):
+    """The hidden tests (solutions/, a text twin of the lesson beside it), the gradebook (its
+    file, its source_cell rows), the other learners' files (submitted/, autograded/,
+    feedback/, submitted-history/, grading-logs/) and nbgrader_config.py: no path reaches
+    them, and nothing the kernel's own folder holds is one of them."""
+    lines = _said(course_read, name)
+    _refused_under(lines, course_read[0])
+
+
+def test_a_lesson_file_holding_a_hidden_test_never_reaches_the_kernel(course_read):
+    lines = _said(course_read, "hidden-tests")
+    own = [line for line in lines if line.startswith("READ hidden-tests ./")]
+    assert "READ hidden-tests ./fixturechecks.py nothing" in own        # the lesson's checks
+    assert not [line for line in own if "fixture.md" in line], own
+    log = (course_read[0] / "grading-logs" / gc.LESSON / "reads-hidden-tests.log").read_text()
+    assert "fixture.md is not copied to the kernel's folder" in log
+
+
+def test_no_grading_log_can_be_read_nor_is_held_open(course_read):
+    """Not the other learners' logs, nor the kernel's own, nor through a descriptor: its
+    output reaches its log through a pipe the grader copies, never the log file (which,
+    were the kernel the grader's own user, /proc/self/fd would open again)."""
+    root = course_read[0]
+    lines = _said(course_read, "logs")
+    _refused_under([line for line in lines if not line.startswith("FD ")], root)
+    held = [line.split(" ", 2)[2] for line in lines if line.startswith("FD ")]
+    assert held and not [fd for fd in held if fd.startswith("/") and "autograd-lab-" not in fd
+                         and not fd.startswith("/dev/")], held
+    assert not [line for line in lines if line.startswith("READ logs /proc/self/fd")], lines
+
+
+def test_the_instructors_home_cannot_be_read(course_read):
+    lines = _said(course_read, "home")
+    secret = [line for line in lines if ".autograd-lab-test-" in line]
+    assert secret and all(line.startswith("REFUSED ") for line in secret), secret
+    assert not [line for line in lines if line.startswith("READ home") and ".ssh" in line]
+
+
+def test_the_graders_environment_cannot_be_read(course_read):
+    """The kernel's environment is its own, and no process it can see holds the grader's."""
+    lines = _said(course_read, "environment")
+    assert "ENV nothing" in lines, lines
+    assert [line for line in lines if line.startswith("READ environment")]   # it did look
+
+
+def test_nothing_the_kernel_can_read_holds_the_course(course_read):
+    lines = _said(course_read, "everything")
+    looked = int(next(line for line in lines if line.startswith("LOOKED AT")).split()[-1])
+    assert looked > 100, lines
+
+
+def test_no_path_the_kernel_can_see_names_the_course_or_its_checkout(course_read):
+    """Not its folder, its descriptors, or any process's command line or environment (bwrap's
+    own names the folders it binds: it reads them from a descriptor instead)."""
+    lines = _said(course_read, "names")
+    assert "NAMES []" in lines, lines
+    assert str(course_read[0]) not in "\n".join(lines)
+
+
+def test_the_postgresql_gradebook_cannot_be_reached(postgresql, tmp_path):
+    """A gradebook on PostgreSQL: its port on loopback, its socket, its URL (with the
+    password an instructor would put in it) lead nowhere from a kernel."""
+    url = postgresql.create("sandboxed")
+    root = gc.make_course(tmp_path / "course", timeout=30, db_url=url)
+    code = LOOK + r'''
+import socket
+for address in [('127.0.0.1', PORT_)]:
+    try:
+        socket.create_connection(address, timeout=2)
+        print('READ postgresql', address, 'FOUND')
+    except OSError as error:
+        print('REFUSED postgresql', address, error)
+for path in glob.glob('DATA_/.s.PGSQL.*') + ['DATA_/.s.PGSQL.PORT_']:
+    try:
+        socket.socket(socket.AF_UNIX).connect(path)
+        print('READ postgresql', path, 'FOUND')
+    except OSError as error:
+        print('REFUSED postgresql', path, error)
+try:
+    import psycopg
+    rows = psycopg.connect('URL_', connect_timeout=2).execute(
+        'SELECT source FROM source_cell').fetchall()
+    print('READ postgresql URL_', 'FOUND' if 'HIDDEN-SQUARE' in str(rows) else 'nothing')
+except Exception as error:
+    print('REFUSED postgresql URL_', type(error).__name__)
+'''
+    code = code.replace("MARKS_", repr(MARKS)).replace("PORT_", str(postgresql.port)).replace(
+        "DATA_", str(postgresql.data)).replace("URL_", url)
+    gc.submit(root, "reads-postgresql", {"answer_square": code + WRONG_SQUARE})
+    rows = grade.grade(Course(root, url), gc.LESSON, grade.Options(jobs=1))
+    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 3), rows
+    lines = _probed(root, "reads-postgresql").splitlines()
+    tried = [line for line in lines if " postgresql " in line]
+    assert len(tried) >= 3 and all(line.startswith("REFUSED ") for line in tried), lines
+    assert "a network connection was refused" in rows[0]["sandbox"], rows

@@ -184,7 +184,8 @@ def test_a_self_study_repository_hands_them_out(tmp_path):
         assert json.loads(kept.read_text()) == json.loads(
             (ROOT / "notebooks" / lesson / "model_answers.json").read_text())
         assert "Rubric" in kept.read_text()
-    assert f"notebooks/02_scalar_backward/model_answers.json" in _leaks(dest, _model_answer_lines())
+    assert "notebooks/02_scalar_backward/model_answers.json" in _leaks(dest,
+                                                                   _model_answer_lines())
 
 
 def test_a_repository_that_handed_them_out_is_not_updated_as_a_classs(tmp_path):

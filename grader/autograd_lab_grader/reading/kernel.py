@@ -27,6 +27,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,10 @@ def _rlimits(limits: Limits, sandboxed: bool) -> list[tuple[int, int, int]]:
     if sandboxed:
         # counted per user: it holds for the kernel's own user in the sandbox (root is exempt)
         found.append((resource.RLIMIT_NPROC, limits.processes, limits.processes))
+        # no POSIX message queue: one outlives its maker in the IPC namespace that warm
+        # kernels share, and, unlike System V's objects (zygote.py), none can be listed to
+        # be removed
+        found.append((resource.RLIMIT_MSGQUEUE, 0, 0))
     return found
 
 
@@ -140,6 +145,49 @@ class GradingKernelClient(patches.BoundedClient):
     iopub_channel_class = Type(BoundedChannel)
 
 
+class KernelLog:
+    """The kernel's stdout and stderr: a pipe whose other end a thread of this process copies
+    into its own stderr (the grading log), `limit` bytes at most, then closes. A kernel never
+    holds the log file itself: its descriptor names the course's folder (/proc/self/fd/1), and,
+    for a kernel that runs as the grader's own user (a grader that is not root), opening it
+    again there would read the log or rewrite it from its start."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.read_end, self.write_end = os.pipe()
+        self._thread = threading.Thread(target=self._copy, daemon=True, name="kernel-log")
+        self._thread.start()
+
+    def _copy(self):
+        copied = 0
+        try:
+            while copied < self.limit:
+                data = os.read(self.read_end, 1 << 16)
+                if not data:
+                    return
+                data = data[:self.limit - copied]
+                copied += len(data)
+                while data:
+                    data = data[os.write(2, data):]
+            os.write(2, f"\n[autograd-lab: the kernel's output past {self.limit // 1024**2} MB "
+                        "is not kept]\n".encode())
+        except OSError:
+            pass
+        finally:
+            os.close(self.read_end)       # (past the limit, the kernel's writes fail)
+
+    def handed_over(self):
+        """The kernel has its copy of the write end: this process keeps none."""
+        if self.write_end is not None:
+            os.close(self.write_end)
+            self.write_end = None
+
+    def close(self, timeout: float = 5.0):
+        """Wait until the kernel's last output is in the log (its end closes the pipe)."""
+        self.handed_over()
+        self._thread.join(timeout)
+
+
 class GradingProvisioner(LocalProvisioner):
     """How a grading kernel is launched, waited for and cleaned up (jupyter_client's kernel
     provisioner, its documented extension point): in a private folder reached over Unix
@@ -152,6 +200,7 @@ class GradingProvisioner(LocalProvisioner):
     _private = None
     _forked = None
     _sockets = None
+    _log = None
 
     @property
     def _spool(self):
@@ -186,18 +235,29 @@ class GradingProvisioner(LocalProvisioner):
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                    MPLBACKEND="Agg")
         env[VERDICTS_ENV] = "grader"       # a check in the kernel only says we decide
+        options = None
         if self._private is not None:
             self._private.give(self.parent.connection_file)
             env = sandbox.kernel_env(self._private.home, env, self._private.tmp)
+            self._log = KernelLog(self.limits.file_size)
             if self._spool and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
                 try:
                     return self._fork(kernel_cmd, env)
                 except OSError as error:      # the server is gone: this kernel starts cold
                     print(f"[WARNING] {error}; the kernel starts cold", file=sys.stderr)
-            kernel_cmd = sandbox.command(kernel_cmd, self._private, env)
+            kernel_cmd, options = sandbox.hide_options(
+                sandbox.command(kernel_cmd, self._private, env))
+            kw.update(stdout=self._log.write_end, stderr=self._log.write_end,
+                      pass_fds=() if options is None else (options,))
         kw["env"] = env
         kw["preexec_fn"] = _limit_kernel(self.limits, self.sandboxed)
-        return await super().launch_kernel(kernel_cmd, **kw)
+        try:
+            return await super().launch_kernel(kernel_cmd, **kw)
+        finally:
+            if options is not None:
+                os.close(options)
+            if self._log is not None:
+                self._log.handed_over()
 
     def _fork(self, kernel_cmd, env):
         """The kernel, forked by the warm-kernel server: this provisioner then handles it as
@@ -208,7 +268,8 @@ class GradingProvisioner(LocalProvisioner):
         self._forked = warm.Forked(self.server, dict(
             uid=self._private.uid, cwd=str(self._private.work), env=env,
             limits=_rlimits(self.limits, True), argv=["ipykernel_launcher", *kernel_cmd[3:]]),
-            log=sys.stderr.fileno())
+            log=self._log.write_end)
+        self._log.handed_over()
         self.process, self.pid, self.pgid = self._forked, self._forked.pid, None
         self.cwd = str(self._private.work)
         return self.connection_info
@@ -220,16 +281,24 @@ class GradingProvisioner(LocalProvisioner):
         incident = _exit_incident(process.poll() if process else None, self.limits)
         if incident and incident not in INCIDENTS:
             INCIDENTS.append(incident)
+        left = getattr(process, "left", "")
+        if left:
+            left = (f"the kernel left {left} behind, killed and removed before the next "
+                    "kernel")
+            if left not in INCIDENTS:
+                INCIDENTS.append(left)
         await super().cleanup(restart=restart)
         if restart:
             return
         if self._forked is not None:
             self._forked.close()              # the server clears the kernel's user
+        if self._log is not None:
+            self._log.close()
         if self._private is not None:
             self._private.remove()
         if self._sockets is not None:
             shutil.rmtree(self._sockets, ignore_errors=True)
-        self._forked = self._private = self._sockets = None
+        self._forked = self._private = self._sockets = self._log = None
 
 
 def kernel_manager(limits: Limits, sandboxed: bool = True,

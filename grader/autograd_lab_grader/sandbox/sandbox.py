@@ -144,9 +144,10 @@ class Private:
         if workdir:
             # not the notebooks: nbgrader has already put the test cells back into the one it
             # grades, hidden tests included, and a learner's code could read it from here;
-            # not nbgrader's timestamp.txt either (the rest is the instructor's lesson files)
-            shutil.copytree(workdir, self.work, symlinks=True,
-                            ignore=shutil.ignore_patterns("*.ipynb", "timestamp.txt"))
+            # not nbgrader's timestamp.txt either (the rest is the instructor's lesson files,
+            # less any that holds a solution or a hidden test: a lesson's text twin that the
+            # course's nbgrader ignore list does not name)
+            shutil.copytree(workdir, self.work, symlinks=True, ignore=_not_for_the_kernel)
         else:
             self.work.mkdir()
         self.home.mkdir()
@@ -164,6 +165,48 @@ class Private:
 
     def remove(self) -> None:
         remove_tree(self.root)
+
+
+# what marks a solution or a hidden test in a lesson's source (nbgrader's delimiters)
+_SECRET = re.compile(rb"(BEGIN|END) (HIDDEN TESTS|SOLUTION)")
+_SECRET_SCAN = 64 * 1024**2      # bytes of a lesson file read for it; a larger one is not copied
+
+
+def _not_for_the_kernel(folder: str, names: list[str]) -> list[str]:
+    """copytree's ignore: the notebooks, nbgrader's timestamp.txt, and every file that holds a
+    solution's or a hidden test's marker (or is too large to be read for one)."""
+    left_out = []
+    for name in names:
+        path = Path(folder) / name
+        if name.endswith(".ipynb") or name == "timestamp.txt":
+            left_out.append(name)
+        elif path.is_file() and not path.is_symlink():
+            try:
+                with open(path, "rb") as f:
+                    data = f.read(_SECRET_SCAN + 1)
+            except OSError:
+                data = b""
+            if len(data) > _SECRET_SCAN or _SECRET.search(data):
+                print(f"[WARNING] {name} is not copied to the kernel's folder: it holds a "
+                      "solution or a hidden test (add it to c.CourseDirectory.ignore)",
+                      file=sys.stderr)
+                left_out.append(name)
+    return left_out
+
+
+def hide_options(argv: list[str]) -> tuple[list[str], int | None]:
+    """A bwrap command line with its options passed through a file descriptor (``bwrap --args
+    FD``), and that descriptor (None when `argv` is no bwrap command): /proc/<pid>/cmdline is
+    readable by every process in the sandbox, and bwrap's would name the folders it binds,
+    among them the environment in the course's checkout. The caller passes the descriptor to
+    the new process (pass_fds) and closes it after."""
+    if not argv or Path(argv[0]).name != "bwrap" or "--" not in argv:
+        return argv, None
+    end = argv.index("--")
+    fd = os.memfd_create("bwrap-options")
+    os.write(fd, b"".join(os.fsencode(a) + b"\0" for a in argv[1:end]))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return [argv[0], "--args", str(fd), *argv[end:]], fd
 
 
 def remove_tree(path: Path) -> None:
@@ -311,13 +354,17 @@ def check() -> None:
         raise Unavailable("The grading sandbox needs setpriv (util-linux) when run as root. "
                           + how)
     private = Private(None, _uid())
+    fd = None
     try:
-        argv = command([sys.executable, "-c", "import autograd_lab"], private,
-                       kernel_env(private.home, {}, private.tmp))
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        argv, fd = hide_options(command([sys.executable, "-c", "import autograd_lab"], private,
+                                        kernel_env(private.home, {}, private.tmp)))
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=60,
+                                pass_fds=() if fd is None else (fd,))
     except (OSError, subprocess.TimeoutExpired) as error:
         raise Unavailable(f"bwrap could not start a sandbox here ({error}). " + how) from None
     finally:
+        if fd is not None:
+            os.close(fd)
         private.remove()
     if result.returncode != 0:
         said = (result.stderr.strip().splitlines() or ["no message"])[-1]

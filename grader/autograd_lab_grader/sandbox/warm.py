@@ -58,10 +58,18 @@ class Server:
             path.chmod(0o755 if path.is_dir() else 0o644)
         env = sandbox.kernel_env(home, {"NBGRADER_EXECUTION": "autograde"})
         self.log = self.spool / "control" / "server.log"
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                sandbox.zygote_command(self.spool, self.socket, env), stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=log, preexec_fn=_die_with_grader)
+        argv, options = sandbox.hide_options(sandbox.zygote_command(self.spool, self.socket, env))
+        argv[0] = shutil.which(argv[0]) or argv[0]
+        try:
+            with open(self.log, "wb") as log:
+                # (bwrap's own environment, which its init keeps: nothing of the grader's)
+                self.process = subprocess.Popen(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                    preexec_fn=_die_with_grader, env={"LANG": "C.UTF-8"},
+                    pass_fds=() if options is None else (options,))
+        finally:
+            if options is not None:
+                os.close(options)
 
     def ready(self) -> str:
         """Wait until the server has imported what kernels import; returns its socket."""
@@ -100,13 +108,15 @@ def _die_with_grader():
 class Forked:
     """One kernel the server forked, with the methods of subprocess.Popen that a provisioner
     uses. Its connection is its life: closing it (or the grader's end) kills the kernel's user.
-    ``log``: a file descriptor the kernel's output goes to (as a cold kernel's goes to the
-    grading process's own output)."""
+    ``left``: what the kernel's user left running or made (System V IPC) when it ended, which
+    the server killed and removed. ``log``: a file descriptor the kernel's output goes to (the
+    write end of the pipe the grading process copies into its log, as for a cold kernel)."""
 
     stdin = stdout = stderr = None
 
     def __init__(self, server_socket: str | os.PathLike, request: dict, log: int | None = None):
         self.returncode = None
+        self.left = ""          # what the kernel's user left behind, as the server found it
         self._buffer = b""
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -151,6 +161,7 @@ class Forked:
         message = self._next(timeout)
         if message and "exit" in message:
             self.returncode = message["exit"]
+            self.left = str(message.get("left") or "")[:500]
         return message
 
     def poll(self):

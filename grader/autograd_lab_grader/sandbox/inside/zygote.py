@@ -11,17 +11,19 @@ This file runs *inside* the bubblewrap sandbox (``python zygote.py SOCKET SPOOL`
 own (as ``sandbox.command``'s setpriv does for a cold kernel), in its private folder, under its
 limits, with nothing of this process left open but the modules in memory. No kernel can write
 the sandbox's /tmp: its temporary files are in its private folder, which its grader removes.
-When a kernel ends, or its grader hangs up, every process of that user is killed: nothing
-passes to the next learner. Nothing here reads a file a kernel wrote, and whatever goes wrong
-with one kernel's request is that kernel's failure, never this server's.
+When a kernel ends, or its grader hangs up, every process of that user is killed and the
+System V IPC objects it made are removed: nothing passes to the next learner. Nothing here
+reads a file a kernel wrote, and whatever goes wrong with one kernel's request is that
+kernel's failure, never this server's.
 
 Protocol: JSON lines over a unix socket in a folder only root can open, one connection a kernel.
   grader -> here: {"uid", "cwd", "env", "limits": [[resource, soft, hard]...], "argv"}, with
-                  the kernel's log passed as a file descriptor (its stdout and stderr: the
-                  grader's own log, opened for appending; never a path a kernel could replace)
+                  the kernel's log passed as a file descriptor (its stdout and stderr: a
+                  pipe the grading process copies into its log; never a file or a path)
   here -> grader: {"pid": n}         started (its pid in the sandbox), or {"error": "..."}
   grader -> here: {"signal": n}      sent to the kernel's process group
-  here -> grader: {"exit": code}     it ended (a negative code: the signal that ended it)
+  here -> grader: {"exit": code, "left": "..."}  it ended (a negative code: the signal that
+                                     ended it); what its user left, killed and removed
   the grader hangs up: the kernel and whatever its user started are killed.
 Standard input is the grader's lifeline: when it closes, every kernel is killed and this ends.
 """
@@ -106,31 +108,103 @@ def _become_kernel(request, log_fd):
 
 
 def _processes_of(uid):
+    """The live processes of `uid` (a zombie is gone but for its exit code)."""
     found = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
                 if os.stat(f"/proc/{name}").st_uid == uid:
-                    found.append(int(name))
-            except OSError:
+                    with open(f"/proc/{name}/stat", "rb") as stat:
+                        if stat.read().rpartition(b")")[2].split()[0] != b"Z":
+                            found.append(int(name))
+            except (OSError, IndexError):
                 pass
     return found
 
 
+# System V IPC objects (/proc/sysvipc/<kind>), each kind with the libc call that removes one
+# (IPC_RMID): they outlive their maker, in the IPC namespace every kernel of this server shares
+_IPC_RMID = 0
+_IPC = {"shm": lambda libc, i: libc.shmctl(i, _IPC_RMID, None),
+        "sem": lambda libc, i: libc.semctl(i, 0, _IPC_RMID),
+        "msg": lambda libc, i: libc.msgctl(i, _IPC_RMID, None)}
+
+
+def _ipc_of(uid):
+    """(kind, id) of every System V IPC object `uid` made or owns."""
+    found = []
+    for kind in _IPC:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                lines = table.read().splitlines()
+        except OSError:
+            continue
+        header = lines[0].split() if lines else []
+        for line in lines[1:]:
+            row = dict(zip(header, line.split()))
+            if str(uid) in (row.get("uid"), row.get("cuid")):
+                found.append((kind, int(row[header[1]])))
+    return found
+
+
+# the real and saved user of the helper that clears a kernel's user (its effective user is
+# the kernel's): no kernel's (those are 200000 + a process id, below 4.4 million), so that no
+# process of the user it clears may signal or trace it
+_CLEARER = 4_100_000_000
+
+
 def _clear_user(uid):
-    """Kill every process of `uid` (a daemon, a fork bomb's children). (Its files are all in
-    its private folder, which its grader removes: nothing else here is writable to it.)"""
-    for _ in range(20):             # a process may fork while the others are killed
-        pids = _processes_of(uid)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    """Kill every process of `uid` (a daemon, a fork bomb's children) and remove the System V
+    shared memory, semaphores and message queues it made or owns: nothing it leaves passes to
+    the next learner. Returns what was left, for its grader ("" if nothing). (Its files are
+    all in its private folder, which its grader removes: nothing else here is writable to it.)
+
+    A helper forked for it takes `uid` as its effective user and calls kill(-1, SIGKILL):
+    every process of the user is signalled at once, and one forking as the signal comes takes
+    its child along (Linux refuses or signals the fork), where a listing of /proc and a kill
+    each misses the child of a process that forks and exits in a loop. The helper's real and
+    saved user are _CLEARER's, so none of those processes may stop it first. As their owner
+    it may remove the user's IPC objects, which this server, without CAP_SYS_ADMIN, may not."""
+    left = _processes_of(uid)
+    objects = _ipc_of(uid)
+    if not left and not objects:
+        return ""
+    helper = os.fork()
+    if helper == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setresgid(_CLEARER, _CLEARER, _CLEARER)
+            os.setresuid(_CLEARER, uid, _CLEARER)       # and every capability is gone
+            for _ in range(3):
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:              # (none left to signal)
+                    break
+            libc = ctypes.CDLL(None, use_errno=True)
+            for kind, ipc_id in _ipc_of(uid):
+                _IPC[kind](libc, ipc_id)
+            code = 0
+        finally:
+            os._exit(code)
+    while True:
+        try:
+            os.waitpid(helper, 0)
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            pass
+        break
+    for _ in range(100):            # the kernel is this server's child: reaped here
         _reap()
+        if not _processes_of(uid):
+            break
         time.sleep(0.01)
+    kinds = {"shm": "shared memory segment", "sem": "semaphore set", "msg": "message queue"}
+    said = [f"{len(left)} process(es)"] if left else []
+    said += [f"{n} System V {what}(s)" for kind, what in kinds.items()
+             if (n := sum(k == kind for k, _ in objects))]
+    return ", ".join(said)
 
 
 class Kernel:
@@ -285,9 +359,14 @@ def serve(path):
             for kernel in list(kernels.values()):
                 if kernel.pid is not None and kernel.code is None and kernel.pid in _exited:
                     kernel.code = _exited.pop(kernel.pid)
-                    _clear_user(kernel.uid)       # what it left running, before anyone waits
-                    kernel.send({"exit": kernel.code})
-            _exited.clear()       # children that were no kernel (none are expected)
+                    # what it left running or made, cleared before anyone waits
+                    left = _clear_user(kernel.uid)
+                    kernel.send({"exit": kernel.code, "left": left})
+            # children that were no kernel (none are expected); a kernel's exit reaped while
+            # another's user was cleared waits for the next round
+            live = {k.pid for k in kernels.values()}
+            for pid in [pid for pid in _exited if pid not in live]:
+                del _exited[pid]
         except Exception:                           # noqa: BLE001 -- never the server's end
             traceback.print_exc()
 
