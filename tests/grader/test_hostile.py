@@ -383,22 +383,10 @@ def fork_parent(tmp_path_factory):
     gc.submit(root, "c-looks", {"answer_square": LOOKS + RIGHT_SQUARE})
     rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON,
                                                  grade.Options(jobs=1, warm=True))}
-    left = _processes_with(MARKER)
+    left = gc.processes_with(MARKER)
     by_itself = {r["student"]: r for r in grade.grade(Course(alone), gc.LESSON,
                                                       grade.Options(jobs=1, warm=True))}
     return dict(root=root, alone=alone, rows=rows, by_itself=by_itself, left=left)
-
-
-def _processes_with(marker: str) -> list[str]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if marker in cmdline and "pytest" not in cmdline:
-            found.append(f"{pid}: {cmdline}")
-    return found
 
 
 @root_only

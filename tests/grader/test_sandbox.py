@@ -128,18 +128,6 @@ def _fingerprint(root: Path) -> dict:
             if p.is_file() and p.relative_to(root).parts[0] not in RESULTS}
 
 
-def _processes_with(marker: str) -> list[str]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if marker in cmdline and "pytest" not in cmdline:
-            found.append(f"{pid}: {cmdline}")
-    return found
-
-
 class Listener:
     """A TCP server on loopback, standing for the grader's and Jupyter's ports."""
 
@@ -189,7 +177,7 @@ def attacked(tmp_path_factory):
         listener.close()
     return dict(root=root, rows={r["student"]: r for r in rows}, before=before,
                 listener=listener, package_before=package_before,
-                left=_processes_with(MARKER))
+                left=gc.processes_with(MARKER))
 
 
 @pytest.mark.parametrize("student", list(ATTACKS))
@@ -353,7 +341,7 @@ def test_the_next_learner_finds_nothing_the_last_one_left(tmp_path):
     assert "WARM" in seen, seen
     assert "left-by-a" not in seen and "a-folder" not in seen, seen
     assert MARKER not in seen, seen
-    assert _processes_with(MARKER) == []
+    assert gc.processes_with(MARKER) == []
 
 
 @root_only
