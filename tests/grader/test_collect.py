@@ -635,6 +635,8 @@ def test_a_timestamp_handed_in_is_refused_in_every_layout(course, tmp_path, layo
     assert folder.joinpath(f"{L}.ipynb").read_bytes() == _nb(course)
     if from_lms:
         assert folder.joinpath("timestamp.txt").read_text().strip() == LMS_STAMP
+    else:                                   # (and said)
+        assert [n for _, n in result.notes if "no submission time for 1 learner(s)" in n]
     assert late.submitted_at(folder) == (
         __import__("datetime").datetime(*HANDED_IN) if from_lms else None)
     why = dict(result.not_placed)

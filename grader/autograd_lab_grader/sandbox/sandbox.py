@@ -169,28 +169,35 @@ class Private:
 
 # what marks a solution or a hidden test in a lesson's source (nbgrader's delimiters)
 _SECRET = re.compile(rb"(BEGIN|END) (HIDDEN TESTS|SOLUTION)")
-_SECRET_SCAN = 64 * 1024**2      # bytes of a lesson file read for it; a larger one is not copied
+
+
+def _holds_a_secret(path: Path) -> bool:
+    """Whether a file holds a solution's or a hidden test's marker, read in pieces (a marker
+    across two pieces is seen: each piece is read with the end of the one before)."""
+    tail = b""
+    try:
+        with open(path, "rb") as f:
+            while piece := f.read(1 << 20):
+                if _SECRET.search(tail + piece):
+                    return True
+                tail = piece[-32:]
+    except OSError:
+        return False
+    return False
 
 
 def _not_for_the_kernel(folder: str, names: list[str]) -> list[str]:
     """copytree's ignore: the notebooks, nbgrader's timestamp.txt, and every file that holds a
-    solution's or a hidden test's marker (or is too large to be read for one)."""
+    solution's or a hidden test's marker."""
     left_out = []
     for name in names:
         path = Path(folder) / name
         if name.endswith(".ipynb") or name == "timestamp.txt":
             left_out.append(name)
-        elif path.is_file() and not path.is_symlink():
-            try:
-                with open(path, "rb") as f:
-                    data = f.read(_SECRET_SCAN + 1)
-            except OSError:
-                data = b""
-            if len(data) > _SECRET_SCAN or _SECRET.search(data):
-                print(f"[WARNING] {name} is not copied to the kernel's folder: it holds a "
-                      "solution or a hidden test (add it to c.CourseDirectory.ignore)",
-                      file=sys.stderr)
-                left_out.append(name)
+        elif path.is_file() and not path.is_symlink() and _holds_a_secret(path):
+            print(f"[WARNING] {name} is not copied to the kernel's folder: it holds a solution "
+                  "or a hidden test (add it to c.CourseDirectory.ignore)", file=sys.stderr)
+            left_out.append(name)
     return left_out
 
 

@@ -460,6 +460,13 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
         _store(course, result, student, lesson_id, found, tz, dues)
     if kind is not None:
         _record_names(course, {s: n for s, n in result.names.items() if n})
+    else:
+        timeless = sorted({s for s, lesson_id, _ in result.placed if lesson_id in _dues(course)})
+        if timeless:
+            result.notes.append((source.name, (
+                f"no submission time for {len(timeless)} learner(s): a folder or zip in no "
+                "LMS's layout gives none, so their lateness cannot be said (place a late one "
+                "by hand, with --time)")))
     _record_refusals(course, result)
     return result
 
