@@ -120,6 +120,12 @@ def test_feedback_shows_check_messages_but_no_hidden_test_or_traceback(mixed):
     assert "Misconception [gradient-is-input]" in pages["bob"]
     assert "expected: 9.0" in pages["bob"]
     assert "A hidden test failed." in pages["henry"]
+    # nbgrader copies the autograded folder's other files beside each page (the lesson's own
+    # files among them, which may hold its hidden tests): the folder handed out holds the page
+    assert (course.directory("autograded") / "bob" / gc.LESSON / "fixturechecks.py").is_file()
+    for student in CLASS:
+        folder = course.directory("feedback") / student / gc.LESSON
+        assert sorted(p.name for p in folder.iterdir()) == [f"{gc.LESSON}.html"], student
 
 
 def test_export_has_a_status_column_and_no_zero_for_a_failure(mixed, tmp_path):

@@ -257,6 +257,21 @@ def final(out, how_late) -> dict:
             "due": lateness.show(out.when.due) if out.when and out.when.extended else ""}
 
 
+def _page_only(folder: Path, lesson: str) -> Path:
+    """The learner's page, and nothing else beside it: nbgrader's feedback copies every other
+    file of the autograded folder there too (a file of the lesson's source folder that holds
+    its hidden tests, say), and the folder is what is handed to learners."""
+    page = folder / f"{lesson}.html"
+    for other in list(folder.iterdir()):
+        if other == page:
+            continue
+        if other.is_dir() and not other.is_symlink():
+            shutil.rmtree(other)
+        else:
+            other.unlink()
+    return page
+
+
 def remove_page(course: Course, lesson: str, student: str) -> bool:
     """Take away a learner's feedback for a lesson (the folder nbgrader wrote it in): the work
     it describes is graded again, or replaced, or no longer graded. True if there was one."""
@@ -325,8 +340,8 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
         result = api.generate_feedback(lesson, out.student, force=True)
         if not result["success"]:
             raise RuntimeError(f"feedback for {out.student} failed:\n{result.get('log', '')}")
-        written.pages.append(course.directory("feedback") / out.student / lesson
-                             / f"{lesson}.html")
+        written.pages.append(_page_only(course.directory("feedback") / out.student / lesson,
+                                        lesson))
     # a page of someone the course no longer has for this lesson (no submission, no record)
     folder = course.directory("feedback")
     if not students and folder.is_dir():
