@@ -21,9 +21,17 @@ Arrows: ``direction="backward"`` (the default) points them the way gradients flo
 root along ``next_functions`` to the leaves, the order backward visits the graph in.
 ``direction="forward"`` turns them around, the way the forward pass ran, leaves at the top.
 
+In words: every drawing carries the same graph as text, for a screen reader and wherever a
+picture cannot be shown (``Graph.description``: each node by PyTorch's name and where it sends
+gradients, each tensor's name, shape and values, what is saved and what backward freed, and in
+a trace frame which node runs). Jupyter gets it as the drawing's ``text/plain``, as the
+``alt`` of the ``<img>`` it shows, and as the SVG's own ``<title>`` and ``<desc>``.
+
 The same graph always gives the same DOT text: ids come from a counter in the order the walk
 finds things, never from memory addresses.
 """
+import base64
+import functools
 import html
 import itertools
 import os
@@ -40,7 +48,7 @@ from ._core.backward import _roots, _seeds
 from ._core.engine import run_backward
 from ._core.graph import SECOND_BACKWARD, AccumulateGrad, grad_accumulator
 
-__all__ = ["draw", "trace_backward", "Trace", "Step", "Graph"]
+__all__ = ["draw", "trace_backward", "Trace", "Step", "Graph", "describe_figure"]
 
 MISSING_DOT = (
     "graphviz's `dot` program is not installed, so this graph cannot be drawn here.\n"
@@ -48,7 +56,7 @@ MISSING_DOT = (
     "    Debian/Ubuntu:  sudo apt-get install graphviz\n"
     "    macOS:          brew install graphviz\n"
     "    conda:          conda install graphviz\n"
-    "Meanwhile, here is the graph as DOT text:")
+    "Meanwhile, here is the graph in words and as DOT text:")
 
 _VALUES = {"shape": "box", "fontname": "Courier"}     # monospace, so that columns line up
 _STYLE = {
@@ -65,15 +73,37 @@ _WAITING = {"color": "#adb5bd", "fontcolor": "#868e96", "fillcolor": "#f8f9fa"}
 
 
 class Graph(graphviz.Digraph):
-    """A ``graphviz.Digraph`` that Jupyter shows as SVG. Where ``dot`` is missing it shows how
-    to install graphviz, and the DOT source, instead of raising."""
+    """A ``graphviz.Digraph`` that Jupyter shows as SVG, with the graph in words beside it.
+
+    ``description`` is the drawing as text (what a screen reader reads), ``title`` its one-line
+    name; Jupyter gets the SVG (titled and described inside), an ``<img>`` of it whose ``alt``
+    is the description (JupyterLab shows a bare SVG as an image with no text alternative), and
+    the description as plain text. Where ``dot`` is missing it shows how to install graphviz,
+    the description and the DOT source, instead of raising."""
+
+    description = None      # set by draw() and Trace.frame()
+    title = None
+    _titles = {}            # DOT id -> what the SVG's <title> of that node says
+
+    def _repr_image_svg_xml(self):
+        svg = super()._repr_image_svg_xml()
+        return svg if self.description is None else _described_svg(svg, self)
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         try:
-            return super()._repr_mimebundle_(include, exclude, **kwargs)
+            svg = self._repr_image_svg_xml()
         except graphviz.ExecutableNotFound:
-            text = f"{MISSING_DOT}\n\n{self.source}"
+            words = "" if self.description is None else f"In words:\n{self.description}\n\n"
+            text = f"{MISSING_DOT}\n\n{words}{self.source}"
             return {"text/plain": text, "text/html": f"<pre>{html.escape(text)}</pre>"}
+        bundle = {"image/svg+xml": svg}
+        if self.description is not None:
+            data = base64.b64encode(svg.encode()).decode()
+            bundle["text/html"] = (f'<img src="data:image/svg+xml;base64,{data}" '
+                                   f'alt="{html.escape(self.description)}">')
+            bundle["text/plain"] = self.description
+        return {k: v for k, v in bundle.items()
+                if (include is None or k in include) and k not in (exclude or ())}
 
 
 def draw(*roots, names=None, gradient=None, show_values=True, show_saved=False,
@@ -181,17 +211,128 @@ class _Graph:
         for node in self.nodes:
             self._draw_node(dot, node, show_saved, frame)
         saved_ids = itertools.count()       # saved boxes are s0, s1, ...
+        saved_titles = {}
         for node in self.nodes if show_saved else ():
-            self._draw_saved(dot, node, saved_ids, show_values)
+            self._draw_saved(dot, node, saved_ids, show_values, saved_titles)
+        dot.title, dot.description, dot._titles = self.describe(show_values, show_saved,
+                                                                forward, frame)
+        dot._titles.update(saved_titles)
         return dot
+
+    # -- in words -------------------------------------------------------------------------
+    def label(self, node):
+        """A node as the text alternative names it: an AccumulateGrad by its leaf."""
+        if type(node) is AccumulateGrad and id(node.variable) in self.names:
+            return f"AccumulateGrad of {self.names[id(node.variable)]}"
+        return self.titles[id(node)]
+
+    def _tensor_words(self, t, show_values, frame):
+        words = [f"shape {tuple(t.shape)}"]
+        if show_values:
+            grad = _grad_at(t, frame)
+            words.append(f"values {_line(t._data)}")
+            if id(t) in self.seeds:
+                words.append(f"seed v {_line(self.seeds[id(t)])}")
+            if grad is not None:
+                words.append(f"grad {_line(grad)}")
+        return ", ".join(words)
+
+    def describe(self, show_values=True, show_saved=False, forward=False, frame=None):
+        """The drawing in words: ``(title, description, {DOT id: title of that box})``. Node
+        by node in the order the drawing ranks them (root first), each with PyTorch's name,
+        where it sends gradients (and, in a trace frame, what it sent), what it saved; each
+        tensor with its name, shape and what the drawing shows of it. At most MAX_WORDS_NODES
+        nodes are told one by one: a drawing of a thousand nodes is a picture of its size."""
+        roots = [self.names[id(t)] for t in self.roots if id(t) in self.names]
+        title = f"The backward graph of {_and(roots)}"
+        if frame is not None:
+            title += (f", at step {frame.index} of backward (steps 0 to {frame.count - 1}): "
+                      f"{self.label(frame.now)} runs")
+        ops = sum(type(n) is not AccumulateGrad for n in self.nodes)
+        lines = [f"{title}. {len(self.nodes)} nodes ({ops} operations and "
+                 f"{len(self.nodes) - ops} AccumulateGrad) and {len(self.tensors)} tensors; "
+                 + ("the arrows point the way the forward pass ran, from the leaves up to the "
+                    "root." if forward else
+                    "the arrows point the way gradients flow, from the root down to the "
+                    "leaves.")]
+        if frame is not None:
+            ran = [self.label(n) for n in self.nodes if id(n) in frame.done]
+            waiting = [self.label(n) for n in self.nodes
+                       if id(n) not in frame.done and n is not frame.now]
+            lines.append(f"{self.label(frame.now)} runs now, receiving {frame.grad_in}; "
+                         + _counted(ran, "has run", "have run", "no node has run before it")
+                         + "; " + _counted(waiting, "is still waiting", "are still waiting",
+                                           "no node is left waiting") + ".")
+        titles = {}
+        for t in self.tensors:
+            titles[self.ids[id(t)]] = f"{self.names[id(t)]}, {self._tensor_words(t, False, None)}"
+        for node in self.nodes:
+            titles[self.ids[id(node)]] = self.label(node)
+        for t in self.roots:
+            node = self.on.get(id(t))
+            if id(t) not in self.ids:
+                continue
+            what = "a leaf" if t.grad_fn is None else "the root"
+            made = ("; it requires no gradient, so backward has nothing to go through"
+                    if node is None else "" if t.grad_fn is None
+                    else f"; made by {self.label(node)}")
+            lines.append(_sentence(f"{self.names[id(t)]}: {what}, "
+                                   f"{self._tensor_words(t, show_values, frame)}{made}"))
+        hung = {}
+        for t in self.tensors:
+            if not any(t is r for r in self.roots):
+                hung.setdefault(id(self.on[id(t)]), []).append(t)
+        for count, node in enumerate(self.nodes):
+            if count == MAX_WORDS_NODES:
+                rest = [self.names[id(t)] for n in self.nodes[count:] for t in hung.get(id(n), ())]
+                lines.append(f"And {len(self.nodes) - count} more nodes"
+                             + (f", with the tensors {_and(rest[:20])}" if rest else "") + ".")
+                break
+            lines.append(self._node_words(node, show_saved, frame))
+            for t in hung.get(id(node), ()):
+                if t.grad_fn is None:
+                    what = "a leaf"
+                else:
+                    what = f"made by {self.label(node)}"
+                    if t.retains_grad:
+                        what += ", it keeps its .grad (retain_grad)"
+                lines.append(_sentence(f"{self.names[id(t)]}: {what}, "
+                                       f"{self._tensor_words(t, show_values, frame)}"))
+        return title, "\n".join(lines), titles
+
+    def _node_words(self, node, show_saved, frame):
+        name = self.label(node)
+        if type(node) is AccumulateGrad:
+            words = f"{name} adds the gradient it receives into {self.names[id(node.variable)]}.grad"
+        else:
+            targets = []
+            for i, nxt in enumerate(node._next):
+                if nxt is None:
+                    continue
+                sent = None if frame is None else frame.sent.get((id(node), i))
+                targets.append(self.label(nxt) + ("" if sent is None
+                                                  else f" (sent {_line(sent)})"))
+            words = (f"{name} sends gradients to {_and(targets)}" if targets
+                     else f"{name} sends no gradient further")
+        if show_saved:
+            kept = [f"{k} = {v!r}" for k, v in _plain_saved(node)]
+            for key, value, state in _saved(node):
+                if state == "freed":
+                    kept.append(f"saved {key}, freed by backward")
+                elif state is not None:
+                    kept.append(f"saved {key}, {state} since")
+                else:
+                    also = f" = {self.names[id(value)]}" if id(value) in self.names else ""
+                    kept.append(f"saved {key}{also} (shape {tuple(value.shape)})")
+            if kept:
+                words += "; it keeps " + _and(kept)
+        return _sentence(words)
 
     def _draw_tensor(self, dot, t, show_values, frame):
         tid, node = self.ids[id(t)], self.on[id(t)]
         lines = [f"{self.names[id(t)]}  {tuple(t.shape)}"]
         if show_values:
-            grad = t._grad._data if t._grad is not None else None
-            if frame is not None:
-                grad = frame.grads.get(id(t))
+            grad = _grad_at(t, frame)
             lines += _values(t._data).split("\n")
             if id(t) in self.seeds:
                 lines += _labelled("seed v", self.seeds[id(t)])
@@ -229,10 +370,12 @@ class _Graph:
             if nxt is not None:
                 dot.edge(nid, self.ids[id(nxt)], **attrs)
 
-    def _draw_saved(self, dot, node, saved_ids, show_values):
+    def _draw_saved(self, dot, node, saved_ids, show_values, titles):
         for name, value, state in _saved(node):
             sid = f"s{next(saved_ids)}"
             title = f"saved {name}"
+            titles[sid] = f"what {self.label(node)} saved: {name}" + (
+                f", {state}" if state is not None else "")
             if state is not None:
                 dot.node(sid, _text([title, state]), **_STYLE["freed"])
             else:
@@ -246,6 +389,13 @@ class _Graph:
                 if target is not None:
                     dot.edge(sid, target, label=how, constraint="false", **_LINK)
             dot.edge(self.ids[id(node)], sid, **_LINK)
+
+
+def _grad_at(t, frame):
+    """``t.grad``'s values as drawn: as far as it has accumulated at a trace frame."""
+    if frame is not None:
+        return frame.grads.get(id(t))
+    return t._grad._data if t._grad is not None else None
 
 
 def _saved(node):
@@ -327,6 +477,52 @@ def _text(lines):
     return "".join(line.replace("\\", "\\\\") + "\\l" for line in lines)
 
 
+#: how many nodes a drawing's description tells one by one
+MAX_WORDS_NODES = 60
+
+
+def _and(items):
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _counted(items, one, many, none):
+    """``AddBackward0 has run``; ``2 nodes have run: A and B``; ``none`` for no item."""
+    if not items:
+        return none
+    if len(items) == 1:
+        return f"{items[0]} {one}"
+    return f"{len(items)} nodes {many}: {_and(items)}"
+
+
+def _sentence(text):
+    """``text`` ended by a full stop, unless it ends with one already (``values 3.``)."""
+    return text if text.endswith(".") else text + "."
+
+
+_SVG_OPEN = re.compile(r"<svg\b([^>]*)>")
+_SVG_TITLE = re.compile(r"<title>([ns]\d+)(?:&#45;&gt;([ns]\d+))?</title>")
+
+
+def _described_svg(svg, graph):
+    """graphviz's SVG, its title and description its own (``<title>`` and ``<desc>``, first
+    in the ``<svg>``, which is an image), and each box and arrow titled in words where dot
+    titles them with their DOT ids (``n0``, ``n0->n1``)."""
+    esc = functools.partial(html.escape, quote=False)
+    names = graph._titles
+
+    def titled(m):
+        tail, head = m[1], m[2]
+        if head is None:
+            return f"<title>{esc(names.get(tail, tail))}</title>"
+        return f"<title>{esc(names.get(tail, tail))} to {esc(names.get(head, head))}</title>"
+    svg = _SVG_TITLE.sub(titled, svg)
+    svg = svg.replace("<title>%3</title>", f"<title>{esc(graph.title)}</title>", 1)
+    return _SVG_OPEN.sub(lambda m: f'<svg{m[1]} role="img">\n<title>{esc(graph.title)}</title>'
+                                   f"\n<desc>{esc(graph.description)}</desc>", svg, count=1)
+
+
 # ----------------------------------------------------------------------------------------
 # stepping through backward
 # ----------------------------------------------------------------------------------------
@@ -350,6 +546,8 @@ class _Frame:
     done: set                   # ids of the nodes that ran before it
     sent: dict                  # (id(node), edge index) -> the gradient sent along that edge
     grads: dict                 # id(tensor) -> its .grad at this point
+    index: int = 0              # which step this is (from 0), of
+    count: int = 1              # how many the pass took
 
 
 def front_end():
@@ -467,7 +665,7 @@ class Trace:
                 if g is not None}
         now = self.steps[k]
         state = _Frame(now.node, self._grad_in(now), {id(s.node) for s in ran[:-1]}, sent,
-                       grads)
+                       grads, k, len(self.steps))
         return self._graph.render(show_values, False, direction, frame=state)
 
     def show(self):
@@ -490,3 +688,104 @@ class Trace:
         display(ipywidgets.VBox([slider, out]))
 
     _ipython_display_ = show
+
+
+# ----------------------------------------------------------------------------------------
+# plots in words
+# ----------------------------------------------------------------------------------------
+def _number(v):
+    """A number as a sentence gives it: three digits, a minus sign a screen reader says."""
+    try:
+        return f"{float(v):.3g}".replace("-", "\u2212")
+    except (TypeError, ValueError):       # a date, a category
+        return str(v)
+
+
+def describe_figure(fig):
+    """A sentence of what a matplotlib figure shows, read off the figure itself: per plot its
+    title, what is drawn (each labelled line or set of points by its legend label, contours,
+    scattered points, images), the axes' labels, scales and ranges. In Jupyter, once ``viz``
+    is imported, every figure shown carries this sentence as the ``alt`` of its picture."""
+    plots = []
+    for ax in fig.axes:
+        drawn, unnamed = [], 0
+        for line in ax.get_lines():
+            label = str(line.get_label())
+            points = line.get_linestyle() in ("None", "", " ")
+            xs, ys = list(line.get_xdata()), list(line.get_ydata())
+            if label.startswith("_"):
+                if line.get_transform() == ax.get_yaxis_transform() and len(set(ys)) == 1:
+                    drawn.append(f"a horizontal line at {_number(ys[0])}")
+                elif line.get_transform() == ax.get_xaxis_transform() and len(set(xs)) == 1:
+                    drawn.append(f"a vertical line at {_number(xs[0])}")
+                else:
+                    unnamed += 1
+                continue
+            kind = f"{len(xs)} points" if points else (
+                "a line" if line.get_marker() in (None, "None", "", " ") else
+                f"a line through {len(xs)} points")
+            drawn.append(f"{label} ({kind})")
+        for col in ax.collections:
+            kind = type(col).__name__
+            if hasattr(col, "levels") and hasattr(col, "filled"):
+                levels = np.asarray(col.levels)
+                drawn.append(f"filled contours ({len(levels)} levels, from "
+                             f"{_number(levels.min())} to {_number(levels.max())})"
+                             if col.filled else "contour lines at " +
+                             _and(_number(v) for v in levels[:5]))
+            elif kind == "PathCollection":
+                label = str(col.get_label())
+                coloured = col.get_array() is not None
+                what = f"{len(col.get_offsets())} scattered points" + (
+                    ", coloured by value" if coloured else "")
+                drawn.append(what if label.startswith("_") else f"{label} ({what})")
+            else:
+                unnamed += 1
+        drawn += ["an image" for _ in ax.get_images()]
+        if unnamed:
+            drawn.append(f"{unnamed} more unlabelled {'shape' if unnamed == 1 else 'shapes'}")
+        words = "a plot" if not ax.get_title() else f"a plot titled \u201c{ax.get_title()}\u201d"
+        words += " of " + _and(drawn) if drawn else ", empty"
+        axes = []
+        for name, label, scale, (low, high) in (
+                ("x", ax.get_xlabel(), ax.get_xscale(), ax.get_xlim()),
+                ("y", ax.get_ylabel(), ax.get_yscale(), ax.get_ylim())):
+            what = f"{label} along {name}" if label else name
+            if scale != "linear":
+                what += f" on a {scale} scale"
+            axes.append(f"{what} from {_number(low)} to {_number(high)}")
+        plots.append(f"{words}; {' and '.join(axes)}")
+    if not plots:
+        return "An empty figure."
+    title = getattr(fig, "_suptitle", None)
+    head = f"A figure titled \u201c{title.get_text()}\u201d: " if title is not None else ""
+    text = "; ".join(plots) if len(plots) == 1 else "; ".join(
+        f"({i + 1}) {p}" for i, p in enumerate(plots))
+    text = head + text
+    return text[0].upper() + text[1:] + "."
+
+
+def _figure_html(fig):
+    """The figure as Jupyter's inline backend draws it, as an ``<img>`` whose ``alt`` is
+    describe_figure's sentence (JupyterLab shows a bare PNG with none): ``{"text/html": ...}``
+    beside the PNG and the text matplotlib gives."""
+    from IPython.core.pylabtools import print_figure
+    data = print_figure(fig, "png", bbox_inches="tight", base64=True)
+    if not data:        # (an empty figure draws nothing)
+        return {}
+    alt = html.escape(describe_figure(fig))
+    return {"text/html": f'<img src="data:image/png;base64,{data}" alt="{alt}">'}
+
+
+def _describe_figures():
+    """In an IPython kernel: show every matplotlib figure with its sentence (_figure_html),
+    without importing matplotlib (the formatter waits for a Figure to appear). A mime-bundle
+    formatter: matplotlib, when pyplot starts its inline backend, takes Figure out of every
+    per-type formatter to put its own PNG in."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if shell is not None and hasattr(shell, "display_formatter"):
+        shell.display_formatter.mimebundle_formatter.for_type_by_name(
+            "matplotlib.figure", "Figure", _figure_html)
+
+
+_describe_figures()

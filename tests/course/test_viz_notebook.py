@@ -1,5 +1,9 @@
 """viz in a real Jupyter kernel: what a learner's notebook receives when a cell ends with a
-drawing or a trace. (tests/engine/test_viz.py checks the drawings themselves.)"""
+drawing or a trace, or shows a plot: the picture, an <img> of it whose alt is the picture in
+words, and those words as its text. (tests/engine/test_viz.py checks the drawings and the
+words themselves.)"""
+import base64
+import html.parser
 import os
 import queue
 import tempfile
@@ -19,6 +23,8 @@ CELLS = [
     "viz.draw(y, names={x: 'x', z: 'z'}, show_saved=True)",
     "trace = viz.trace_backward(y, torch.tensor([1.0, 1.0]))\ntrace",
     "print(x.grad, z.grad)",
+    "import matplotlib.pyplot as plt\n"
+    "plt.plot([0.0, 1.0], [1.0, 0.0], label='falling')\nplt.legend()\nplt.show()",
 ]
 
 
@@ -105,6 +111,47 @@ def test_a_drawing_shows_inline_as_svg(outputs):
     for label in ("PowBackward0 #1", "AddBackward0", "x  (2,)", "[2., 2.]", "z  (2,)",
                   "saved self = x  (2,)"):
         assert label in lines
+
+
+def _img(markup):
+    class Img(html.parser.HTMLParser):
+        found = []
+
+        def handle_starttag(self, tag, attrs):
+            self.found.append((tag, dict(attrs)))
+    parser = Img()
+    parser.feed(markup)
+    ((tag, attrs),) = parser.found
+    assert tag == "img"
+    return attrs
+
+
+def test_a_drawing_comes_with_its_description(outputs):
+    """JupyterLab shows the text/html (an <img> whose alt is the description): it would show
+    the bare SVG as an <img> with no text alternative at all."""
+    (out,) = outputs[2]
+    data = out["data"]
+    assert data["text/plain"].startswith("The backward graph of t0.")
+    for told in ("AddBackward0 sends gradients to PowBackward0 #1 and PowBackward0 #2",
+                 "x: a leaf, shape (2,)", "saved self = x (shape (2,))"):
+        assert told in data["text/plain"]
+    img = _img(data["text/html"])
+    assert img["alt"] == data["text/plain"]
+    assert base64.b64decode(img["src"].split(",", 1)[1]).decode() == data["image/svg+xml"]
+    svg = ET.fromstring(data["image/svg+xml"])
+    assert svg.find("{http://www.w3.org/2000/svg}desc").text == data["text/plain"]
+
+
+def test_a_plot_comes_with_a_sentence_of_what_it_shows(outputs):
+    """Once viz is imported, a matplotlib figure shows as an <img> whose alt says what it
+    plots; its PNG and its text stay matplotlib's own (as under PyTorch alone)."""
+    (out,) = [o for o in outputs[5] if o["output_type"] == "display_data"]
+    data = out["data"]
+    assert data["text/plain"].startswith("<Figure size")
+    img = _img(data["text/html"])
+    assert img["alt"].startswith("A plot of falling (a line); x from ")
+    assert img["src"].startswith("data:image/png;base64,")
+    assert base64.b64decode(img["src"].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_trace_shows_a_slider_through_its_frames(outputs):

@@ -1,6 +1,11 @@
 """autograd_lab.viz: the seeds' graphs drawn with real `dot` and checked against PyTorch's own
 graphs, saved tensors shown freed after backward, traces whose steps add up to `.grad`, DOT
-that is the same in every process, and a readable fallback where `dot` is missing."""
+that is the same in every process, and a readable fallback where `dot` is missing; every
+drawing and trace frame in words (the text alternative a screen reader reads: Jupyter's
+text/plain, the alt of the <img> it shows, the SVG's own title and description), and a
+sentence for every matplotlib figure."""
+import base64
+import html.parser
 import os
 import re
 import subprocess
@@ -262,6 +267,169 @@ def test_big_tensors_are_summarized():
     assert len(lines) < 10 and any("..." in line for line in lines)
 
 
+# -- in words -----------------------------------------------------------------------------
+def said_about(description, name):
+    """The description's line that tells ``name``: a node's (where it sends gradients), or a
+    tensor's (its name, a colon, what it is)."""
+    (line,) = [ln for ln in description.splitlines()
+               if ln.startswith((f"{name} sends ", f"{name} adds ", f"{name}: "))]
+    return line
+
+
+def described(graph, nodes, edges):
+    """Check that ``graph.description`` tells every box and arrow dot drew: each operation
+    by its drawn name, each leaf and named tensor by its name and shape, each arrow as a
+    node sending gradients to the next (an AccumulateGrad named by its leaf)."""
+    text = graph.description
+    words = {}                  # DOT id -> how the description names the box
+    for i, lines in nodes.items():
+        head = lines[0]
+        if OP.match(head) and head != "AccumulateGrad":
+            words[i] = head
+        elif not head.startswith("saved ") and OP.match(head) is None:
+            name, shape = head.split("  ")
+            words[i] = name
+            assert f"shape {shape}" in said_about(text, name), (name, text)
+    for tail, head, _, _ in edges:
+        if nodes[tail][0] == "AccumulateGrad":      # AccumulateGrad -> its leaf
+            leaf = words[head]
+            words[tail] = f"AccumulateGrad of {leaf}"
+            assert f"into {leaf}.grad" in said_about(text, words[tail])
+    for tail, head, _, _ in edges:
+        if OP.match(nodes[tail][0]) and OP.match(nodes[head][0]):
+            line = said_about(text, words[tail])
+            assert words[head] in line.split(" sends gradients to ", 1)[1], (line, text)
+    return words
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_a_drawing_in_words_names_pytorchs_nodes_its_tensors_and_edges(name, torch):
+    ours, theirs = run_example(name, autograd_lab), run_example(name, torch)
+    graph = viz.draw(ours["root"], names=ours["names"], gradient=ours["seed"])
+    nodes, edges = svg(graph)
+    described(graph, nodes, edges)
+    told = Counter(m[1] for m in re.finditer(r"\b(\w+Backward\d*|AccumulateGrad)( #\d+| of \w+)? "
+                                             r"(sends|adds)", graph.description))
+    assert told == Counter(type(fn).__name__ for fn in torch_nodes(theirs["root"]))
+    root = said_about(graph.description, ours["names"][ours["root"]])
+    assert root.startswith(f"{ours['names'][ours['root']]}: the root, shape "
+                           f"{tuple(ours['root'].shape)}")
+    assert f"made by {type(theirs['root'].grad_fn).__name__}" in root
+    if ours["seed"] is not None:
+        assert "seed v" in root
+
+
+def test_in_words_what_was_saved_and_what_backward_freed():
+    env = run_example("two_leaves", autograd_lab, backward=False)
+    y, w = env["root"], env["seed"]
+    kept = viz.draw(y, names=env["names"], show_saved=True).description
+    assert "saved self = x (shape (2,))" in said_about(kept, "PowBackward0 #1")
+    assert "exponent = 2" in said_about(kept, "PowBackward0 #1")
+    y.backward(w)
+    freed = viz.draw(y, names=env["names"], show_saved=True).description
+    for node in ("PowBackward0 #1", "PowBackward0 #2"):
+        assert "saved self, freed by backward" in said_about(freed, node)
+    assert "saved" not in viz.draw(y, names=env["names"]).description     # not drawn
+
+
+def test_a_trace_frame_in_words_says_which_node_runs_and_what_was_sent():
+    env = run_example("two_leaves", autograd_lab, backward=False)
+    trace = viz.trace_backward(env["root"], env["seed"], names=env["names"])
+    for k, step in enumerate(trace.steps):
+        frame = trace.frame(k)
+        text = frame.description
+        described(frame, *svg(frame))
+        now = "AccumulateGrad of " + step.leaf if step.leaf else step.name
+        assert frame.title.endswith(f"step {k} of backward (steps 0 to {len(trace) - 1}): "
+                                    f"{now} runs")
+        line = text.splitlines()[1]
+        assert line.startswith(f"{now} runs now, receiving ")
+        _, ran, waiting = line.split("; ")
+        for other in trace.steps:
+            label = "AccumulateGrad of " + other.leaf if other.leaf else other.name
+            if other.index != k:
+                assert label in (ran if other.index < k else waiting), (label, line)
+    first = trace.frame(0).description
+    assert "; no node has run before it; " in first
+    # what the running node sends is drawn on its arrows already (in red), and told
+    assert "(sent [1., 1.])" in said_about(first, "AddBackward0")
+    assert "(sent" not in said_about(first, "PowBackward0 #1")     # it has not run yet
+    assert "grad [4., 4.]" in said_about(trace.frame(-1).description, "x")
+
+
+def test_what_jupyter_receives_a_described_svg_an_img_with_its_alt_and_the_words():
+    x = autograd_lab.tensor([1.0, 2.0], requires_grad=True)
+    graph = viz.draw((x * x).sum(), names={x: "x"}, show_saved=True)
+    bundle = graph._repr_mimebundle_()
+    assert set(bundle) == {"image/svg+xml", "text/html", "text/plain"}
+    assert bundle["text/plain"] == graph.description
+    root = ET.fromstring(bundle["image/svg+xml"])
+    assert root.get("role") == "img"
+    assert [child.tag for child in root][:2] == [SVG + "title", SVG + "desc"]
+    assert root.find(SVG + "title").text == graph.title == "The backward graph of t0"
+    assert root.find(SVG + "desc").text == graph.description
+    box_titles = [g.find(SVG + "title").text for g in root.iter(SVG + "g")
+                  if g.get("class") in ("node", "edge")]
+    assert not [t for t in box_titles if re.search(r"\b[ns]\d+\b", t)], box_titles
+    assert "MulBackward0 to AccumulateGrad of x" in box_titles
+    assert "what MulBackward0 saved: self" in box_titles
+
+    class Img(html.parser.HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            self.tag, self.attrs = tag, dict(attrs)
+    img = Img()
+    img.feed(bundle["text/html"])
+    assert img.tag == "img" and img.attrs["alt"] == graph.description
+    head, data = img.attrs["src"].split(",", 1)
+    assert head == "data:image/svg+xml;base64"
+    assert base64.b64decode(data).decode() == bundle["image/svg+xml"]
+    assert viz.draw((x * x).sum())._repr_mimebundle_(include={"text/plain"}) == {
+        "text/plain": viz.draw((x * x).sum()).description}
+
+
+def test_a_large_graph_in_words_stays_short():
+    x = autograd_lab.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(500):
+        y = y * 1.5
+    text = viz.draw(y, names={x: "x"}).description
+    assert len(text.splitlines()) < viz.MAX_WORDS_NODES + 10
+    assert f"And {501 - viz.MAX_WORDS_NODES} more nodes, with the tensors x." in text
+    assert len(text) < 8000
+
+
+def test_a_figure_in_one_sentence():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    xs = [i / 10 for i in range(-20, 21)]
+    fig = plt.figure()
+    plt.plot(xs, [x ** 3 - 3 * x for x in xs], label="f(x) = x³ − 3x")
+    plt.plot(xs, xs, "o", label="x.grad from autograd")
+    plt.axhline(0)
+    plt.xlabel("x")
+    assert viz.describe_figure(fig) == (
+        "A plot of f(x) = x³ − 3x (a line), x.grad from autograd (41 points) and a "
+        "horizontal line at 0; x along x from −2.2 to 2.2 and y from −2.2 to 2.2.")
+    plt.close(fig)
+    fig = plt.figure()
+    plt.semilogy([1.0, 0.1, 0.01], "o-", label="loss")
+    plt.title("losses")
+    said = viz.describe_figure(fig)
+    assert said.startswith("A plot titled “losses” of loss (a line through 3 points); ")
+    assert "y on a log scale" in said
+    plt.close(fig)
+    fig = plt.figure()
+    ticks = np.linspace(-1, 1, 5)
+    plt.contourf(ticks, ticks, np.outer(ticks, ticks), levels=4)
+    plt.contour(ticks, ticks, np.outer(ticks, ticks), levels=[0])
+    plt.scatter([0.5, -0.5], [0.5, 0.5], c=[0, 1])
+    said = viz.describe_figure(fig)
+    assert "filled contours (" in said and "contour lines at 0" in said
+    assert "2 scattered points, coloured by value" in said
+    plt.close(fig)
+
+
 # -- tracing backward --------------------------------------------------------------------
 def random_graph(seed):
     """Leaves of shapes (), (3,), (2, 3) and a (3, 3) matrix W, mixed by random operations:
@@ -440,3 +608,4 @@ def test_without_dot_jupyter_shows_how_to_install_it_and_the_source(monkeypatch,
                      "conda install graphviz", "MulBackward0"):
             assert hint in text
     assert graph.source in bundle["text/plain"]
+    assert graph.description in bundle["text/plain"]        # the graph in words, too
