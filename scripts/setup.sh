@@ -6,7 +6,8 @@
 #                             command) and bubblewrap, the sandbox every grading kernel runs in
 #   scripts/setup.sh all      a maintainer's (./run test, bench, docs): that, the test and site
 #                             tools, PyTorch as the tests' oracle, Chromium, PostgreSQL, Slurm
-#                             and munge, and the MathJax the course's site ships (npm)
+#                             and munge, the MathJax the course's site ships and axe-core,
+#                             which the browser tests check pages with (npm)
 # The Python packages come from the lock, uv.lock, at the versions CI tests (`uv sync
 # --locked`: a pyproject.toml changed without `uv lock` stops here). A set-up .venv is kept:
 # `./run lab` after `./run setup` installs nothing and removes nothing.
@@ -45,7 +46,8 @@ if [ "$what" = all ]; then
     # Debian's own python3 with venv: the Kubernetes test builds the grader's environment as
     # deploy/k8s/Containerfile does, from Debian 12's python3
     /usr/bin/python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
-    # npm: the course's site ships its own MathJax, npm's mathjax package (docs/package.json)
+    # npm: the course's site ships its own MathJax, npm's mathjax package (docs/package.json);
+    # the browser tests check pages' accessibility with npm's axe-core (tests/support/)
     command -v npm >/dev/null 2>&1 || missing+=(npm)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
@@ -102,18 +104,22 @@ if [ -z "$done_already" ]; then
 fi
 
 # The site's MathJax (./run docs, the site's test): docs/package-lock.json's version, into
-# docs/node_modules, which the build copies into the site (docs/conf.py); again only when the
-# lock file changed
+# docs/node_modules, which the build copies into the site (docs/conf.py); and axe-core, the
+# accessibility checker the browser tests run inside Chromium (tests/support/package-lock.json,
+# into tests/support/node_modules); each again only when its lock file changed
 if [ "$what" = all ]; then
-    mathjax=docs/node_modules/mathjax/es5/tex-mml-chtml.js
-    if [ ! -f "$mathjax" ] || [ docs/package-lock.json -nt docs/node_modules/.package-lock.json ]
-    then
-        if command -v npm >/dev/null 2>&1; then
-            echo "setup: installing the site's MathJax (npm) into docs/node_modules"
-            npm ci --prefix docs --no-audit --no-fund --loglevel=error >/dev/null
-        else
-            echo "setup: no npm: the course's site (./run docs) cannot be built without its" \
-                 "MathJax" >&2
+    npm_set() {     # npm_set FOLDER FILE WHAT: npm ci in FOLDER unless FILE is there and fresh
+        if [ -f "$1/$2" ] && [ ! "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]
+        then
+            return
         fi
-    fi
+        if command -v npm >/dev/null 2>&1; then
+            echo "setup: installing $3 (npm) into $1/node_modules"
+            npm ci --prefix "$1" --no-audit --no-fund --loglevel=error >/dev/null
+        else
+            echo "setup: no npm: $3 cannot be installed" >&2
+        fi
+    }
+    npm_set docs node_modules/mathjax/es5/tex-mml-chtml.js "the site's MathJax"
+    npm_set tests/support node_modules/axe-core/axe.min.js "axe-core, the browser tests' checker"
 fi
