@@ -49,7 +49,7 @@ copyright = "the autograd-lab course"
 html_title = "autograd-lab: how PyTorch's autograd works"
 
 extensions = ["myst_nb"]
-exclude_patterns = ["_build", "node_modules", "**/.ipynb_checkpoints", "README.md",
+exclude_patterns = ["_build", "_templates", "node_modules", "**/.ipynb_checkpoints", "README.md",
                     "*.png", "package.json", "package-lock.json", "learners-repo.txt"]
 # the guides for the course's instructors and maintainers, and its measurements: not built in
 # the learners' repository (no solutions/ there)
@@ -73,6 +73,8 @@ nb_merge_streams = True
 
 html_theme = "sphinx_book_theme"
 html_static_path = []
+# (_templates/: the theme's search field, with the accessible name its text shows)
+templates_path = ["_templates"]
 html_theme_options = {
     "repository_url": f"https://github.com/{REPO}",
     "repository_branch": "HEAD",          # as autograd-lab student-repo's Binder links
@@ -80,6 +82,7 @@ html_theme_options = {
     "use_repository_button": True,
     "use_download_button": True,
     "launch_buttons": {"binderhub_url": "https://mybinder.org",
+                       "colab_url": "https://colab.research.google.com",
                        "notebook_interface": "jupyterlab"},
     "show_toc_level": 2,
 }
