@@ -28,6 +28,10 @@ the objects). In a learner's kernel both halves run there. In a graded run the k
 ever runs probes, asked for by the grader, and the judge runs in the grader: nothing the
 learner's code does in its kernel can reach the verdict, and no expected value enters it.
 
+A check run in a learner's own kernel notes what it said (``NOTED``): ``validate()``, in a
+notebook's last cell, reads it to tell which exercises fail, where no Validate button is
+(Colab, VS Code; ``notebook.py``, also ``python -m autograd_lab.checks validate NOTEBOOK``).
+
 The engine never imports this package; ``lessonNN`` modules hold each lesson's checks.
 """
 import contextlib
@@ -46,7 +50,7 @@ from .answers import Outcome, Remote, attempt, decode, describe, encode, rebuild
 __all__ = ["ANY", "CheckFailed", "MISCONCEPTIONS", "Many", "Maybe", "Outcome", "Prediction",
            "Shape", "VerdictPending", "attempt", "called", "check", "conform", "fail",
            "hidden", "hidden_failure", "is_function", "judging", "number_answer", "returned",
-           "same_values", "show", "tensor_answer"]
+           "same_values", "show", "tensor_answer", "validate"]
 
 #: In a graded run's kernel this is set (by the grader) to "grader": a check called there
 #: raises VerdictPending instead of judging (the grader judges, outside).
@@ -134,6 +138,28 @@ def _pending(name):
 def _the_answers(*answers, **settings):
     """The default probe: the answers themselves, described."""
     return answers
+
+
+#: what the checks said in this kernel, by the IPython cell they ran in (its index in ``In``):
+#: ``{count: [(check name, None or what it raised), ...]}``; ``validate()`` reads it. The
+#: latest MAX_NOTED cells are kept.
+NOTED = {}
+MAX_NOTED = 2000
+
+
+def _note(name, error):
+    """Keep what the check ``name`` said in the cell running now (in IPython only)."""
+    import sys
+    ipython = sys.modules.get("IPython")
+    shell = ipython and ipython.get_ipython()
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    if not isinstance(history, list):
+        return
+    count = len(history) - 1            # (the running cell's input is stored as it starts)
+    said = None if error is None else f"{type(error).__name__}: {error}"
+    NOTED.setdefault(count, []).append((name, said))
+    while len(NOTED) > MAX_NOTED:
+        del NOTED[next(iter(NOTED))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,11 +281,21 @@ def check(judge=None, *, probe=None, reply=None, draw=None):
             data = answers[0].request({
                 "op": "probe", "check": f"{judge.__module__}:{judge.__name__}",
                 "answers": [a.name for a in answers], "settings": describe(settings)})
-        else:
-            if os.environ.get(VERDICTS_ENV) == "grader":
-                return _pending(judge.__name__)
-            data = rebuild(decode(encode(describe(probe(*answers, **settings)))))
-        shape = reply(**settings) if reply is not None else (ANY,) * len(answers)
+            return decide(data, len(answers), settings)
+        if os.environ.get(VERDICTS_ENV) == "grader":
+            return _pending(judge.__name__)
+        try:
+            verdict = decide(rebuild(decode(encode(describe(probe(*answers, **settings))))),
+                             len(answers), settings)
+        except BaseException as error:
+            _note(judge.__name__, error)
+            raise
+        _note(judge.__name__, None)
+        return verdict
+
+    def decide(data, count, settings):
+        __tracebackhide__ = True
+        shape = reply(**settings) if reply is not None else (ANY,) * count
         conform(data, shape, f"the reply to {judge.__name__}")
         try:
             return judge(*data, **settings)
@@ -609,3 +645,6 @@ def as_tensor_text(values):
     """How PyTorch would print these float32 values (for 'expected:' lines)."""
     from .._tensor import tensor
     return repr(tensor(np.asarray(values, dtype=np.float32)))
+
+
+from .notebook import validate  # noqa: E402  (it reads NOTED, above)

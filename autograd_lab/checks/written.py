@@ -3,14 +3,18 @@
 A written explanation is graded by hand, so neither Validate nor a test cell can say whether it
 is right. A learner with no instructor can instead compare their answer with the lesson's model
 answer and its rubric: ``reveal("explain_seed")``, in the cell after the written answer, shows
-them, but only once the notebook on disk holds an answer of their own in that cell (so the
-comparison comes after the attempt, not instead of it).
+them, but only after an attempt of their own (so the comparison comes after the attempt, not
+instead of it): the saved notebook holds one in that cell (JupyterLab, Notebook, VS Code), or,
+where no notebook file is beside the kernel (Colab keeps it in the browser, and a text cell
+never reaches the kernel), the learner hands it to the kernel in the reveal cell itself,
+``reveal("explain_seed", "my answer ...")``.
 
 The model answers travel beside each released notebook, in ``model_answers.json`` (written by
 ``scripts/release.py`` from the solutions), and reach learners only in a repository for
-self-study (``autograd-lab student-repo --self-study``). A class whose written answers are
-graded gets none: ``reveal`` then says so, before and after an attempt, and who grades the
-answer. In a graded run it shows nothing either.
+self-study (``autograd-lab student-repo --self-study``); with no notebook file, the copy of the
+course the engine is installed from has them (the learners' repository, which Colab clones). A
+class whose written answers are graded gets none: ``reveal`` then says so, before and after an
+attempt, and who grades the answer. In a graded run it shows nothing either.
 """
 from __future__ import annotations
 
@@ -49,12 +53,39 @@ def write(solution: Path, folder: Path) -> Path | None:
 
 
 def _notebooks() -> list[Path]:
-    """The notebook this kernel runs, where Jupyter says which; else those in the kernel's
-    folder (JupyterLab starts a kernel in its notebook's folder)."""
-    named = os.environ.get("JPY_SESSION_NAME")
-    if named and Path(named).is_file():
-        return [Path(named)]
+    """The notebook this kernel runs, where the front end says which (JupyterLab, VS Code);
+    else those in the kernel's folder (JupyterLab starts a kernel in its notebook's folder)."""
+    from .notebook import this_notebook
+    named = this_notebook()
+    if named is not None:
+        return [named]
     return sorted(Path.cwd().glob("*.ipynb"))
+
+
+def _answers_files(notebook: Path | None) -> list[Path]:
+    """The model answers there are for a written answer: beside the notebook that holds it;
+    with no such notebook, in the kernel's folder and beside the lessons of the course the
+    engine is installed from (``notebooks/*/`` beside the package: the learners' repository
+    Colab cloned)."""
+    if notebook is not None:
+        found = [notebook.parent / ANSWERS_FILE]
+    else:
+        import autograd_lab
+        checkout = Path(autograd_lab.__file__).resolve().parent.parent
+        found = [Path.cwd() / ANSWERS_FILE, *sorted((checkout / "notebooks").glob(
+            f"*/{ANSWERS_FILE}"))]
+    return [path for path in found if path.is_file()]
+
+
+def _model_answer(grade_id: str, files: list[Path]) -> str | None:
+    for path in files:
+        try:
+            found = json.loads(path.read_text(encoding="utf-8")).get(grade_id)
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(found, str):
+            return found
+    return None
 
 
 def _written(grade_id: str) -> tuple[Path | None, str | None]:
@@ -84,36 +115,38 @@ def _show(text: str) -> None:
     display(Markdown(text))
 
 
-def reveal(grade_id: str) -> None:
-    """Show the model answer of the written answer ``grade_id`` and its rubric, once the saved
-    notebook holds an answer of the learner's own there; else say what to do first."""
+def reveal(grade_id: str, answer: str | None = None) -> None:
+    """Show the model answer of the written answer ``grade_id`` and its rubric, once the learner
+    has attempted it: ``answer``, their own answer handed over in this call, or else the
+    saved notebook's answer in that cell. Otherwise say what to do first."""
     from . import VERDICTS_ENV
 
     if os.environ.get(VERDICTS_ENV) == "grader":
         print("(Model answers are not shown in a graded run.)")
         return
-    path, answer = _written(grade_id)
-    if not ((path.parent if path is not None else Path.cwd()) / ANSWERS_FILE).is_file():
+    path, saved = _written(grade_id)
+    files = _answers_files(path)
+    if not files:
         # (before the attempt too: "write yours first, then compare" would promise what
         # never comes)
         print("Model answers are not handed out in this course: your instructor grades the "
               "written answers by hand, and you will see their comments with your feedback.")
         return
-    if path is None:
-        print(f"The written answer {grade_id!r} is not in a saved notebook in this folder: "
-              "save the notebook (Ctrl+S), then run this cell again.")
+    attempt = answer if isinstance(answer, str) else saved
+    if attempt is None:
+        print(f"No saved notebook here holds the written answer {grade_id!r}. Save the "
+              "notebook (Ctrl+S) and run this cell again; where the notebook is not a file "
+              "beside this kernel (Colab), hand your answer to reveal in this cell instead: "
+              f'reveal("{grade_id}", """your two or three sentences"""), and run it.')
         return
-    words = answer.replace(BLANK, " ").split()
+    words = attempt.replace(BLANK, " ").split()
     if len(words) < MIN_WORDS:
         print("Write your own answer in the cell above first, in two or three sentences, and "
-              "save the notebook (Ctrl+S). Then run this cell again to compare it with the "
-              "model answer.")
+              "save the notebook (Ctrl+S), or hand it to reveal in this cell: "
+              f'reveal("{grade_id}", """your answer"""). Then run this cell again to compare '
+              "it with the model answer.")
         return
-    answers = path.parent / ANSWERS_FILE
-    try:
-        model = json.loads(answers.read_text(encoding="utf-8")).get(grade_id)
-    except (OSError, ValueError):
-        model = None
+    model = _model_answer(grade_id, files)
     if model is None:
         print(f"This copy of the course has no model answer for {grade_id!r}.")
         return

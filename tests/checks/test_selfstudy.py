@@ -1,7 +1,9 @@
 """Model answers for learners on their own (autograd_lab/checks/written.py): written beside
 every released lesson that has a written answer, revealed by the cell after the answer only
-once the saved notebook holds an attempt, never in a graded run; where they are not handed out
-(a learners' repository without --self-study), the cell says so."""
+once the saved notebook holds an attempt (the notebook JupyterLab or VS Code names, or one in
+the kernel's folder) or, with no notebook on disk (Colab), once the learner hands an attempt to
+reveal; never in a graded run; where they are not handed out (a learners' repository without
+--self-study), the cell says so."""
 import json
 
 import nbformat
@@ -100,3 +102,42 @@ def test_nothing_is_revealed_in_a_graded_run(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(VERDICTS_ENV, "grader")
     written.reveal(gid)
     assert model not in capsys.readouterr().out
+
+
+def test_with_no_notebook_on_disk_the_answer_handed_to_reveal_is_the_attempt(
+        tmp_path, monkeypatch, capsys):
+    """Colab keeps the notebook in the browser and never sends a text cell to the kernel: the
+    learner hands their answer to reveal in its own cell. Before that, or with a placeholder,
+    nothing is shown; after, the model answer of the course the engine comes from."""
+    gid, model = _lesson_folder(tmp_path, None)
+    for path in tmp_path.iterdir():
+        path.unlink()                                       # no notebook, no model answers here
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    written.reveal(gid)
+    said = capsys.readouterr().out
+    assert "No saved notebook here holds" in said and f'reveal("{gid}", """' in said
+    assert model not in said
+    for placeholder in ("YOUR ANSWER HERE", "see above", ""):
+        written.reveal(gid, placeholder)
+        said = capsys.readouterr().out
+        assert "Write your own answer" in said and model not in said
+    written.reveal(gid, MINE)
+    assert model in capsys.readouterr().out
+
+
+def test_vs_codes_notebook_is_the_one_read(tmp_path, monkeypatch, capsys):
+    """VS Code names the notebook in the kernel's namespace (__vsc_ipynb_file__) and may start
+    the kernel in another folder."""
+    from autograd_lab.checks import notebook
+    gid, model = _lesson_folder(tmp_path, MINE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+
+    class Shell:
+        user_ns = {"__vsc_ipynb_file__": str(next(tmp_path.glob("*.ipynb")))}
+    monkeypatch.setattr(notebook, "_shell", lambda: Shell())
+    written.reveal(gid)
+    assert model in capsys.readouterr().out
