@@ -4,6 +4,11 @@ sphinx-book-theme). `./run docs` builds it into docs/_build/html; the learners' 
 
 - docs/notebooks is a link to ../notebooks: the pages sit where the notebooks sit in the
   repository (notebooks/01_x/01_x.html), so Binder's path and the site's agree.
+- Every picture a lesson shows carries its text alternative: a drawing of the graph (viz) or a
+  plot comes as an <img> whose alt is the drawing in words, which myst-nb puts on the page as
+  it is (text/html comes before the bare image). The theme's search field gets the accessible
+  name its text shows (_templates/search-button-field.html). Each lesson has a Colab button
+  beside Binder's.
 - Answer and test cells are shown as released, their outputs removed (a released answer raises
   NotImplementedError and its check fails, by design); a cell that fails only because an answer
   above it is missing shows a note instead of its traceback. Cells tagged raises-exception keep
@@ -135,7 +140,7 @@ def _course_only(app, docname, source):
 
 def _as_released(app, docname, source):
     """A lesson's notebook before myst-nb reads it: answer and test cells lose their outputs
-    (tag remove-output); a link to another lesson becomes a reference to its page, or, for a
+    (tag remove-output), the install cell is left out (remove-cell); a link to another lesson becomes a reference to its page, or, for a
     lesson this site does not have (not released yet, in the learners' repository), plain
     text."""
     path = Path(app.env.doc2path(docname))
@@ -145,6 +150,8 @@ def _as_released(app, docname, source):
     for cell in nb["cells"]:
         meta = cell.get("metadata", {})
         nbgrader = meta.get("nbgrader", {})
+        if "course-install" in meta.get("tags", []):
+            meta["tags"].append("remove-cell")    # installs the engine in Colab: not the lesson
         if cell["cell_type"] == "code" and (nbgrader.get("solution") or nbgrader.get("grade")):
             tags = meta.setdefault("tags", [])
             if "remove-output" not in tags:

@@ -16,7 +16,8 @@ that they are what this computes. The method, and why each rate, is in TIME_TABL
   standard words of CHARS_PER_WORD characters (leading spaces left out) and read at
   CODE_WPM; a line shown before (the same characters) is recognised, not read again. Plus
   RUN_MINUTES for each code cell but the answer and test cells (run it, look at what it
-  printed or drew; running an answer and its test is part of the minutes below);
+  printed or drew; running an answer and its test is part of the minutes below), and but the
+  install cell (tagged course-install), which only installs the engine where it is missing;
 - a prediction (an answer cell tagged `prediction`): PREDICTION_MINUTES plus
   PREDICTION_MINUTES_PER_VALUE for each value predicted (each name the answer assigns; a
   dictionary counts its entries);
@@ -56,6 +57,7 @@ ALGORITHM_TAG = "algorithm"
 LIMIT = 45
 REVEAL = "from autograd_lab.checks.written import reveal"
 PREDICTION_TAG = "prediction"
+INSTALL_TAG = "course-install"
 
 _SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 _HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS\n?", re.S)
@@ -158,6 +160,8 @@ def estimate(lesson, root=ROOT):
             continue
         if REVEAL in cell.source:       # a written answer's model answer: part of its minutes
             continue
+        if INSTALL_TAG in cell.metadata.get("tags", []):     # installs the engine in Colab:
+            continue                                         # no part of the lesson
         if meta.get("solution"):                     # an answer cell
             solution = "".join(_SOLUTION.findall(cell.source))
             if PREDICTION_TAG in cell.metadata.get("tags", []):

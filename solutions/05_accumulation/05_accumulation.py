@@ -22,6 +22,23 @@
 # - write a gradient-descent loop, and fix one that forgets to zero;
 # - add up micro-batches' gradients into the full batch's.
 
+# %% tags=["course-install"]
+# Colab, or any Python without the course: this cell installs the course's engine, once, from
+# the learners' repository. Where the course is installed (JupyterLab, Binder, your machine),
+# it does nothing.
+import importlib.util
+import os
+import subprocess
+import sys
+
+COURSE = "https://github.com/ourschool/autograd-class"
+if importlib.util.find_spec("autograd_lab") is None:
+    folder = os.path.abspath(COURSE.rsplit("/", 1)[-1])
+    if not os.path.isdir(folder):
+        subprocess.run(["git", "clone", "--quiet", "--depth=1", COURSE, folder], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", folder], check=True)
+    sys.path.insert(0, folder)
+
 # %% tags=["course-helper"]
 import matplotlib.pyplot as plt
 
@@ -250,6 +267,7 @@ w_fixed, fixed_losses = train(x_data, y_data)
 plt.semilogy(buggy_losses, "o-", label="without zeroing")
 plt.semilogy(fixed_losses, "o-", label="zeroed every step")
 plt.xlabel("step")
+plt.ylabel("loss")
 plt.legend()
 plt.show()
 print(f"w without zeroing: {w_buggy.item():.4f}   w zeroed: {w_fixed.item():.4f}")

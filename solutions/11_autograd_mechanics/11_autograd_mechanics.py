@@ -24,6 +24,23 @@
 # - say which gradient PyTorch gives where a function has a kink;
 # - differentiate a gradient again: a Hessian-vector product, a gradient penalty.
 
+# %% tags=["course-install"]
+# Colab, or any Python without the course: this cell installs the course's engine, once, from
+# the learners' repository. Where the course is installed (JupyterLab, Binder, your machine),
+# it does nothing.
+import importlib.util
+import os
+import subprocess
+import sys
+
+COURSE = "https://github.com/ourschool/autograd-class"
+if importlib.util.find_spec("autograd_lab") is None:
+    folder = os.path.abspath(COURSE.rsplit("/", 1)[-1])
+    if not os.path.isdir(folder):
+        subprocess.run(["git", "clone", "--quiet", "--depth=1", COURSE, folder], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", folder], check=True)
+    sys.path.insert(0, folder)
+
 # %% tags=["course-helper"]
 import autograd_lab as torch
 from autograd_lab import viz

@@ -1,7 +1,7 @@
 """The learner's code of every solution notebook, run as a learner runs it.
 
-- Under real PyTorch: all the learner's code (every code cell but the test cells, and the
-  cells tagged course-helper but for the statements that make what they draw;
+- Under real PyTorch: all the learner's code (every code cell but the test cells, the install
+  cell, and the cells tagged course-helper but for the statements that make what they draw;
   tests/support/learner_code.py says exactly which) runs in a fresh kernel with ``import torch`` in
   place of ``import autograd_lab as torch``. Each learner cell shows what it shows in the
   solution notebook run whole under autograd_lab, helpers and tests included; a helper's
@@ -81,23 +81,31 @@ def _code(source, tags=(), test=False):
 
 def test_no_learner_code_hides_from_pytorch():
     helper = "course-helper"
-    ok = _nb(_code("import autograd_lab as torch\nfrom autograd_lab import viz", [helper]),
+    install = _code(lc.install_cell(), [lc.INSTALL_TAG])
+    ok = _nb(install,
+             _code("import autograd_lab as torch\nfrom autograd_lab import viz", [helper]),
              _code("x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
                    "trace = viz.trace_backward(y.sum())\nprint(trace.table())\ntrace", [helper]),
              _code("from autograd_lab.checks import lesson00 as check\n"
                    "check.first_tensor(x)\nfor c in 'ab':\n    check.first_tensor(x)", test=True),
              _code("from autograd_lab.autograd import Variable\nprint(Variable(x))"))
     assert lc.check_kinds(ok) == []
-    assert lc.learner_part(ok.cells[0]) == "import autograd_lab as torch\n"
-    assert lc.learner_part(ok.cells[1]) == "x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
-    assert lc.learner_part(ok.cells[2]) == ""
-    assert lc.as_pytorch(ok.cells[3].source).startswith("from torch.autograd import Variable")
+    assert lc.learner_part(ok.cells[0]) == ""                   # never run under PyTorch
+    assert lc.learner_part(ok.cells[1]) == "import autograd_lab as torch\n"
+    assert lc.learner_part(ok.cells[2]) == "x = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+    assert lc.learner_part(ok.cells[3]) == ""
+    assert lc.as_pytorch(ok.cells[4].source).startswith("from torch.autograd import Variable")
     wrong = [
         _code("viz.draw(x)\nprint(x.grad)", [helper]),          # learner code after a helper
         _code("print(x)", [helper]),                             # a helper that draws nothing
         _code("viz.draw(x)"),                                    # a helper not tagged
         _code("import autograd_lab\nprint(autograd_lab.tensor(1.0))"),  # the engine by name
         _code("check.first_tensor(x)\nx.grad = None", test=True),  # a test cell that does more
+        install,                                                 # a second install cell
     ]
     for cell in wrong:
-        assert lc.check_kinds(_nb(ok.cells[0], cell)), cell.source
+        assert lc.check_kinds(_nb(install, ok.cells[1], cell)), cell.source
+    assert lc.check_kinds(_nb(ok.cells[1]))                      # no install cell
+    assert lc.check_kinds(_nb(ok.cells[1], install))             # not the first code cell
+    edited = _code(install.source.replace("pip", "pip3"), [lc.INSTALL_TAG])
+    assert lc.check_kinds(_nb(edited, ok.cells[1]))              # not the course's

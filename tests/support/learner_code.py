@@ -1,7 +1,11 @@
 """A lesson's cells sorted into the learner's code and the course's own, and the learner's code
 run under real PyTorch.
 
-Every code cell of a solution notebook is one of three kinds, and nothing is guessed:
+Every code cell of a solution notebook is one of four kinds, and nothing is guessed:
+
+- the **install cell**, tagged ``course-install`` (:data:`INSTALL_TAG`): the first code cell of
+  every lesson, the same in each, which installs the engine where it is missing (Colab) and
+  does nothing elsewhere; it is not the learner's code, and does not run under PyTorch;
 
 - a **test cell**: nbgrader's metadata says so (``grade`` true, a code cell). It may only import
   the course's checks (and ``autograd_lab as torch``) and call ``check.<name>(...)``, alone or in
@@ -33,6 +37,7 @@ import nbformat
 import course
 
 HELPER_TAG = "course-helper"
+INSTALL_TAG = "course-install"
 HELPER_NAMES = {"viz", "check"}
 _IMPORT_AS_TORCH = "import autograd_lab as torch"
 _FROM_AUTOGRAD = "from autograd_lab.autograd import "
@@ -53,6 +58,8 @@ def kind(cell):
         return None
     if cell.metadata.get("nbgrader", {}).get("grade"):
         return "test"
+    if INSTALL_TAG in cell.metadata.get("tags", []):
+        return "install"
     if HELPER_TAG in cell.metadata.get("tags", []):
         return "helper"
     return "learner"
@@ -118,7 +125,7 @@ def learner_part(cell):
     what = kind(cell)
     if what == "learner":
         return cell.source
-    if what == "test":
+    if what in ("test", "install"):
         return ""
     tree = ast.parse(cell.source)
     first, _ = _helper_split(tree, HELPER_NAMES)
@@ -130,11 +137,21 @@ def learner_part(cell):
 def check_kinds(nb):
     """The problems with how ``nb``'s code cells are marked (an empty list when there are none)."""
     problems, helper_names = [], set(HELPER_NAMES)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    installs = [cell for cell in code if kind(cell) == "install"]
+    if not code or kind(code[0]) != "install" or len(installs) != 1:
+        problems.append(f"the first code cell, and no other, is the install cell (tagged "
+                        f"{INSTALL_TAG}): {len(installs)} found")
     for number, cell in enumerate(nb.cells):
         what = kind(cell)
         if what is None:
             continue
         where = f"cell {number} ({what}):\n{cell.source}\n"
+        if what == "install":
+            if cell.source != install_cell():
+                problems.append(where + "  the install cell is not the course's (the first "
+                                "lesson's): every lesson has the same")
+            continue
         tree = ast.parse(cell.source)
         if what == "test":
             for stmt in tree.body:
@@ -161,6 +178,12 @@ def check_kinds(nb):
             problems.append(where + "  learner code uses autograd_lab beyond "
                             f"`{_IMPORT_AS_TORCH}` and `{_FROM_AUTOGRAD}...`")
     return problems
+
+
+def install_cell():
+    """The install cell's code: the first lesson's, which every lesson has."""
+    first = notebook(course.LESSONS[0])
+    return next(c.source for c in first.cells if INSTALL_TAG in c.metadata.get("tags", []))
 
 
 def as_pytorch(source):
