@@ -1,6 +1,8 @@
 """`autograd-lab student-repo`: the learners' repository of the real course, as handed out
 week by week: a git repository with a working Binder badge, only the lessons asked for, and an
-install that brings no instructor command."""
+install that brings no instructor command; Colab links to every lesson, whose install cell
+clones this repository and installs the engine in a fresh environment standing in for
+Colab's, where the lesson then runs, reveals and validates with no notebook file on disk."""
 import re
 import subprocess
 import sys
@@ -249,3 +251,128 @@ def test_the_learners_get_the_learners_guide_only(repo):
     docs = repo / "docs"
     assert (docs / "learners").is_dir()
     assert not [d for d in ("instructors", "maintainers", "measurements") if (docs / d).exists()]
+
+
+# --- Colab ------------------------------------------------------------------------------------
+
+LESSON_01 = "01_tensors_that_remember"
+
+
+def _install_cell(nb):
+    (cell,) = [c for c in nb.cells if "course-install" in c.metadata.get("tags", [])]
+    return cell
+
+
+def test_each_lesson_opens_in_colab_and_installs_the_course_from_this_repository(repo):
+    import nbformat
+    from autograd_lab_grader.steps.release import DEFAULT_COURSE
+    readme = (repo / "README.md").read_text()
+    badge = re.search(r"\[!\[Open in Colab\]\(https://colab\.research\.google\.com/assets/"
+                      r"colab-badge\.svg\)\]\((\S+?)\)", readme)
+    assert badge, readme
+    files = _git(repo, "ls-files").splitlines()
+    for lesson in sorted(p.name for p in (repo / "notebooks").iterdir()):
+        path = f"notebooks/{lesson}/{lesson}.ipynb"
+        assert f"https://colab.research.google.com/github/o/r/blob/main/{path}" in readme
+        assert path in files
+        nb = nbformat.read(repo / path, as_version=4)
+        install = _install_cell(nb)
+        assert nb.cells.index(install) == next(i for i, c in enumerate(nb.cells)
+                                                if c.cell_type == "code")   # the first
+        assert 'COURSE = "https://github.com/o/r"' in install.source
+        assert "nbgrader" not in install.metadata              # no checksum to break
+        course = nbformat.read(ROOT / path, as_version=4)       # the course's own: the default
+        assert f'COURSE = "{DEFAULT_COURSE}"' in _install_cell(course).source
+        assert [c.source for c in course.cells if c is not _install_cell(course)] == \
+            [c.source for c in nb.cells if c is not install]
+    assert badge[1] == ("https://colab.research.google.com/github/o/r/blob/main/"
+                        "notebooks/00_start_here/00_start_here.ipynb")
+    assert _git(repo, "branch", "--show-current").strip() == "main"
+    assert "validate()" in readme and "Download .ipynb" in readme
+
+
+@pytest.fixture()
+def colab(repo, tmp_path, monkeypatch):
+    """A fresh virtual environment standing in for Colab's runtime: a kernel with Python's
+    own pip and none of the course, in a folder of its own (Colab's /content); GitHub stands
+    in as the learners' repository on disk (git's insteadOf, in a git config of the test's
+    own)."""
+    import json
+    import venv
+    import learner_env
+    env_dir, content, kernels = tmp_path / "colab", tmp_path / "content", tmp_path / "jupyter"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = learner_env.python_of(env_dir)
+    learner_env._run(learner_env.installer(python) + ["ipykernel"])
+    spec = kernels / "kernels" / "colab"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Colab stand-in", "language": "python"}))
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text(f'[url "file://{repo}"]\n\tinsteadOf = https://github.com/o/r\n')
+    content.mkdir()
+    monkeypatch.setenv("JUPYTER_PATH", str(kernels))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    for name in ("PYTHONPATH", "VIRTUAL_ENV", "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    unimported = subprocess.run([python, "-c", "import autograd_lab"], capture_output=True)
+    assert unimported.returncode != 0                         # the course is not there
+    return python, content
+
+
+def _run_in(nb, content):
+    from nbclient import NotebookClient
+    NotebookClient(nb, timeout=600, kernel_name="colab", allow_errors=True,
+                   resources={"metadata": {"path": str(content)}}).execute()
+    return nb
+
+
+def _errors(cell):
+    return [f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"]
+
+
+def _said(cell):
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def test_the_install_cell_works_in_a_fresh_environment_standing_in_for_colab(repo, colab):
+    """Lesson 01 of the learners' repository, answered, run top to bottom in the stand-in: the
+    install cell clones the repository and installs the engine, every cell runs, the graph is
+    drawn in words, a reveal with the answer handed over shows the model answer, and validate()
+    passes; in a second kernel (Colab's restart) the install cell finds the course and does
+    nothing."""
+    import json
+    import nbformat
+    import course
+    python, content = colab
+    nb = course.submission(LESSON_01)
+    ours = nbformat.read(repo / "notebooks" / LESSON_01 / f"{LESSON_01}.ipynb", as_version=4)
+    _install_cell(nb).source = _install_cell(ours).source
+    reveal = next(i for i, c in enumerate(nb.cells) if "reveal(" in c.source)
+    gid = course.grade_id(nb.cells[reveal - 1])
+    nb.cells.insert(reveal + 1, nbformat.v4.new_code_cell(
+        f"from autograd_lab.checks.written import reveal\nreveal({gid!r}, 'A grad_fn records "
+        "the operation that made a tensor, so y, which nothing made, has none.')"))
+    nb.cells += [nbformat.v4.new_code_cell("import autograd_lab\nprint(autograd_lab.__file__)"),
+                 nbformat.v4.new_code_cell("from autograd_lab.checks import validate\nvalidate()")]
+    _run_in(nb, content)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "raises-exception" not in cell.metadata.get("tags", []):
+            assert not _errors(cell), (cell.source, _errors(cell))
+    assert _said(nb.cells[-2]).strip() == str(content / "r" / "autograd_lab" / "__init__.py")
+    drawn = [o for c in nb.cells if c.source.startswith("viz.draw(") for o in c.outputs]
+    assert drawn and "MulBackward0" in drawn[0]["data"]["text/plain"]
+    model = json.loads((repo / "notebooks" / LESSON_01 / "model_answers.json").read_text())
+    shown = "".join(o.data.get("text/markdown", "") for o in nb.cells[reveal + 1].outputs
+                    if o.output_type == "display_data")
+    assert model[gid] in shown
+    assert "No saved notebook here holds" in _said(nb.cells[reveal])     # before the attempt
+    assert _said(nb.cells[-1]).rstrip().endswith("Success! Your notebook passes all the tests.")
+
+    again = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(_install_cell(ours).source),
+        nbformat.v4.new_code_cell("import autograd_lab\nprint(autograd_lab.__file__)")])
+    _run_in(again, content)
+    assert not again.cells[0].outputs and not _errors(again.cells[1])
+    assert _said(again.cells[1]).strip() == str(content / "r" / "autograd_lab" / "__init__.py")

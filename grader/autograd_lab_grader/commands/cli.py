@@ -213,7 +213,8 @@ def student_repo(ctx: typer.Context,
                  more: Optional[List[str]] = typer.Argument(None, hidden=True),
                  binder: Optional[str] = typer.Option(
                      None, help="OWNER/REPO: the learners' GitHub repository, for the Binder "
-                                "badge and links in its README."),
+                                "and Colab links in its README and the lessons' install cell "
+                                "(Colab installs the course from it)."),
                  lessons: Optional[List[str]] = typer.Option(
                      None, help="The lessons to hand out, by id or number (--lessons 00 01); "
                                 "default: every released one. Run again with more to add "
@@ -255,8 +256,8 @@ def student_repo(ctx: typer.Context,
                   + ("with the model answers and rubrics (--self-study)" if self_study else
                      "no model answer in it (--self-study hands them out)"))
     if binder is None:
-        console.print("[yellow]no Binder badge: --binder OWNER/REPO names the repository "
-                      "learners will open")
+        console.print("[yellow]no Binder or Colab links: --binder OWNER/REPO names the "
+                      "repository learners will open (and Colab installs the course from)")
 
 
 @app.command()

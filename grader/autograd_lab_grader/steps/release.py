@@ -1,4 +1,6 @@
-"""What learners get: the released notebooks, and a repository to hand out for a graded class."""
+"""What learners get: the released notebooks, and a repository to hand out for a graded class:
+with `--binder OWNER/REPO` (its GitHub repository), Binder and Colab links to every lesson, and
+each lesson's install cell pointed at it (Colab installs the course from there)."""
 from __future__ import annotations
 
 import json
@@ -46,7 +48,18 @@ BINDER = """\
   Download) before you go, and upload it again next time (the upload button in the file
   browser). Lessons:
 {lessons}
+- In Google Colab: [![Open in Colab]\
+(https://colab.research.google.com/assets/colab-badge.svg)]({colab}) opens the first lesson;
+  its first cell installs the course there. Colab has no Validate button: run the lesson's
+  cells, then `from autograd_lab.checks import validate; validate()` in a last cell. Save a
+  copy in your Drive (File > Save a copy in Drive) to keep your work, and download it (File >
+  Download > Download .ipynb) to hand it in. Lessons:
+{colab_lessons}
 """
+
+#: the learners' repository a lesson's install cell clones in Colab, as the lessons are written
+#: (the site's default, docs/conf.py); student-repo writes the real one into every lesson
+DEFAULT_COURSE = "https://github.com/ourschool/autograd-class"
 
 GITIGNORE = """\
 # what Jupyter and Python leave behind: never part of the course
@@ -127,6 +140,30 @@ def binder_link(owner_repo: str, lesson: str, ref: str = "HEAD") -> str:
                          f"not {owner_repo!r}")
     return (f"https://mybinder.org/v2/gh/{owner_repo}/{ref}"
             f"?urlpath=lab/tree/notebooks/{lesson}/{lesson}.ipynb")
+
+
+def colab_link(owner_repo: str, lesson: str, branch: str = "main") -> str:
+    """Colab's link opening a lesson's notebook from the learners' GitHub repository (on the
+    branch student-repo commits to)."""
+    binder_link(owner_repo, lesson)             # (refuses what is not OWNER/REPO)
+    return (f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}"
+            f"/notebooks/{lesson}/{lesson}.ipynb")
+
+
+def _install_from(notebook: Path, owner_repo: str) -> None:
+    """Point the lesson's install cell (tagged course-install) at the learners' repository:
+    Colab clones the course from there."""
+    import json
+    text = notebook.read_text(encoding="utf-8")
+    cells = json.loads(text).get("cells", [])
+    if not any("course-install" in c.get("metadata", {}).get("tags", []) for c in cells):
+        return
+    old = json.dumps(f'COURSE = "{DEFAULT_COURSE}"')[1:-1]
+    new = json.dumps(f'COURSE = "https://github.com/{owner_repo}"')[1:-1]
+    if old not in text:
+        raise ValueError(f"{notebook.name}: its install cell names no learners' repository "
+                         f"({DEFAULT_COURSE}) to replace")
+    notebook.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 # what a released file must never contain
@@ -254,6 +291,9 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
     skip = _SKIP if self_study else shutil.ignore_patterns(ANSWERS_FILE, *_SKIP_NAMES)
     for lesson in chosen:
         shutil.copytree(released / lesson, dest / "notebooks" / lesson, ignore=skip)
+        if binder:
+            binder_link(binder, lesson)                   # (refuses what is not OWNER/REPO)
+            _install_from(dest / "notebooks" / lesson / f"{lesson}.ipynb", binder)
     if (root / "binder").is_dir():
         shutil.copytree(root / "binder", dest / "binder", ignore=_SKIP)
     if (root / "docs" / "conf.py").is_file():
@@ -274,10 +314,13 @@ def student_repo(course: Course, dest: Path, *, binder: str | None = None,
                              "lessons\n")
     badge = ""
     if binder:
-        lines = "\n".join(f"  [{l}]({binder_link(binder, l)})" + ("," if i < len(chosen) - 1
-                                                                   else ".")
-                          for i, l in enumerate(chosen))
-        badge = BINDER.format(link=binder_link(binder, chosen[0]), lessons=lines)
+        def listed(link):
+            return "\n".join(f"  [{l}]({link(binder, l)})" + ("," if i < len(chosen) - 1
+                                                              else ".")
+                             for i, l in enumerate(chosen))
+        badge = BINDER.format(link=binder_link(binder, chosen[0]), lessons=listed(binder_link),
+                              colab=colab_link(binder, chosen[0]),
+                              colab_lessons=listed(colab_link))
     (dest / "README.md").write_text(LEARNER_README.format(binder=badge))
     written = sorted(p for p in dest.rglob("*") if p.is_file() and ".git" not in p.parts)
     answers = [] if self_study else model_answer_lines(course, chosen)
