@@ -2,9 +2,15 @@
 (Debian's, through Playwright): the learner's <script>, onerror handlers, JavaScript output,
 SVG with a script, Markdown output and written answer holding HTML all run nothing, and the
 page fetches nothing, neither from the internet nor from a server of ours on loopback that
-every reference in the notebook points at."""
+every reference in the notebook points at. A real lesson's feedback page, with a wrong answer's
+traceback and the lesson's drawings: axe-core finds nothing serious or critical on it, and
+every drawing's alt text is the graph in words, naming its nodes."""
+import base64
 import http.server
+import importlib
+import re
 import threading
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -12,6 +18,8 @@ import lmsclass as lc
 from autograd_lab_grader.steps import feedback, grade
 from autograd_lab_grader.commands.course import Course
 
+import axe
+import course as lessons
 import lab_browser
 
 
@@ -60,6 +68,10 @@ def _hostile(base):
         f"display(Markdown({markdown!r}))",
         f"display(SVG({svg!r}))",
         "display(Latex(" + repr("$\\frac{a}{b}$") + "))",
+        # (a drawing whose words try to leave their alt attribute, and go on and on)
+        "display({'image/svg+xml': '<svg xmlns=\"http://www.w3.org/2000/svg\"/>', 'text/plain': "
+        f"{chr(34) + ran('alt') + chr(34)!r} + ' onerror=' + {ran('alt-onerror')!r} + '>' "
+        "+ 'y' * 100000}, raw=True)",
         # (a PNG, 1 x 1: an image the page shows, with alt text as every image has)
         "import base64; from IPython.display import Image",
         f"display(Image(data=base64.b64decode({PNG!r})))",
@@ -119,6 +131,9 @@ def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, serv
     images = [dict(attrs) for t, attrs in tags if t == "img"]
     assert f"data:image/png;base64,{PNG}" in [i.get("src") for i in images]
     assert all(i.get("alt") for i in images), images        # every image says what it is
+    from autograd_lab_grader.reading.page import ALT_CHARS
+    assert max(len(i["alt"]) for i in images) <= ALT_CHARS     # in words a page can hold
+    assert any(i["alt"].startswith('"document.title') for i in images)     # as text
     # the page is what nbconvert's own HTMLExporter makes of it, but for its last pass (a parse
     # and print with BeautifulSoup, which changes nothing here: every image has alt text)
     from bs4 import BeautifulSoup
@@ -222,3 +237,46 @@ def test_a_learners_language_names_are_kept_short_and_never_break_a_page():
         assert "print" in html
     assert all(sum(len(part) for part in key if part) <= 32768
                for key in feedback._highlighted.kept)
+
+
+def test_a_lessons_feedback_page_is_accessible_and_says_its_drawings_in_words(tmp_path, chromium):
+    """Lesson 00 graded for a learner who answered nothing (IPython's coloured tracebacks of
+    NotImplementedError) and one whose answer is wrong (the check's failure): each page shows
+    its tracebacks and the lesson's two drawings. axe-core (WCAG 2.1 A and AA, best practices)
+    finds nothing serious or critical; each drawing's alt names every node it draws."""
+    import nbformat
+    from bs4 import BeautifulSoup
+    lesson = "00_start_here"
+    wrong = next(w for w in importlib.import_module(f"submissions.{lesson}").WRONG
+                 if not w.predicted)
+    lessons.grade_class(lesson, {
+        "blank": nbformat.read(lessons.release_path(lesson), as_version=4),
+        "wrong": lessons.submission(lesson, wrong.answers)}, tmp_path)
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    tab = context.new_page()
+    try:
+        for learner in ("blank", "wrong"):
+            page = tmp_path / "feedback" / learner / lesson / f"{lesson}.html"
+            soup = BeautifulSoup(page.read_text(), "html.parser")
+            drawings = 0
+            for img in soup.select("img"):
+                head, _, data = img["src"].partition(",")
+                if head != "data:image/svg+xml;base64":
+                    continue
+                svg = ET.fromstring(base64.b64decode(data))
+                labels = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+                nodes = {label for label in labels
+                         if re.fullmatch(r"\w+Backward\d*|AccumulateGrad", label or "")}
+                assert nodes, labels
+                assert img["alt"].startswith("The backward graph of ")
+                for node in nodes:
+                    assert node in img["alt"], (node, img["alt"])
+                drawings += 1
+            assert drawings == 2, learner
+            assert soup.select(".output_error"), f"{learner}: no traceback on the page"
+            tab.goto(page.as_uri())
+            tab.wait_for_load_state("load")
+            found = axe.serious(tab)
+            assert found == [], f"{learner}:\n{axe.report(found)}"
+    finally:
+        context.close()

@@ -140,6 +140,21 @@ def _base64(value) -> str | None:
     return value if re.fullmatch(r"[A-Za-z0-9+/=\s]*", value) else None
 
 
+#: how much of an output's text/plain an image's alt text keeps (the course's drawings say
+#: their graph in a few hundred characters; a learner's text can be anything)
+ALT_CHARS = 2000
+
+
+def _alt(data: dict, otherwise: str) -> str:
+    """An image's text alternative: the output's own text/plain (a drawing of the graph says
+    its graph in words there), bounded; ``otherwise`` where there is none. Not escaped."""
+    value = data.get("text/plain")
+    text = ("".join(value) if isinstance(value, list) else str(value)).strip() if value else ""
+    if not text:
+        return otherwise
+    return text if len(text) <= ALT_CHARS else text[:ALT_CHARS - 1] + "\u2026"
+
+
 def safe_data(data: dict) -> dict:
     """An output's MIME bundle reduced to what the page can show safely: text/plain,
     sanitised text/html (HTML, Markdown, LaTeX and SVG become that) and base64 images."""
@@ -156,7 +171,8 @@ def safe_data(data: dict) -> dict:
             return out
     if "image/svg+xml" in data:
         encoded = base64.b64encode(text("image/svg+xml").encode()).decode()
-        out["text/html"] = f'<img alt="a drawing" src="data:image/svg+xml;base64,{encoded}">'
+        alt = html.escape(_alt(data, "a drawing"), quote=True)
+        out["text/html"] = f'<img alt="{alt}" src="data:image/svg+xml;base64,{encoded}">'
     elif "text/html" in data:
         out["text/html"] = clean(text("text/html"))
     elif "text/markdown" in data:
@@ -196,7 +212,9 @@ class SafeOutputs(NbGraderPreprocessor):
         for output in outputs.of_cell(cell):
             if "data" in output.node:
                 output.node["data"] = safe_data(output.data)
-                # (the page's images say what they are; SVG drawings are `<img>`s already)
+                # (the page's images say what they are, in the output's own words where it
+                #  has some; SVG drawings are `<img>`s already)
                 image = {"image/png", "image/jpeg"} & set(output.node["data"])
-                output.node["metadata"] = {"alt": "an image the notebook showed"} if image else {}
+                alt = _alt(output.data, "an image the notebook showed")
+                output.node["metadata"] = {"alt": alt} if image else {}
         return cell, resources
