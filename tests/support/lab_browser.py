@@ -227,10 +227,20 @@ class Notebook:
 
     def images(self, index):
         """The SVG documents shown as <img> in cell ``index``'s outputs (JupyterLab shows an
-        image/svg+xml output, graphviz's drawings included, as an <img> with a data: URL)."""
+        image/svg+xml output as an <img> with a data: URL; viz's drawings come as HTML, an
+        <img> of that kind with its alt text)."""
         srcs = self.cell(index).locator(".jp-OutputArea-output img").evaluate_all(
             "imgs => imgs.map(i => i.src)")
         return [_data_url_text(s) for s in srcs if s.startswith("data:image/svg+xml")]
+
+    def image_names(self, index):
+        """The accessible name of each picture in cell ``index``'s outputs (what a screen reader
+        reads): None for a picture that has none. Found through the page's roles, as
+        assistive technology finds it: an <img> named by its alt."""
+        area = self.cell(index).locator(".jp-OutputArea-output")
+        alts = area.locator("img").evaluate_all("imgs => imgs.map(i => i.getAttribute('alt'))")
+        return [alt if alt and area.get_by_role("img", name=alt, exact=True).count() else None
+                for alt in alts]
 
     def screenshot(self, name, cell=None, show=None):
         """A PNG in test-artifacts/ of what the learner sees: cell ``cell`` scrolled to the top
