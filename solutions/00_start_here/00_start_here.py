@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 00 · Start here
 #
-# **Time:** about 25 minutes: 15 reading and running the code, 2 predicting and explaining, 5 on exercises. **You will be able to:**
+# **Time:** about 25 minutes: 16 reading and running the code, 2 predicting and explaining, 5 on exercises. **You will be able to:**
 #
 # - open a lesson, run its cells, and tell the four kinds of cells apart (the lesson, code
 #   answers, written answers, tests);
@@ -265,6 +265,10 @@ print(total)
 # An answer cell you have not answered yet shows up as a failing test (its test finds no
 # `w`, say: `NameError`). Two things Validate cannot catch: a hidden test your answer fails, and
 # a written answer left as `YOUR ANSWER HERE`.
+#
+# Outside JupyterLab (in Colab, or VS Code) there is no Validate button: end the notebook with a
+# cell `from autograd_lab.checks import validate; validate()` and run it after all the others.
+# It lists, in Validate's words, every test cell that failed when it last ran in your kernel.
 #
 # **Hand in.** Save the notebook (Ctrl+S), and hand in the `.ipynb` file the way your course
 # collects work, usually by uploading it to your course's site. Keep the file name, and do
