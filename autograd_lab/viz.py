@@ -773,7 +773,11 @@ def _figure_html(fig):
     data = print_figure(fig, "png", bbox_inches="tight", base64=True)
     if not data:        # (an empty figure draws nothing)
         return {}
-    alt = html.escape(describe_figure(fig))
+    try:
+        said = describe_figure(fig)
+    except Exception:       # a learner's plot of a kind not read here still shows, unnamed
+        said = f"A figure of {len(fig.axes)} plot(s)."
+    alt = html.escape(said)
     return {"text/html": f'<img src="data:image/png;base64,{data}" alt="{alt}">'}
 
 
