@@ -52,8 +52,13 @@ def this_notebook(shell=None) -> Path | None:
     if shell is not None:
         named.append(shell.user_ns.get("__vsc_ipynb_file__"))
     for name in named:
-        if isinstance(name, str) and name and Path(name).is_file():
-            return Path(name)
+        if not (isinstance(name, str) and name):
+            continue
+        # (Jupyter Server names it by its path under the server's root; the kernel runs in
+        #  the notebook's folder)
+        for path in (Path(name), Path.cwd() / Path(name).name):
+            if path.is_file():
+                return path
     return None
 
 

@@ -79,3 +79,21 @@ def test_a_test_cell_whose_answer_never_ran_says_so():
     assert notebook._outcome(7, calls, Shell(), {7: [("first_tensor", None)]}) is None
     assert notebook._outcome(7, calls, Shell(), {7: [("first_tensor", "CheckFailed: no")]}) \
         == "CheckFailed: no"
+
+
+def test_the_notebook_the_front_end_names_is_found(tmp_path, monkeypatch):
+    """JupyterLab names the notebook by its path under the server's root and starts the
+    kernel in the notebook's folder; VS Code names it in the kernel's namespace."""
+    (tmp_path / "lesson.ipynb").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(notebook, "_shell", lambda: None)
+    monkeypatch.setenv("JPY_SESSION_NAME", "notebooks/00_start_here/lesson.ipynb")
+    assert notebook.this_notebook() == tmp_path / "lesson.ipynb"
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "lesson.ipynb"))
+    assert notebook.this_notebook() == tmp_path / "lesson.ipynb"
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    assert notebook.this_notebook() is None                 # Colab, nbclient: none
+
+    class Shell:
+        user_ns = {"__vsc_ipynb_file__": str(tmp_path / "lesson.ipynb")}
+    assert notebook.this_notebook(Shell()) == tmp_path / "lesson.ipynb"
