@@ -503,6 +503,8 @@ def _sentence(text):
 
 _SVG_OPEN = re.compile(r"<svg\b([^>]*)>")
 _SVG_TITLE = re.compile(r"<title>([ns]\d+)(?:&#45;&gt;([ns]\d+))?</title>")
+# (the whole graph's group: dot titles an unnamed graph "%3", or "%0", by its version)
+_GRAPH_TITLE = re.compile(r'(<g id="graph0"[^>]*>\s*<title>)[^<]*(</title>)')
 
 
 def _described_svg(svg, graph):
@@ -518,7 +520,7 @@ def _described_svg(svg, graph):
             return f"<title>{esc(names.get(tail, tail))}</title>"
         return f"<title>{esc(names.get(tail, tail))} to {esc(names.get(head, head))}</title>"
     svg = _SVG_TITLE.sub(titled, svg)
-    svg = svg.replace("<title>%3</title>", f"<title>{esc(graph.title)}</title>", 1)
+    svg = _GRAPH_TITLE.sub(lambda m: f"{m[1]}{esc(graph.title)}{m[2]}", svg, count=1)
     return _SVG_OPEN.sub(lambda m: f'<svg{m[1]} role="img">\n<title>{esc(graph.title)}</title>'
                                    f"\n<desc>{esc(graph.description)}</desc>", svg, count=1)
 

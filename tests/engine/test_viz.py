@@ -368,6 +368,7 @@ def test_what_jupyter_receives_a_described_svg_an_img_with_its_alt_and_the_words
     assert [child.tag for child in root][:2] == [SVG + "title", SVG + "desc"]
     assert root.find(SVG + "title").text == graph.title == "The backward graph of t0"
     assert root.find(SVG + "desc").text == graph.description
+    assert root.find(SVG + "g").find(SVG + "title").text == graph.title     # not dot's "%3"
     box_titles = [g.find(SVG + "title").text for g in root.iter(SVG + "g")
                   if g.get("class") in ("node", "edge")]
     assert not [t for t in box_titles if re.search(r"\b[ns]\d+\b", t)], box_titles
