@@ -128,8 +128,8 @@ def _everything_in(repo):
     its git history (every version of every file, every commit message)."""
     texts = {str(p.relative_to(repo)): p.read_bytes().decode(errors="replace")
              for p in repo.rglob("*") if p.is_file() and ".git" not in p.relative_to(repo).parts}
-    objects = _git(repo, "rev-list", "--all", "--objects").split()
-    for sha in {line.split()[0] for line in objects if len(line) == 40}:
+    objects = _git(repo, "rev-list", "--all", "--objects").splitlines()
+    for sha in {line.split()[0] for line in objects}:      # ("<sha> <path>", or a bare sha)
         texts[f"git:{sha}"] = subprocess.run(
             ["git", "-C", str(repo), "cat-file", "-p", sha], capture_output=True,
             check=True).stdout.decode(errors="replace")
@@ -292,11 +292,22 @@ def test_each_lesson_opens_in_colab_and_installs_the_course_from_this_repository
 
 
 @pytest.fixture()
-def colab(repo, tmp_path, monkeypatch):
+def self_study(tmp_path):
+    """A learners' repository for self-study (model answers handed out) of lesson 01."""
+    dest = tmp_path / "self-study"
+    result = runner.invoke(app, ["-C", str(ROOT), "student-repo", str(dest), "--binder", "o/r",
+                                 "--lessons", "01", "--self-study"])
+    assert result.exit_code == 0, result.output
+    return dest
+
+
+@pytest.fixture()
+def colab(self_study, tmp_path, monkeypatch):
     """A fresh virtual environment standing in for Colab's runtime: a kernel with Python's
     own pip and none of the course, in a folder of its own (Colab's /content); GitHub stands
-    in as the learners' repository on disk (git's insteadOf, in a git config of the test's
-    own)."""
+    in as the learners' repository (for self-study) on disk (git's insteadOf, in a git config
+    of the test's own)."""
+    repo = self_study
     import json
     import venv
     import learner_env
@@ -336,7 +347,7 @@ def _said(cell):
     return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
 
 
-def test_the_install_cell_works_in_a_fresh_environment_standing_in_for_colab(repo, colab):
+def test_the_install_cell_works_in_a_fresh_environment_standing_in_for_colab(self_study, colab):
     """Lesson 01 of the learners' repository, answered, run top to bottom in the stand-in: the
     install cell clones the repository and installs the engine, every cell runs, the graph is
     drawn in words, a reveal with the answer handed over shows the model answer, and validate()
@@ -346,6 +357,7 @@ def test_the_install_cell_works_in_a_fresh_environment_standing_in_for_colab(rep
     import nbformat
     import course
     python, content = colab
+    repo = self_study
     nb = course.submission(LESSON_01)
     ours = nbformat.read(repo / "notebooks" / LESSON_01 / f"{LESSON_01}.ipynb", as_version=4)
     _install_cell(nb).source = _install_cell(ours).source
