@@ -110,6 +110,37 @@ class CheckFailed(AssertionError):
     misconception = None
     check = None
 
+    def _render_traceback_(self):
+        # IPython (a notebook, Validate, `nbgrader validate`) calls this instead of formatting
+        # the traceback: the learner's frames, the test cell's line first, and the message.
+        # Without it IPython shows the frame that raised, here in the package, even though it
+        # hides the others (__tracebackhide__): eight lines of the course's code, the `raise`
+        # among them, that say nothing the message does not
+        from IPython import get_ipython
+        shell = get_ipython()
+        if shell is None:
+            return [f"{type(self).__name__}: {self}"]
+        return shell.InteractiveTB.structured_traceback(type(self), self,
+                                                        _outside_package(self.__traceback__))
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside_package(tb):
+    """The traceback ``tb`` as far as its first frame in this package (a traceback of the
+    frames that called the check: IPython's, the cell's)."""
+    import types
+    kept = []
+    while tb is not None and not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
+            _PACKAGE):
+        kept.append(tb)
+        tb = tb.tb_next
+    outer = None
+    for entry in reversed(kept):
+        outer = types.TracebackType(outer, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return outer
+
 
 class VerdictPending(CheckFailed):
     """Raised by a check in a graded run's kernel: the grader decides, outside the kernel.

@@ -174,3 +174,37 @@ def test_a_misconception_the_text_names_is_named_by_a_visible_test(lesson, misco
         message = shown[shown.index("CheckFailed: "):].splitlines()
         cut = [line for line in message if len(validator.indent + line) > validator.width - 3]
         assert not cut, f"{name}: nbgrader validate cuts {cut}"
+
+
+def test_a_failing_check_shows_the_cell_and_the_message_and_the_learners_error_its_traceback():
+    """In the notebook (what JupyterLab renders: the error's traceback lines, as the kernel sent
+    them) a failing check shows the test cell's line and the course's message, no line of the
+    checks' code; an error of the learner's own code keeps its whole traceback."""
+    from nbclient import NotebookClient
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell(source) for source in (
+        "import autograd_lab as torch",
+        "def dy_dx(x):\n    return 3 * (x ** 2 + 1) ** 2 / (x - x)",
+        "dy_dx(1.5)",
+        "from autograd_lab.checks import lesson02 as check\n\n"
+        "check.chain_rule_formula(lambda x: 3 * (x ** 2 + 1) ** 2, points=[1.5])")])
+    NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=60).execute()
+    own, failed = ("\n".join(strip(line) for line in next(
+        o for o in cell.outputs if o.output_type == "error").traceback) for cell in nb.cells[2:])
+    # the learner's error: their cell, then their function's line that raised
+    assert "----> 1 dy_dx(1.5)" in own and "return 3 * (x ** 2 + 1) ** 2 / (x - x)" in own, own
+    assert own.rstrip().endswith("ZeroDivisionError: float division by zero"), own
+    # the check's failure: the test cell's line and the message; nothing of autograd_lab/checks
+    assert "----> 3 check.chain_rule_formula(" in failed, failed
+    assert "CheckFailed: dy_dx(1.5) is only the outer derivative" in failed, failed
+    assert "Misconception [chain-rule-inner]" in failed
+    frames = [line for line in failed.splitlines() if line.startswith(("Cell In", "File "))]
+    assert len(frames) == 1 and frames[0].startswith("Cell In"), failed
+    assert "autograd_lab" not in failed.replace("from autograd_lab.checks import", ""), failed
+    assert "raise" not in failed and "hidden" not in failed, failed
+
+
+def strip(line):
+    import re
+    return re.sub(r"\x1b\[[0-9;]*m", "", line)

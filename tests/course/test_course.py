@@ -287,6 +287,12 @@ def test_validate_passes_the_solution_and_explains_a_wrong_answer(lesson, tmp_pa
     from nbgrader.validator import Validator
     lines = strip_ansi(failed["raw_error"]).splitlines()
     start = max(i for i, line in enumerate(lines) if line.startswith("CheckFailed: "))
+    # the test cell's line, then the message: no line of the checks' own code (the frame
+    # that raised, its `raise`), which IPython would show though it hides the rest
+    frames = [line for line in lines if line.startswith(("Cell In", "File "))]
+    assert len(frames) == 1 and frames[0].startswith("Cell In"), failed["raw_error"]
+    assert not any("autograd_lab" in line for line in lines[:start]
+                   if not line.lstrip(" ->0123456789").startswith("from autograd_lab.checks"))
     validator = Validator()
     cut = [line for line in lines[start:]
            if len(validator.indent + line) > validator.width - 3]
