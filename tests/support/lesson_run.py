@@ -219,12 +219,31 @@ def lines_run():
             return local
         return None
 
+    # a learner's walk that recurses past the limit raises RecursionError inside the tracer,
+    # and Python then stops tracing: each call of a learner's function (answers.attempt, under
+    # whatever name a module of the checks holds it) starts it again when it returns
+    from autograd_lab.checks import answers
+    original = answers.attempt
+
+    def attempt(*args, **kwargs):
+        try:
+            return original(*args, **kwargs)
+        finally:
+            sys.settrace(calls)
+
+    holders = [m for name, m in list(sys.modules.items())
+               if name.startswith("autograd_lab.checks") and m is not None
+               and m.__dict__.get("attempt") is original]
     before = sys.gettrace()
+    for holder in holders:
+        holder.attempt = attempt
     sys.settrace(calls)
     try:
         yield seen
     finally:
         sys.settrace(before)
+        for holder in holders:
+            holder.attempt = original
 
 
 def exercises(lesson):

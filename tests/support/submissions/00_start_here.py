@@ -22,9 +22,21 @@ WRONG = [
     # (2 - 1 + 3) ** 2: the product read as the square of the sum
     Wrong("squared-the-sum", {"predict_total": "predicted_total = 16.0"},
           misconception="elementwise-product", predicted=True),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-other-numbers", {"make_w": "w = torch.tensor([3.0, -1.0, 2.0], requires_grad=True)"},
+          says="`w` should hold 2, -1 and 3, in that order."),
 ]
 
 PREDICTIONS = [
     # the sum of squares written as an expression, in quotes
     Predicted("predict_total", "predicted_total = '4 + 1 + 9'", ("14",)),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("total-as-a-vector", {"predict_total": "predicted_total = torch.tensor([4.0, 1.0, 9.0])"},
+          says="`predicted_total` should be a single number."),
+    Wrong("total-infinite", {"predict_total": "predicted_total = float('inf')"},
+          says="`predicted_total` should be a finite number."),
 ]

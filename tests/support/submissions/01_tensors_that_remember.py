@@ -62,6 +62,15 @@ WRONG = [
                                                              "loss.backward(retain_graph=True)\n"
                                                              "loss.backward()"},
           misconception="forgot-zero-grad"),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-cubed-loss", {"hidden_grad": _HIDDEN + "h.retain_grad()\nloss = (h ** 3).sum()\n"
+                                                        "loss.backward()"},
+          says="h.grad is not d loss / d h."),
+    Wrong("plain-lr", {"make_leaves": "lr = torch.tensor(0.05, requires_grad=True)\n"
+                                      "w_frozen = w.detach()"}, says="`lr` should hold 0.5."),
+    Wrong("plain-loss-changed", {"fix_no_grad": "weight = torch.tensor(2.0, requires_grad=True)\n"
+                                                "loss = (weight * 3 + 1) ** 2\nloss.backward()"},
+          says="weight.grad is not d loss / d weight."),
 ]
 
 PREDICTIONS = [
@@ -70,4 +79,40 @@ PREDICTIONS = [
     # one entry left out
     Predicted("predict_leaves", 'predictions = {"a": (True, True), "b": (True, False), '
                                 '"c": (False, True)}', ("(False, True)", "(True, False)")),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("predictions-as-list", {"predict_leaves": "predictions = [(True, True)] * 4"},
+          says="`predictions` should be a dictionary"),
+    Wrong("predictions-as-numbers", {"predict_leaves": 'predictions = {"a": (1, 1), "b": (1, 0), '
+                                                       '"c": (0, 1), "d": (0, 1)}'},
+          says="predictions['a'] should be a pair of booleans"),
+    Wrong("lr-no-grad", {"make_leaves": "lr = torch.tensor(0.5)\nw_frozen = w.detach()"},
+          says="`lr` should require grad"),
+    Wrong("frozen-doubled", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
+                                            "w_frozen = w.detach() * 2"},
+          says="`w_frozen` should hold the same numbers as w."),
+    Wrong("weight-no-grad", {"fix_no_grad": "weight = torch.tensor(2.0)\n"
+                                            "loss = (weight * 3 - 1) ** 2"},
+          says="`weight` does not require grad"),
+    Wrong("weight-computed", {"fix_no_grad": "weight = torch.tensor(1.0, requires_grad=True) * 2\n"
+                                             "loss = (weight * 3 - 1) ** 2\nloss.backward()"},
+          says="`weight` is not a leaf", misconception="not-a-leaf"),
+    Wrong("weight-moved", {"fix_no_grad": "weight = torch.tensor(3.0, requires_grad=True)\n"
+                                          "loss = (weight * 3 - 1) ** 2\nloss.backward()"},
+          says="`weight` should still hold 2.0."),
+    Wrong("no-backward", {"fix_no_grad": "weight = torch.tensor(2.0, requires_grad=True)\n"
+                                         "loss = (weight * 3 - 1) ** 2"},
+          says="weight.grad is None: call loss.backward()"),
+    Wrong("x-no-grad", {"hidden_grad": "x = torch.tensor([1.0, 2.0, 3.0])\nh = x * 2\n"
+                                       "loss = (h ** 2).sum()"},
+          says="`x` should require grad."),
+    Wrong("h-detached", {"hidden_grad": "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+                                        "h = (x * 2).detach().requires_grad_()\n"
+                                        "loss = (h ** 2).sum()\nloss.backward()"},
+          says="`h` is a leaf"),
+    Wrong("hidden-no-backward", {"hidden_grad": _HIDDEN + "h.retain_grad()\nloss = (h ** 2).sum()"},
+          says="No gradient arrived"),
 ]

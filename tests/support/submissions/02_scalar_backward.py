@@ -62,10 +62,30 @@ WRONG = [
     Wrong("returns-a-list", {"numerical_derivative": "def numerical_derivative(f, x, h):\n"
                                                      "    return [f(x + h), f(x - h)]"},
           says="should be a number."),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-off-by-one", {"autograd_derivative": "def derivative(f, x0):\n"
+                                                      "    t = torch.tensor(x0, requires_grad=True)\n"
+                                                      "    f(t).backward()\n"
+                                                      "    return t.grad.item() + 1"},
+          says="is not f'(x0)."),
+    Wrong("plain-power-one", {"chain_rule": "def dy_dx(x):\n    return 6 * x * (x ** 2 + 1)"},
+          says="does not match autograd's dy/dx."),
+    Wrong("plain-shifted", {"numerical_derivative": "def numerical_derivative(f, x, h):\n"
+                                                    "    return (f(x + h) - f(x - h)) / (2 * h) + h"},
+          says="Hint: (f(x + h) - f(x - h)) / (2 * h)"),
 ]
 
 PREDICTIONS = [
     # the derivative as a formula, in quotes
     Predicted("predict_cube", "predicted_grad = '3 * x ** 2'", ("3.0", "tensor(3.)")),
     Predicted("predict_seed", "predicted_grad_10 = '10 times x.grad'", ("30",)),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("no-backward-call", {"autograd_derivative": "def derivative(f, x0):\n    t = torch.tensor(x0, requires_grad=True)\n    f(t)\n    return t.grad.item()"},
+          says="raised AttributeError: 'NoneType' object has no attribute 'item'"),
+    Wrong("derivative-a-number", {"autograd_derivative": "derivative = 29.0"},
+          says="`derivative` should be a function (def derivative(f, x0): ...)."),
 ]

@@ -74,8 +74,24 @@ WRONG = [
     Wrong("mm-as-matrix",
           {"predict_mm": "mm_grad_prediction = torch.tensor([[3.0, 9.0], [2.0, 4.0]])"},
           misconception="vjp-is-jacobian", predicted=True),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-doubled", {"jacobian_by_rows": "def jacobian_by_rows(f, x):\n    x = x.detach().requires_grad_(True)\n    rows = []\n    for i in range(len(f(x))):\n        y = f(x)\n        one_hot = torch.zeros_like(y)\n        one_hot[i] = 1.0\n        x.grad = None\n        y.backward(one_hot)\n        rows.append(x.grad)\n    return 2 * torch.stack(rows)"},
+          says="is not the Jacobian of f at x."),
 ]
 
 PREDICTIONS = [
     Predicted("predict_mm", "mm_grad_prediction = [[1.0, 3.0]]", ("[[ 5., 13.]]", "13")),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("functional-jacobian", {"jacobian_by_rows": "def jacobian_by_rows(f, x):\n"
+                                                     "    return torch.autograd.functional.jacobian(f, x)"},
+          says="called torch.autograd.functional.jacobian"),
+    Wrong("no-return", {"jacobian_by_rows": "def jacobian_by_rows(f, x):\n    x = x.detach().requires_grad_(True)\n    rows = []\n    for i in range(len(f(x))):\n        y = f(x)\n        one_hot = torch.zeros_like(y)\n        one_hot[i] = 1.0\n        x.grad = None\n        y.backward(one_hot)\n        rows.append(x.grad)\n    torch.stack(rows)"}, says="returned None."),
+    Wrong("jacobian-a-tensor", {"jacobian_by_rows": "jacobian_by_rows = torch.eye(3)"},
+          says="`jacobian_by_rows` should be a function of (f, x)."),
+    Wrong("jacobian-in-a-graph", {"jacobian_by_rows": "def jacobian_by_rows(f, x):\n    x = x.detach().requires_grad_(True)\n    rows = []\n    for i in range(len(f(x))):\n        y = f(x)\n        one_hot = torch.zeros_like(y)\n        one_hot[i] = 1.0\n        x.grad = None\n        y.backward(one_hot)\n        rows.append(x.grad)\n    return torch.stack(rows).requires_grad_()"},
+          says="should be a plain tensor of numbers, not part of a graph."),
 ]

@@ -103,6 +103,14 @@ WRONG = [
     for i in range(n_batches):
         loss = ((w * x - y) ** 2).mean() / n_batches
         loss.backward()"""}, says="did not each go through one micro-batch"),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-double-step", {"fix_loop": _LOOP.format(before="", after="        w.grad = None\n")
+                                .replace("w -= lr * w.grad", "w -= 2 * lr * w.grad")},
+          says="The losses differ from the lesson's loop from step 1 on."),
+    Wrong("plain-halved", {"microbatches": _MICRO.format(
+        start="    w.grad = None\n", inside="",
+        loss="((w * xb - yb) ** 2).mean() / (2 * n_batches)")},
+          says="w.grad is not the full-batch gradient."),
 ]
 
 PREDICTIONS = [
@@ -113,4 +121,31 @@ PREDICTIONS = [
     Predicted("predict_k_calls", "a_grad_3 = None\nb_grad_3 = None\n"
                                  "a_grad_4 = torch.tensor([2.0, 2.0])\nb_grad_4 = 16.0",
               ("tensor([6., 6.])", "12")),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("train-not-a-function", {"fix_loop": "train = None"},
+          says="`train` should be a function"),
+    Wrong("returns-w-only", {"fix_loop": _LOOP.format(before="", after="        w.grad = None\n")
+                             .replace("return w, losses", "return w")},
+          says="train(...) should return a pair: (w, losses)."),
+    Wrong("returns-a-copy", {"fix_loop": _LOOP.format(before="", after="        w.grad = None\n")
+                             .replace("return w, losses", "return w * 1, losses")},
+          says="The w that train returns is not a leaf any more.",
+          misconception="inplace-leaf-update"),
+    Wrong("losses-a-tuple", {"fix_loop": _LOOP.format(before="", after="        w.grad = None\n")
+                             .replace("return w, losses", "return w, tuple(losses)")},
+          says="losses should be a list of 20 numbers, one per step."),
+    Wrong("w-rounded", {"fix_loop": _LOOP.format(before="", after="        w.grad = None\n")
+                        .replace("return w, losses",
+                                 "return torch.tensor(round(w.item(), 1)), losses")},
+          says="The final w is not where the loop ends."),
+    Wrong("accumulate-not-a-function", {"microbatches": "accumulate_grad = 0"},
+          says="`accumulate_grad` should be a function"),
+    Wrong("micro-no-backward", {"microbatches": _MICRO.format(
+        start="    w.grad = None\n", inside="", loss="((w * xb - yb) ** 2).mean() / n_batches")
+        .replace("        loss.backward()\n", "")},
+          says="w.grad is None after accumulate_grad(w, x, y, batch_size)."),
 ]

@@ -84,9 +84,42 @@ WRONG = [
     x.grad = None
     loss_b.backward()
     return g_a, x.grad.detach().clone()"""}, hidden_only=True),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-g-b-doubled", {"two_losses": _TWO.format(body=(
+        "    (g_a,) = torch.autograd.grad(loss_a, x, retain_graph=True)\n"
+        "    (g_b,) = torch.autograd.grad(loss_b, x)\n    g_b = 2 * g_b\n"))},
+          says="g_b is not d loss_b / dx."),
+    Wrong("plain-cubed", {"fix_inplace": _INPLACE.format(
+        rest="y = (h * h * h).sum()\nh_shifted = h + 1\ny.backward()")},
+          says="x.grad is not the gradient of y = (h * h).sum()."),
 ]
 
 PREDICTIONS = [
     # only the snippets the learner was sure of
     Predicted("predict_raises", 'raises = {"A": False, "B": True}', ("'D': True", "'F': True")),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("raises-as-list", {"predict_raises": "raises = [False, True, False, True, False, True]"},
+          says="`raises` should be a dictionary"),
+    Wrong("raises-as-numbers", {"predict_raises": 'raises = {"A": 0, "B": 1, "C": 0, "D": 1, '
+                                                  '"E": 0, "F": 1}'},
+          says="raises['A'] should be True or False."),
+    Wrong("separate-not-a-function", {"two_losses": "separate_gradients = None"},
+          says="`separate_gradients` should be a function"),
+    Wrong("grad-of-a-loss", {"two_losses": _TWO.format(body=(
+        "    (g_a,) = torch.autograd.grad(loss_a, loss_b)\n    g_b = g_a\n"))},
+          says="separate_gradients(...) raised RuntimeError"),
+    Wrong("returns-g-a-only", {"two_losses": _TWO.format(body=(
+        "    (g_a,) = torch.autograd.grad(loss_a, x, retain_graph=True)\n"
+        "    (g_b,) = torch.autograd.grad(loss_b, x)\n")).replace("return g_a, g_b", "return g_a")},
+          says="separate_gradients should return a pair (g_a, g_b)."),
+    Wrong("inplace-no-backward", {"fix_inplace": _INPLACE.format(
+        rest="y = (h * h).sum()\nh_shifted = h + 1")},
+          says="x.grad is None: call y.backward() in your cell."),
+    Wrong("shifted-by-two", {"fix_inplace": _INPLACE.format(
+        rest="y = (h * h).sum()\nh_shifted = h + 2\ny.backward()")},
+          says="h_shifted should hold h + 1."),
 ]

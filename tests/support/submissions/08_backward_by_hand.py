@@ -122,6 +122,53 @@ CALLS_BACKWARD = "def my_backward(root, gradient):\n    root.backward(gradient)\
 ENGINE_RENAMED = ("from autograd_lab._core.backward import backward as engine_backward\n\n\n"
                   "def my_backward(root, gradient):\n    engine_backward(root, gradient)\n")
 
+SEQUENCE_ORDER = '''
+def my_backward(root, gradient):
+    nodes, stack, seen = [], [root.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        nodes.append(node)
+        stack.extend(nxt for nxt, _ in node.next_functions)
+
+    def newest_first(node):
+        if hasattr(node, "variable"):
+            return -1
+        return getattr(node, "_sequence_nr", lambda: -1)()
+
+    nodes.sort(key=newest_first, reverse=True)
+    arrived = {root.grad_fn: gradient}
+    with torch.no_grad():
+        for node in nodes:
+            grad = arrived.pop(node, None)
+            if grad is None:
+                continue
+            if hasattr(node, "variable"):
+                leaf = node.variable
+                leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+                continue
+            outs = node(grad)
+            if not isinstance(outs, tuple):
+                outs = (outs,)
+            for (nxt, _), g in zip(node.next_functions, outs):
+                if nxt is not None:
+                    arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g
+'''
+
+# the same order, and a gradient that arrives at a node already run sends it on again
+LATE_RUN_AGAIN = edited(SEQUENCE_ORDER, (
+    "        for node in nodes:\n            grad", "        while nodes:\n"
+    "            node = nodes.pop(0)\n            grad"), (
+    "                    arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g\n",
+    "                    arrived[nxt] = g if nxt not in arrived else arrived[nxt] + g\n"
+    "                    if nxt not in nodes:\n                        nodes.append(nxt)\n"))
+# only the nodes that carry a sequence number (and the leaves' accumulators) taken as the graph
+NUMBERED_ONLY = edited(SEQUENCE_ORDER, ("    nodes.sort(", "    nodes = [n for n in nodes if "
+                                        "hasattr(n, '_sequence_nr') or hasattr(n, 'variable')]\n"
+                                        "    nodes.sort("))
+
 WRONG = [
     Wrong("depth-first-walk", {"my_backward": DEPTH_FIRST}, misconception="recursive-backward"),
     Wrong("every-path-separately", {"my_backward": EVERY_PATH},
@@ -148,10 +195,36 @@ WRONG = [
     # the recursive sort, given a recursion limit deep enough for the visible chain only
     Wrong("recursion-limit-raised", {"my_backward": "import sys\nsys.setrecursionlimit(3200)\n"
                                                     + RECURSIVE_SORT}, hidden_only=True),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-twice-the-seed", {"my_backward": KAHN.replace("arrived = {root.grad_fn: gradient}",
+                                                              "arrived = {root.grad_fn: 2 * gradient}")},
+          says="times the right one: start the walk from `gradient` itself"),
 ]
 
 PREDICTIONS = [
     # the derivative as a formula, in quotes
     Predicted("predict_order", 'order = ["AddBackward0"]\nx_grad = "2x + 1"',
               ("7.0", "'AddBackward0', 'MulBackward0'")),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("x-grad-a-tensor", {"predict_order": 'order = ["AddBackward0", "MulBackward0", '
+                                                '"AccumulateGrad"]\nx_grad = torch.tensor(7.0)'},
+          says="`x_grad` should be a plain number (like 1.5), not a tensor."),
+    Wrong("leaves-left-out", {"my_backward": edited(KAHN, (
+        "                leaf = node.variable\n"
+        "                leaf.grad = grad if leaf.grad is None else leaf.grad + grad\n", ""))},
+          says="leaf x.grad is not a tensor."),
+    Wrong("my-backward-a-number", {"my_backward": "my_backward = 0"},
+          says="`my_backward` should be a function my_backward(root, gradient)."),
+    # the nodes in PyTorch's engine's order, the newest first (by sequence number): the
+    # check's own nodes have none, and their order is then the order they were found in
+    Wrong("by-sequence-number", {"my_backward": SEQUENCE_ORDER},
+          says="is not what a right walk gives.", misconception="recursive-backward"),
+    Wrong("late-gradient-run-again", {"my_backward": LATE_RUN_AGAIN},
+          says="my_backward called a node a second time.", misconception="recursive-backward"),
+    Wrong("numbered-nodes-only", {"my_backward": NUMBERED_ONLY},
+          says="of the check's own making, leaf x.grad is not a tensor."),
 ]
