@@ -139,10 +139,9 @@ def clipped(clip_gradient, made, first, found, removed, after, *, values=(1.0, -
              "(or None)")
     plain, expected = _clip_reference(values, limit)
     setup = f"x = torch.tensor({list(values)}, requires_grad=True), y = x * 3, limit {limit:g}"
-    if found is None:
-        fail(f"x.grad is None after backward ({setup}).",
-             hint="register the hook on t, and leave backward to the caller")
-    got = np.asarray(found._data, dtype=np.float64)
+    # (a backward that ran reached x, and returned() has refused one that raised: no answer
+    # leaves x.grad None here, but a None is judged as no gradient at all, not a crash)
+    got = np.zeros(len(values)) if found is None else np.asarray(found._data, dtype=np.float64)
     if not same_values(got, expected):
         if same_values(got, plain):
             fail(f"The gradient reaching y was not clipped ({setup}): x.grad is what it is "

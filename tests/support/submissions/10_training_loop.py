@@ -64,10 +64,53 @@ WRONG = [
         w.grad = None
         b.grad = None
     return loss.item()"""}, hidden_only=True),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-double-lr", {"train_step": edited(STEP, ("p -= lr * p.grad", "p -= 2 * lr * p.grad"))},
+          says="the parameters are not where one step of gradient descent"),
+    Wrong("plain-biases-of-ones", {"mlp_parameters": edited(PARAMETERS, (
+        "b1 = torch.zeros(16, requires_grad=True)", "b1 = torch.ones(16, requires_grad=True)"))},
+          says="`b1` should start at zeros."),
 ]
 
 PREDICTIONS = [
     Predicted("predict_update", 'w_is_leaf = "yes"\nw_grad_fn = None', ("SubBackward0",)),
     Predicted("diagnosis", 'diagnosis = {"A": "the update", "B": "the loss", "C": "the grads"}',
               ("'A': 'no_grad'", "'C': 'zero_grad'")),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("grad-fn-unquoted", {"predict_update": "w_is_leaf = False\nw_grad_fn = 0"},
+          says="`w_grad_fn` should be the node's name as a string (or None)."),
+    Wrong("backward-twice-a-step", {"train_step": edited(STEP, ("    loss.backward()\n",
+                                                                "    loss.backward()\n"
+                                                                "    loss.backward()\n"))},
+          says="train_step raised RuntimeError: Trying to backward through the graph"),
+    Wrong("reads-loss-grad", {"train_step": edited(STEP, ("    loss.backward()\n",
+                                                          "    loss.backward()\n"
+                                                          "    seen = loss.grad\n"))},
+          says="train_step read .grad of a tensor that is not a leaf.",
+          misconception="inplace-leaf-update"),
+    Wrong("replaces-in-the-list", {"train_step": edited(STEP, (
+        "        for p in params:\n            p -= lr * p.grad\n            p.grad = None\n",
+        "        for i, p in enumerate(params):\n            params[i] = p - lr * p.grad\n"))},
+          says="is no longer a leaf that requires grad.", misconception="inplace-leaf-update"),
+    Wrong("returns-twice-the-loss", {"train_step": edited(STEP, ("return loss.item()",
+                                                                 "return 2 * loss.item()"))},
+          says="not the loss computed in that step."),
+    Wrong("train-step-a-number", {"train_step": "train_step = 0.1"},
+          says="`train_step` should be a function train_step(params, compute_loss, lr)."),
+    Wrong("diagnosis-as-list", {"diagnosis": 'diagnosis = ["no_grad", "requires_grad", "zero_grad"]'},
+          says="`diagnosis` should be a dictionary"),
+    Wrong("diagnosis-of-one-loop", {"diagnosis": 'diagnosis = {"A": "no_grad"}'},
+          says="`diagnosis` has no entry for loop B, C."),
+    Wrong("w1-a-list", {"mlp_parameters": edited(PARAMETERS, (W1, "[[0.5] * 16] * 2"))},
+          says="`W1` should be a Tensor."),
+    Wrong("w1-transposed", {"mlp_parameters": edited(PARAMETERS, (W1, "(torch.randn(16, 2) * 0.5).requires_grad_()"))},
+          says="`W1` has the wrong shape."),
+    Wrong("w1-float64", {"mlp_parameters": edited(PARAMETERS, (W1, "(torch.randn(2, 16, dtype=torch.float64) * 0.5).requires_grad_()"))},
+          says="`W1` should hold float32 numbers."),
+    Wrong("w1-unscaled", {"mlp_parameters": edited(PARAMETERS, (W1, "(torch.randn(2, 16) * 5).requires_grad_()"))},
+          says="`W1` holds large numbers"),
 ]

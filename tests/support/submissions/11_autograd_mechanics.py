@@ -57,6 +57,13 @@ WRONG = [
     # the visible test's limit written in, `limit` never used
     Wrong("limit-written-in", {"clip_gradient": """def clip_gradient(t, limit):
     return t.register_hook(lambda g: g.clamp(-4.0, 4.0))"""}, hidden_only=True),
+    # plainly wrong: the right kind, the wrong numbers
+    Wrong("plain-clip-to-half", {"clip_gradient": "def clip_gradient(t, limit):\n    return t.register_hook(lambda g: g.clamp(-limit / 2, limit / 2))"},
+          says="x.grad is not 3 times y's gradient clamped"),
+    Wrong("plain-hvp-doubled", {"hvp": "def hvp(f, x, v):\n"
+                                      "    (g,) = torch.autograd.grad(f(x), x, create_graph=True)\n"
+                                      "    (hv,) = torch.autograd.grad(g @ v, x)\n    return 2 * hv"},
+          says="is not H v."),
 ]
 
 PREDICTIONS = [
@@ -72,4 +79,22 @@ PREDICTIONS = [
     # not answered yet
     Predicted("predict_create_graph", "plain_requires_grad = None\ngraph_requires_grad = None",
               ("grad_fn=", "create_graph=True records")),
+]
+
+# answers of the wrong kind and slips that reach the checks' other failures: run in
+# process by tests/checks/test_wrong_answers.py, not graded as a class
+REFUSED = [
+    Wrong("clip-not-a-function", {"clip_gradient": "clip_gradient = None"},
+          says="`clip_gradient` should be a function"),
+    Wrong("clip-on-the-leaf", {"clip_gradient": "def clip_gradient(t, limit):\n    leaf = t.grad_fn.next_functions[0][0].variable\n"
+                                              "    return leaf.register_hook(lambda g: g.clamp(-limit, limit))"},
+          says="but the hook belongs on y"),
+    Wrong("clip-two-hooks", {"clip_gradient": "def clip_gradient(t, limit):\n    t.register_hook(lambda g: g.clamp(-limit, limit))\n"
+                                            "    return t.register_hook(lambda g: g)"},
+          says="After handle.remove(), backward still clips the gradient."),
+    Wrong("sqrt-grad-a-vector", {"predict_kinks": "relu_grad = torch.tensor([0.0, 0.0, 1.0])\n"
+                                                "max_grad = torch.tensor([0.0, 0.5, 0.5])\n"
+                                                "sqrt_grad = torch.tensor([1.0, 2.0])"},
+          says="`sqrt_grad` should be a single number."),
+    Wrong("hvp-not-a-function", {"hvp": "hvp = None"}, says="`hvp` should be a function"),
 ]
