@@ -100,6 +100,12 @@ if [ -z "$done_already" ]; then
         quiet "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
             "${links[@]}" "$ORACLE"
     fi
+    if [ "$what" = lab ]; then
+        # a learner's JupyterLab, as Binder's: nbgrader's Validate button, none of the
+        # instructor's tools (binder/postBuild turns them off in this .venv). An instructor's
+        # and a maintainer's set keep them: hand grading is done in the formgrader
+        PATH="$VENV/bin:$PATH" bash binder/postBuild
+    fi
     touch "$VENV/.installed-$what"
 fi
 

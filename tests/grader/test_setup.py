@@ -4,6 +4,7 @@ every `autograd-lab` command, without the test tools; the learner's `lab` extra 
 the grader's own."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,23 @@ def test_setup_lab_installs_the_learners_distribution_from_the_lock_and_nothing_
         capture_output=True, text=True, check=True).stdout)
     for name in ("jupyterlab", "nbgrader", "numpy", "matplotlib"):
         assert versions[name] == pins[name], name
+    # a learner's JupyterLab, as Binder's (binder/postBuild): Validate, none of the
+    # instructor's tools, in the lab and on the server
+    listed = {}
+    for kind in ("labextension", "server extension"):
+        done = subprocess.run([str(venv / "bin" / "jupyter"), *kind.split(), "list"],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"})
+        listed[kind] = done.stdout + done.stderr
+    lab = listed["labextension"]
+    for plugin in ("formgrader", "create-assignment", "course-list", "assignment-list", "menu"):
+        assert f"@jupyter/nbgrader:{plugin}" in lab.split("Disabled extensions:")[1], lab
+    assert "@jupyter/nbgrader:validate-assignment" not in lab.split("Disabled extensions:")[1]
+    server = dict(re.findall(r"^\s*(nbgrader\.server_extensions\.\w+) (enabled|disabled)$",
+                             re.sub(r"\x1b\[[0-9;]*m", "", listed["server extension"]), re.M))
+    for extension in ("formgrader", "assignment_list", "course_list"):
+        assert server[f"nbgrader.server_extensions.{extension}"] == "disabled", server
+    assert server["nbgrader.server_extensions.validate_assignment"] == "enabled", server
     # and again: set up already, nothing is installed
     again = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "lab"], cwd=ROOT,
                            env={**os.environ, "VENV": str(venv)}, capture_output=True,

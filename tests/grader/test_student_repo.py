@@ -57,6 +57,15 @@ def test_the_binder_badge_opens_the_first_lesson_of_this_repository(repo):
         assert f"lab/tree/notebooks/{lesson}/{lesson}.ipynb" in readme
 
 
+def test_its_set_up_turns_off_the_instructors_tools_as_binder_does(repo):
+    """The README's steps on a learner's machine run binder/postBuild (nbgrader's Validate
+    only), which the repository holds, as Binder runs it."""
+    readme = (repo / "README.md").read_text()
+    steps = readme[readme.index("pip install -e"):readme.index("jupyter lab notebooks")]
+    assert 'PATH="$PWD/.venv/bin:$PATH" bash binder/postBuild' in steps
+    assert (repo / "binder" / "postBuild").read_text() == (ROOT / "binder" / "postBuild").read_text()
+
+
 def test_installing_it_brings_no_instructor_command(repo, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",

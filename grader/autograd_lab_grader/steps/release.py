@@ -24,6 +24,7 @@ like it. The lessons are in `notebooks/`, one folder each, in order.
 
       python -m venv .venv
       .venv/bin/pip install -e '.[lab]'
+      PATH="$PWD/.venv/bin:$PATH" bash binder/postBuild    # Validate only, as on Binder
       .venv/bin/jupyter lab notebooks
 
 ## Work on a lesson
