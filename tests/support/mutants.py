@@ -123,7 +123,13 @@ def mutants():
                     text = " ".join(ast.get_source_segment(source, statement.test).split())
                     found.append(Mutant("guard", module, function.name, statement.lineno,
                                         text[:60]))
-    return found
+    # (a function that says one thing in two places: the second is named "... (2)")
+    named, unique = {}, []
+    for mutant in found:
+        n = named[mutant.name] = named.get(mutant.name, 0) + 1
+        unique.append(mutant if n == 1 else Mutant(mutant.kind, mutant.module, mutant.function,
+                                                   mutant.line, f"{mutant.text} ({n})"))
+    return unique
 
 
 class _Change(ast.NodeTransformer):
