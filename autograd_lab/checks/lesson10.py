@@ -142,7 +142,6 @@ def _step_failure(k, outcome):
                 fail(f"train_step raised: {text}", hint="only the UPDATE goes inside "
                      "`with torch.no_grad():`; the forward (compute_loss()) must be "
                      "recorded, or there is no graph for backward")
-            fail(f"train_step raised RuntimeError: {text}")
         fail(f"train_step raised {type(error).__name__}: {error}",
              misconception="inplace-leaf-update" if non_leaf else None)
     if non_leaf:

@@ -172,6 +172,9 @@ def judged(lesson, wrong):
     if test.answered.error is not None:     # the answer's own cell raised: the learner sees that
         if part.error is None:
             problems.append(f"its test passed after the answer raised {test.answered.shown}")
+        if wrong.misconception and part.misconception != wrong.misconception:
+            problems.append(f"named {part.misconception}, not {wrong.misconception}: "
+                            f"{part.shown}")
         if wrong.says and wrong.says not in " ".join(test.answered.shown.split()):
             problems.append(f"the answer's error does not say {wrong.says!r}: "
                             f"{test.answered.shown}")

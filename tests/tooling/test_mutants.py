@@ -20,6 +20,11 @@ import mutants
 
 #: mutant name (Mutant.name) -> why no answer can tell it from the check as written
 EQUIVALENT = {
+    "skip lesson08.my_backward_hidden: f\"{name}.grad held {np.asarray(b, np.float32)} before the ca":
+        "only a walk that overwrites .grad on the engine's leaves and adds into it on the "
+        "check's own reaches it hidden: the visible test's graph whose leaves hold a .grad "
+        "already refuses every walk that overwrites; skipped, _check_grads still refuses it "
+        "(with the general message), so no answer gains points",
 }
 
 

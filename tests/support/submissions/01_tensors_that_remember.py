@@ -28,7 +28,7 @@ WRONG = [
           misconception="copy-in-graph"),
     Wrong("frozen-is-w", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
                                          "w_frozen = w"},
-          misconception="copy-in-graph"),
+          misconception="copy-in-graph", says="`w_frozen` is w itself"),
     # the numbers through .data, the old way (lesson 06 shows why .detach() is the safe one)
     Wrong("frozen-by-data", {"make_leaves": "lr = torch.tensor(0.5, requires_grad=True)\n"
                                             "w_frozen = w.data"},
@@ -43,7 +43,7 @@ WRONG = [
           misconception="forgot-zero-grad"),
     # reads h.grad without retain_grad()
     Wrong("no-retain-grad", {"hidden_grad": _HIDDEN + "loss = (h ** 2).sum()\nloss.backward()"},
-          misconception="nonleaf-grad"),
+          misconception="nonleaf-grad", says="h is an intermediate result, not a leaf."),
     # retain_grad() after the backward pass: too late
     Wrong("retain-grad-too-late", {"hidden_grad": _HIDDEN + "loss = (h ** 2).sum()\n"
                                                             "loss.backward()\nh.retain_grad()"},

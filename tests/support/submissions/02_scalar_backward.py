@@ -85,7 +85,7 @@ PREDICTIONS = [
 # process by tests/checks/test_wrong_answers.py, not graded as a class
 REFUSED = [
     Wrong("no-backward-call", {"autograd_derivative": "def derivative(f, x0):\n    t = torch.tensor(x0, requires_grad=True)\n    f(t)\n    return t.grad.item()"},
-          says="raised AttributeError: 'NoneType' object has no attribute 'item'"),
+          says="make the leaf with torch.tensor(x0, requires_grad=True)"),
     Wrong("derivative-a-number", {"autograd_derivative": "derivative = 29.0"},
           says="`derivative` should be a function (def derivative(f, x0): ...)."),
 ]

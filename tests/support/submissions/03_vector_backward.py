@@ -9,7 +9,7 @@ WRONG = [
           misconception="gradient-is-input"),
     Wrong("v-shaped-like-x", {"choose_weights": "v_weighted = torch.tensor([3.0, 0.0, 1.0, 0.0])\n"
                                                 "v_mean = torch.ones(3) / 3"},
-          misconception="gradient-shape"),
+          misconception="gradient-shape", says="`v_weighted` has x's shape [4]."),
     Wrong("mean-as-ones", {"choose_weights": "v_weighted = torch.tensor([3.0, 0.0, 1.0])\n"
                                              "v_mean = torch.ones(3)"},
           misconception="implicit-scalar-only"),

@@ -90,6 +90,7 @@ REFUSED = [
                                                      "    return torch.autograd.functional.jacobian(f, x)"},
           says="called torch.autograd.functional.jacobian"),
     Wrong("no-return", {"jacobian_by_rows": "def jacobian_by_rows(f, x):\n    x = x.detach().requires_grad_(True)\n    rows = []\n    for i in range(len(f(x))):\n        y = f(x)\n        one_hot = torch.zeros_like(y)\n        one_hot[i] = 1.0\n        x.grad = None\n        y.backward(one_hot)\n        rows.append(x.grad)\n    torch.stack(rows)"}, says="returned None."),
+    Wrong("last-row-left-out", {"jacobian_by_rows": "def jacobian_by_rows(f, x):\n    x = x.detach().requires_grad_(True)\n    rows = []\n    for i in range(len(f(x))):\n        y = f(x)\n        one_hot = torch.zeros_like(y)\n        one_hot[i] = 1.0\n        x.grad = None\n        y.backward(one_hot)\n        rows.append(x.grad)\n    return torch.stack(rows[:-1])"}, says="has the wrong shape: J has one row per element of y = f(x)"),
     Wrong("jacobian-a-tensor", {"jacobian_by_rows": "jacobian_by_rows = torch.eye(3)"},
           says="`jacobian_by_rows` should be a function of (f, x)."),
     Wrong("jacobian-in-a-graph", {"jacobian_by_rows": "def jacobian_by_rows(f, x):\n    x = x.detach().requires_grad_(True)\n    rows = []\n    for i in range(len(f(x))):\n        y = f(x)\n        one_hot = torch.zeros_like(y)\n        one_hot[i] = 1.0\n        x.grad = None\n        y.backward(one_hot)\n        rows.append(x.grad)\n    return torch.stack(rows).requires_grad_()"},

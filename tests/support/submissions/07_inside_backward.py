@@ -64,6 +64,8 @@ REFUSED = [
                                      .replace("s.grad_fn.next_functions[0][0]",
                                               "s.grad_fn.next_functions[1][0]")},
           says="by_hand raised IndexError on the lesson's s"),
+    Wrong("grad-y-product", _walk(grad_y="first * second"),
+          says="`grad_y` on the lesson's s is not ds/dy."),
     Wrong("returns-grad-x-only", {"by_hand": _WALK.format(grad_y="first + second", after="")
                                   .replace("return grad_y, grad_x", "return grad_x")},
           says="by_hand(s) should return a pair (grad_y, grad_x) on the lesson's s."),
