@@ -314,8 +314,8 @@ def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
         assert learner.canvas in result.output
     assert "scaled to the LMS's 8" in result.output
     # the late, with the policy: Canvas's import takes scores only
-    late = result.output[result.output.index("late (the late policy: LateSubmissionPlugin "
-                                             "(zero))"):]
+    late = result.output[result.output.index(
+        "late (late policy: nbgrader's, penalty_method 'zero': late work scores 0)"):]
     assert lc.CLASS[3].canvas in late and "late by 1 d 9 h" in late
     assert lc.CLASS[13].canvas not in late
     assert (tmp_path / "grades.csv").is_file() and not (tmp_path / "canvas-canvas-gradebook.csv"
@@ -362,7 +362,7 @@ def test_a_late_and_an_extended_learners_pages_say_the_grade_export_gives(hand_g
 
     said = everywhere()
     assert said[late][0] == 0 and "late by 1 d 9 h" in said[late][1]
-    assert "The course's late policy took 3.0 points" in said[late][1]
+    assert "The late policy took 3 of 3 points: the score above is after it" in said[late][1]
     assert said[extended][0] == lc.MAX[A] and "Your own due date: 2026-11-23 12:00:00 UTC" \
         in said[extended][1]
     try:
@@ -515,7 +515,7 @@ def test_moodle_worksheet_is_filled_and_feedback_zip_named_for_moodle(moodle, tm
         elif what == "late":            # Moodle's zip time after the due date: "zero"
             assert float(row["Grade"]) == 0 and row["Late"] == "yes", row
             assert row["Feedback comments"].startswith(
-                f"0 of {lc.MAX[B]} points (late by 1 d 9 h, penalty 4 of 4). "
+                f"0 of {lc.MAX[B]} points (late by 1 d 9 h; the late policy took 4 of 4 points). "
                 "explain: Right, but late."), row
         elif what in ("missing", "empty"):
             assert row["Grade"] == "" and row["Feedback comments"] == "", row

@@ -129,6 +129,13 @@ class Course:
         if self.db_url:
             config.CourseDirectory.db_url = self.db_url
         config.merge(Config(sections))
+        plugin = config.AssignLatePenalties.get("plugin_class")
+        if isinstance(plugin, str):
+            # the course's own late policy, a module at its root: nbgrader would import the
+            # name from sys.path, where the course is not (a grading process, `-C`)
+            from ..gradebook.late import course_plugin
+
+            config.AssignLatePenalties.plugin_class = course_plugin(self.root, plugin)
         return config
 
     def api(self, **sections):

@@ -10,7 +10,8 @@
 - A submission's time is its ``timestamp.txt`` (collect writes it: an LMS zip's time, Canvas's
   ``_late`` mark, or a hand-placed file's modification time).
 - The late policy is nbgrader's: ``c.AssignLatePenalties.plugin_class`` (nbgrader's
-  ``LateSubmissionPlugin`` unless the course names its own), with
+  ``LateSubmissionPlugin`` unless the course names its own, a module at its root:
+  ``course_plugin``), with
   ``c.LateSubmissionPlugin.penalty_method`` ``none`` (nbgrader's default: late is flagged, no
   penalty) or ``zero``. It is applied here, at export, to the final score (hand grades
   included) with the learner's own due date, the same way for grades.csv, Canvas and Moodle.
@@ -174,27 +175,70 @@ class Lateness:
         return self.seconds > 0
 
 
+def course_plugin(root: Path, dotted: str):
+    """The class a course's configuration names by its dotted path (``latepolicy.TenPercentADay``):
+    from a module at the course's root (``latepolicy.py``, or a package ``latepolicy/``) when
+    there is one, else an installed module. Every process that reads the configuration
+    (``Course.config``) resolves it here, so nbgrader's autograde, export and feedback find the
+    course's own plugin wherever the command runs from, with nothing on ``PYTHONPATH``. A
+    module of the course is loaded from its own file for each course (two courses may each
+    have a ``latepolicy``); it is the instructor's code, never a learner's."""
+    import importlib
+    import importlib.util
+
+    module_name, _, name = dotted.rpartition(".")
+    if not module_name:
+        raise ValueError(f"c.AssignLatePenalties.plugin_class = {dotted!r}: name the module "
+                         "and the class (latepolicy.TenPercentADay)")
+    top = Path(root) / module_name.replace(".", "/")
+    path = top.with_suffix(".py") if top.with_suffix(".py").is_file() else top / "__init__.py"
+    if not path.is_file():
+        return getattr(importlib.import_module(module_name), name)
+    key = (str(path), path.stat().st_mtime_ns, name)
+    found = _plugins.get(key)
+    if found is None:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        before = sys.modules.get(module_name)
+        # (in sys.modules while it runs, as an import has it; then the name is given back)
+        sys.modules[module_name] = module
+        sys.path.insert(0, str(root))
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.path.remove(str(root))
+            if before is None:
+                sys.modules.pop(module_name, None)
+            else:
+                sys.modules[module_name] = before
+        try:
+            found = _plugins[key] = getattr(module, name)
+        except AttributeError:
+            raise ValueError(f"c.AssignLatePenalties.plugin_class = {dotted!r}: {path.name} "
+                             f"has no {name}") from None
+    return found
+
+
+_plugins: dict = {}
+
+
 class Policy:
-    """The course's late policy: nbgrader's plugin as its configuration names it."""
+    """The course's late policy: nbgrader's plugin as its configuration names it (resolved by
+    ``Course.config``: the course's own class, from its root)."""
 
     def __init__(self, course):
         config = course.config()
         from nbgrader.plugins import LateSubmissionPlugin
 
         plugin = config.AssignLatePenalties.get("plugin_class", LateSubmissionPlugin)
-        if isinstance(plugin, str):
-            from traitlets.utils.importstring import import_item
-
-            root = str(course.root)        # the course's own plugin lives in the course
-            sys.path.insert(0, root)
-            try:
-                plugin = import_item(plugin)
-            finally:
-                sys.path.remove(root)
         self.plugin = plugin(config=config)
-        self.name = (f"{plugin.__name__} ({self.plugin.penalty_method})"
-                     if hasattr(self.plugin, "penalty_method") else
-                     f"{plugin.__module__}.{plugin.__name__}")
+        if plugin is LateSubmissionPlugin:
+            method = self.plugin.penalty_method
+            self.name = (f"nbgrader's, penalty_method {method!r}: "
+                         + ("late work scores 0" if method == "zero"
+                            else "late work is flagged, nothing is taken"))
+        else:
+            self.name = f"the course's own, {plugin.__module__}.{plugin.__name__}"
 
     def penalty(self, student: str, score: float, lateness: Lateness) -> float:
         if not lateness.late:
