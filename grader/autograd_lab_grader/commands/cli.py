@@ -281,6 +281,48 @@ def roster(ctx: typer.Context, file: Path = typer.Argument(
 
 
 @app.command()
+def drop(ctx: typer.Context,
+         students: Optional[List[str]] = typer.Argument(
+             None, help="The learners' ids (without: the learners taken out, listed)."),
+         undo: bool = typer.Option(False, "--undo", help="Bring them back into the term."),
+         note: str = typer.Option("", "--note", help="Why, for you (kept with the drop).")):
+    """Take learners out of the term (they dropped the course), or bring them back (--undo).
+
+    A learner taken out is in no grades.csv, LMS file, report count or warning, and is not
+    graded; their files, history and grades stay, and --undo brings them back with them."""
+    from ..gradebook import status
+
+    course = _course(ctx)
+    if not students:
+        dropped = status.read_dropped(course)
+        for student, info in sorted(dropped.items()):
+            console.print(f"{student}: taken out {info['at']:%Y-%m-%d %H:%M} UTC"
+                          + (f" ({info['note']})" if info["note"] else ""),
+                          markup=False, highlight=False)
+        if not dropped:
+            console.print("no learner is taken out of the term")
+        return
+    if undo:
+        back = status.undrop(course, students)
+        for student in students:
+            console.print(f"{student}: back in the term" if student in back
+                          else f"{student}: was not taken out", markup=False, highlight=False)
+        return
+    with course.gradebook() as gb:
+        known = {s.id for s in gb.students}
+    submitted = course.directory("submitted")
+    known |= {p.name for p in submitted.iterdir()} if submitted.is_dir() else set()
+    unknown = sorted(set(students) - known)
+    if unknown:
+        _fail(f"no learner {', '.join(unknown)} in the course (its roster or submitted/)")
+    status.drop(course, students, note)
+    for student in students:
+        console.print(f"{student}: taken out of the term (files and grades kept; "
+                      f"`autograd-lab drop --undo {student}` brings them back)",
+                      markup=False, highlight=False)
+
+
+@app.command()
 def collect(ctx: typer.Context,
             source: Path = typer.Argument(..., exists=True, help=(
                 "An LMS download (Canvas, Moodle: a zip or its unpacked folder), a folder of "
@@ -430,6 +472,7 @@ def grade(ctx: typer.Context,
         progress.update(task, description=f"grading {lesson}: {names}{more}" if now
                         else f"grading {lesson}")
 
+    failure = None
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task(f"grading {lesson}", total=None)
@@ -438,16 +481,26 @@ def grade(ctx: typer.Context,
                               on_done=lambda row: progress.update(task, advance=1),
                               on_running=running)
         except MissingEntry:
-            _fail(f"{lesson} is not in the gradebook: release it first "
-                  f"(autograd-lab release {lesson.split('_')[0]})")
+            failure = (f"{lesson} is not in the gradebook: release it first "
+                       f"(autograd-lab release {lesson.split('_')[0]})")
         except ValueError as error:
-            _fail(str(error))
-        progress.update(task, description=f"graded {lesson}")
-    from ..steps.export import outcomes
+            failure = str(error)
+        if failure is None:
+            progress.update(task, description=f"graded {lesson}")
+        else:
+            # (an error is the last line said: no progress line is drawn after it)
+            progress.update(task, visible=False)
+    if failure is not None:
+        _fail(failure)
+    from ..gradebook.late import Policy
+    from ..steps.export import late_summary, outcomes
 
     # every learner of the lesson, as export sees them (hand grades included); what this run
     # did is marked, with its reason and what the sandbox saw
-    console.print(summary_table(outcomes(course, [lesson]), lesson, rows, failed_only))
+    everyone = outcomes(course, [lesson])
+    console.print(summary_table(everyone, lesson, rows, failed_only))
+    if any(out.late is not None for out in everyone):
+        console.print(late_summary(everyone, Policy(course)), markup=False, highlight=False)
     if not options.sandboxed:
         console.print(f"[bold red]{_WARNING}")
     if skipped:
@@ -455,6 +508,50 @@ def grade(ctx: typer.Context,
                       "(--force grades them again)")
     if any(row["status"] == "failed" for row in rows):
         raise typer.Exit(1)
+
+
+@app.command()
+def regrade(ctx: typer.Context,
+            lesson: str = typer.Argument(..., help="The lesson whose tests changed."),
+            jobs: int = typer.Option(0, "--jobs", "-j", min=0, show_default=False,
+                                     help="Submissions graded at once "
+                                          "(default: one more than the cores)."),
+            no_sandbox: bool = _NO_SANDBOX):
+    """Grade every submission of LESSON again after its tests changed in solutions/.
+
+    Releases the lesson again (nbgrader grades the tests the gradebook holds from the last
+    release), grades every learner by force, keeping hand grades of written answers, and
+    writes again the feedback pages there were, with the new scores."""
+    from ..steps import regrade as step
+
+    course = _course(ctx)
+    lesson = _lesson(course, lesson)
+    had = step.pages_of(course, lesson)
+    try:
+        changed = step.release_again(course, lesson)
+    except ValueError as error:
+        _fail(str(error))
+    console.print(f"{lesson}: released again from "
+                  f"{course.directory('source').relative_to(course.root)}/; the gradebook "
+                  "holds its tests as they are now")
+    if changed:
+        console.print(f"[yellow]the learners' notebook of {lesson} changed too[/]: write the "
+                      "learners' repository again (`autograd-lab student-repo DIR`)")
+    code = 0
+    try:
+        ctx.invoke(grade, ctx=ctx, lesson=lesson, jobs=jobs, force=True, students=None,
+                   failed_only=False, timeout=None, memory=None, grader_memory=None,
+                   shard="1/1", run=None, cold=False, no_sandbox=no_sandbox)
+    except typer.Exit as stop:
+        code = stop.exit_code
+    written = step.refresh_pages(course, lesson, had)
+    if written is not None:
+        console.print(f"wrote again {len(written.pages)} of the {len(had)} feedback pages "
+                      "there were")
+        for student, why in written.not_written:
+            console.print(f"no page for {student}: {why}", markup=False, highlight=False)
+    if code:
+        raise typer.Exit(code)
 
 
 def summary_table(outcomes, title, rows=(), failed_only=False):
@@ -511,18 +608,25 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
              students: Optional[List[str]] = typer.Option(
                  None, "--student", "-s", help="Only this learner (repeat it)."),
              zip_path: Optional[Path] = typer.Option(
-                 None, "--zip", help="Also pack the pages into this zip, named the way Moodle's "
-                                     "\"upload multiple feedback files in a zip\" reads them.")):
+                 None, "--zip", help="Also pack the pages into this zip, for the LMS to take "
+                                     "back in one upload: Canvas's \"Re-upload "
+                                     "Submissions\", Moodle's \"upload multiple feedback "
+                                     "files in a zip\"."),
+             lms_kind: Optional[str] = typer.Option(
+                 None, "--lms", help="canvas or moodle: whose zip --zip writes (default: the "
+                                     "LMS whose download the lesson was collected from).")):
     """Per-learner HTML feedback in feedback/.
 
     Each check's message (the misconception), no hidden test, no traceback; the page runs no
     script and loads nothing from the internet. A submission waiting for hand grading waits
     (listed) unless --partial."""
-    from ..lms.moodle import feedback_zip
+    from ..lms import CANVAS, KINDS, MOODLE, canvas as canvas_lms, moodle as moodle_lms
     from ..steps.feedback import feedback as run
 
     course = _course(ctx)
     lesson = _lesson(course, lesson)
+    if lms_kind is not None and lms_kind not in KINDS:
+        _fail(f"--lms is one of {', '.join(KINDS)}, not {lms_kind}")
     written = run(course, lesson, partial=partial, students=students or None)
     console.print(f"wrote {len(written.pages)} feedback pages")
     if written.partial:
@@ -536,8 +640,17 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
     if written.removed:
         console.print(f"removed the pages from before of: {', '.join(written.removed)}")
     if zip_path is not None:
-        packed = feedback_zip(course, lesson, written.pages, zip_path)
-        console.print(f"wrote {zip_path}: {len(packed.pages)} pages")
+        from ..gradebook import status
+
+        if lms_kind is None:
+            kinds = {kind for kind, _ in status.read_lms_files(course, lesson).values()}
+            lms_kind = CANVAS if kinds == {CANVAS} else MOODLE
+        packed = (canvas_lms if lms_kind == CANVAS else moodle_lms).feedback_zip(
+            course, lesson, written.pages, zip_path)
+        where = ("Canvas: the assignment's page > Re-upload Submissions" if lms_kind == CANVAS
+                 else "Moodle: the assignment's View all submissions > Grading action > "
+                      "Upload multiple feedback files in a zip")
+        console.print(f"wrote {zip_path}: {len(packed.pages)} pages, for {where}")
         for student, why in packed.not_in_zip:
             console.print(f"[yellow]not in the zip[/]: {student}: {why}")
 
@@ -605,7 +718,7 @@ def export(ctx: typer.Context,
                 table.add_row(*row)
             console.print(table)
         if result.late:
-            table = Table(title=f"late (the late policy: {late_policy.name})")
+            table = Table(title=f"late (late policy: {late_policy.name})")
             for name in ("student", "name", "lesson", "how late"):
                 table.add_column(name)
             for row in result.late:

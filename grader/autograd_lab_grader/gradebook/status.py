@@ -212,3 +212,79 @@ def read_refusals(course) -> dict[tuple[str, str], str]:
         found = {(r.lesson, r.student): r.reason for r in db.execute(select(refusals))}
     engine.dispose()
     return found
+
+
+# Learners taken out of the term (a learner who dropped the course): in no export, count or
+# warning, and not graded; their files, history and grades stay where they are, so taking
+# the drop back (`undrop`) brings them back as they were.
+dropped = Table(
+    "autograd_lab_dropped", _metadata,
+    Column("student", String(128), primary_key=True),
+    Column("at", DateTime, nullable=False),
+    Column("note", Text, nullable=False, default=""),
+)
+
+
+def drop(course, students: list[str], note: str = "") -> None:
+    engine = _engine(course)
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    with engine.begin() as db:
+        for student in students:
+            db.execute(delete(dropped).where(dropped.c.student == student))
+            db.execute(dropped.insert().values(student=student, at=now, note=note))
+    engine.dispose()
+
+
+def undrop(course, students: list[str]) -> list[str]:
+    """Take the drop of `students` back; returns those who had been dropped."""
+    engine = _engine(course)
+    with engine.begin() as db:
+        back = [s for s in students if db.execute(
+            delete(dropped).where(dropped.c.student == s)).rowcount]
+    engine.dispose()
+    return back
+
+
+def read_dropped(course) -> dict[str, dict]:
+    """{student: {"at": when, "note": why}} of the learners taken out of the term."""
+    engine = _engine(course)
+    with engine.connect() as db:
+        found = {r.student: {"at": r.at, "note": r.note} for r in db.execute(select(dropped))}
+    engine.dispose()
+    return found
+
+
+# The file name an LMS's download gave a learner's submission (Canvas's
+# `<lastfirst>[_late]_<user id>_<submission id>_<file>`): the feedback zip Canvas's "Re-upload
+# Submissions" takes names each learner's page so (lms/canvas.py's feedback_zip).
+lms_files = Table(
+    "autograd_lab_lms_file", _metadata,
+    Column("lesson", String(128), primary_key=True),
+    Column("student", String(128), primary_key=True),
+    Column("lms", String(32), nullable=False),
+    Column("name", Text, nullable=False),
+)
+
+
+def record_lms_files(course, files: dict[tuple[str, str], tuple[str, str]]) -> None:
+    """Keep {(lesson, student): (lms, the download's file name)}, replacing older ones."""
+    if not files:
+        return
+    engine = _engine(course)
+    with engine.begin() as db:
+        for (lesson, student), (kind, name) in files.items():
+            db.execute(delete(lms_files).where(lms_files.c.lesson == lesson,
+                                               lms_files.c.student == student))
+            db.execute(lms_files.insert().values(lesson=lesson, student=student, lms=kind,
+                                                 name=name))
+    engine.dispose()
+
+
+def read_lms_files(course, lesson: str) -> dict[str, tuple[str, str]]:
+    """{student: (lms, file name)} of a lesson's submissions collected from an LMS."""
+    engine = _engine(course)
+    with engine.connect() as db:
+        found = {r.student: (r.lms, r.name) for r in db.execute(
+            select(lms_files).where(lms_files.c.lesson == lesson))}
+    engine.dispose()
+    return found

@@ -145,3 +145,42 @@ def fill_gradebook(course, gradebook: Path, target: Path, wanted: list[str] | No
                                 if (o.lesson, o.student) not in seen)
     write_csv(target, table, bom=bom, newline=newline)
     return result
+
+
+def feedback_zip(course, lesson: str, pages: list[Path], path: Path):
+    """The pages as Canvas's "Re-upload Submissions" (the assignment's page, beside "Download
+    Submissions") takes them back: one zip, a member per learner named as that learner's file
+    in the download collected last (``<lastfirst>[_late]_<user id>_<submission id>_<file>``,
+    which Canvas matches to the learner and their submission by its two ids), holding their
+    page; Canvas attaches each as a comment file on that submission. A learner whose
+    submission came from no Canvas download is listed, not zipped. Returns a
+    ``feedback.Written`` (its pages, zip and who is not in it)."""
+    import zipfile
+
+    from ..gradebook import status
+    from ..steps.feedback import Written
+    from . import path_part
+
+    named = status.read_lms_files(course, lesson)
+    result = Written(zip=Path(path))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    used = set()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for page_path in pages:
+            student = page_path.parent.parent.name
+            kind, name = named.get(student, (None, ""))
+            # (the download's name, as Canvas wrote it: its own part is letters and digits,
+            # the learner's file name after it is made a safe member name all the same)
+            found = identify([name]) if kind == CANVAS else None
+            if found is None or found.student != student:
+                result.not_in_zip.append((student, "not collected from a Canvas download "
+                                                   "(Canvas matches a file by its name there)"))
+                continue
+            member = path_part(name)
+            if member in used:
+                result.not_in_zip.append((student, f"a second page named {member!r}"))
+                continue
+            used.add(member)
+            archive.write(page_path, member)
+            result.pages.append(page_path)
+    return result

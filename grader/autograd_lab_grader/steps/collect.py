@@ -76,6 +76,9 @@ class Collected:
     lms: str | None = None
     names: dict[str, str] = field(default_factory=dict)                # student -> LMS name
     refused: dict[tuple[str, str], str] = field(default_factory=dict)  # (lesson, student) -> why
+    # (lesson, student) -> (lms, the download's name of the file placed): Canvas's feedback
+    # zip names each page so
+    lms_files: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     lesson: str | None = None        # the lesson an LMS download was found to be for
     hint: str = ""                   # why a download that looks like an LMS's was not read so
 
@@ -549,6 +552,8 @@ def _store(course, result, student, lesson, found, tz, dues):
                                              f"{placement.named} is untouched"))
         if placement.name:
             result.names[student] = placement.name
+        if placement.lms and placement.file.endswith(".ipynb"):
+            result.lms_files[(lesson, student)] = (placement.lms, entry.name)
         if (placement.lms or placement.by_hand) and placement.file.endswith(".ipynb"):
             # (the LMS's time, or the instructor's: nothing of the learner's is placed as
             # timestamp.txt, place() refuses it)
@@ -637,6 +642,7 @@ def _record_names(course: Course, names: dict[str, str]) -> None:
 def _record_refusals(course: Course, result: Collected) -> None:
     from ..gradebook import status
 
+    status.record_lms_files(course, result.lms_files)
     status.record_refusals(course, result.refused,
                            done=[(lesson, s) for s, lesson, _ in result.placed]
                            + [(lesson, s) for s, lesson in result.unchanged])

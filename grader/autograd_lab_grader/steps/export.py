@@ -1,7 +1,8 @@
 """Grades out: one row per learner and lesson, with a status, so a failure is never read as 0.
 
 Who: every learner nbgrader knows (the roster, and anyone graded), everyone with a folder in
-submitted/, and anyone whose submission failed before nbgrader saw it. Which lessons: those
+submitted/, and anyone whose submission failed before nbgrader saw it, but a learner taken
+out of the term (``autograd-lab drop``: their files and grades stay, in no file). Which lessons: those
 asked for, else every lesson anything was collected or graded for (a lesson released but
 never assigned is not eight rows of ``missing``).
 
@@ -143,7 +144,9 @@ def outcomes(course: Course, wanted: list[str] | None = None) -> list[Outcome]:
     extended = lateness.read_extensions(course)
     with course.gradebook() as gb:
         names = {s.id: display_name(s) for s in gb.students}
-        learners = sorted(set(names) | on_disk | {s for _, s in recorded} | {s for _, s in refused})
+        # (a learner taken out of the term is in no export, count or warning: status.drop)
+        learners = sorted((set(names) | on_disk | {s for _, s in recorded}
+                           | {s for _, s in refused}) - set(status.read_dropped(course)))
         for lesson in chosen:
             try:
                 assignment = gb.find_assignment(lesson)
@@ -274,17 +277,46 @@ def export(course: Course, out: Path, wanted: list[str] | None = None) -> list[P
 
 # -- what an LMS's file says of an outcome (lms/canvas.py, lms/moodle.py fill them) --------
 
-def how_late(out: Outcome) -> str:
-    """`late by 1 d 9 h (own due date 2026-11-21 23:59:00 UTC), penalty 3 of 4`"""
+def took(out: Outcome) -> str:
+    """The one wording of a late penalty, wherever it is said (grade's summary, export's
+    tables, Moodle's comment, the feedback page): `the late policy took 3 of 4 points`."""
+    return (f"the late policy took {show_number(out.late_penalty)} of "
+            f"{show_number(out.late_penalty + out.score)} points")
+
+
+def how_late(out: Outcome, penalty: bool = True) -> str:
+    """`late by 1 d 9 h (own due date 2026-11-21 23:59:00 UTC); the late policy took 3 of 4
+    points` (without the penalty when `penalty` is False, or nothing was taken)."""
     seconds = int(out.when.seconds)
     days, rest = divmod(seconds, 86400)
     span = (f"{days} d {rest // 3600} h" if days else f"{rest // 3600} h {rest % 3600 // 60} min"
             if rest >= 3600 else f"{max(rest // 60, 1)} min")
     own = f" (own due date {lateness.show(out.when.due)})" if out.when.extended else ""
-    penalty = (f", penalty {show_number(out.late_penalty)} of "
-               f"{show_number(out.late_penalty + out.score)}"
-               if out.late_penalty is not None and out.score is not None else "")
-    return f"late by {span}{own}{penalty}"
+    taken = (f"; {took(out)}" if penalty and out.late_penalty and out.score is not None
+             else "")
+    return f"late by {span}{own}{taken}"
+
+
+def late_summary(outs: list[Outcome], policy: lateness.Policy) -> str:
+    """What the late policy is and what it took of a class's outcomes, in one line:
+    `late policy: nbgrader's, penalty_method 'zero': late work scores 0; 2 late, it took 7
+    points in all (100003: 3 of 3; 100012: 4 of 4)`."""
+    late = [o for o in outs if o.late]
+    text = f"late policy: {policy.name}"
+    if not late:
+        return text + "; nothing handed in late"
+    scored = [o for o in late if o.has_score]
+    taken = sum(o.late_penalty or 0.0 for o in scored)
+    each = "; ".join(f"{o.student}: {show_number(o.late_penalty)} of "
+                     f"{show_number(o.late_penalty + o.score)}" for o in scored
+                     if o.late_penalty)
+    text += (f"; {len(late)} late, it took {show_number(taken)} points in all"
+             + (f" ({each})" if each else ""))
+    waiting = len(late) - len(scored)
+    if waiting:
+        text += (f"; {waiting} late not graded in full yet (the policy takes its share of "
+                 "the final score)")
+    return text
 
 
 def why_empty(out: Outcome) -> str:

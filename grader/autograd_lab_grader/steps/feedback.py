@@ -250,10 +250,12 @@ class Written:
 def final(out, how_late) -> dict:
     """What a learner's page says of their grade: export's outcome (``graded``: the score
     after the late policy; ``needs manual grading``: no score yet, and how late it was)."""
-    # ("late by 1 d 9 h (own due date ...)": the penalty is said apart, of the final score)
-    late = how_late(out).split(", penalty")[0] if out.late else ""
+    from .export import took
+
     return {"score": out.score, "max_score": out.max_score,
-            "penalty": out.late_penalty or 0.0, "late": late,
+            "penalty": out.late_penalty or 0.0,
+            "late": how_late(out, penalty=False) if out.late else "",
+            "took": took(out) if out.late_penalty and out.score is not None else "",
             "due": lateness.show(out.when.due) if out.when and out.when.extended else ""}
 
 
@@ -342,8 +344,10 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
             raise RuntimeError(f"feedback for {out.student} failed:\n{result.get('log', '')}")
         written.pages.append(_page_only(course.directory("feedback") / out.student / lesson,
                                         lesson))
-    # a page of someone the course no longer has for this lesson (no submission, no record)
+    # a page of someone the course no longer has for this lesson (no submission, no record);
+    # a learner taken out of the term keeps theirs (status.drop keeps their files)
     folder = course.directory("feedback")
+    seen |= set(status.read_dropped(course))
     if not students and folder.is_dir():
         for other in sorted(p.name for p in folder.iterdir()):
             if other not in seen and remove_page(course, lesson, other):

@@ -184,6 +184,13 @@ def plan(course: Course, lesson: str, options: Options):
             raise ValueError(f"no learner {', '.join(unknown)} in the gradebook or in "
                              f"submitted/ for {lesson}")
     todo, rows, skipped = [], [], []
+    # a learner taken out of the term is not graded (status.drop: undone, they are graded
+    # as anyone else, from their files as they are)
+    out = set(status.read_dropped(course))
+    if set(options.students) & out:
+        raise ValueError(f"{', '.join(sorted(set(options.students) & out))}: taken out of the "
+                         "term, not graded (`autograd-lab drop --undo ID` brings them back)")
+    submitted, known = submitted - out, known - out
     mine = set(options.shard.pick(submitted)) | set(options.shard.pick(known - submitted))
     for student in sorted(mine):
         if options.students and student not in options.students:
