@@ -33,9 +33,18 @@ def main(ctx: typer.Context,
 
 def _course(ctx: typer.Context) -> Course:
     try:
-        return Course(*ctx.obj)
+        course = Course(*ctx.obj)
     except FileNotFoundError as error:
         _fail(str(error))
+    if (course.root / "gradebook.db").is_file() and \
+            not course.gradebook_url.startswith("sqlite"):
+        # (nbgrader, its formgrader say, opened a gradebook of its own beside the shared one)
+        console.print(f"[yellow]{course.root / 'gradebook.db'} is a gradebook of its own[/]: "
+                      "autograd-lab grades in another database, so hand grades given in a "
+                      "formgrader that opened it reach no export. Hand grade in "
+                      f"`autograd-lab -C {course.root} formgrader`, and move gradebook.db "
+                      "away once you have copied what it holds.")
+    return course
 
 
 def _fail(message: str):
@@ -653,6 +662,42 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
         console.print(f"wrote {zip_path}: {len(packed.pages)} pages, for {where}")
         for student, why in packed.not_in_zip:
             console.print(f"[yellow]not in the zip[/]: {student}: {why}")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def formgrader(ctx: typer.Context,
+               port: int = typer.Option(8888, help="The port JupyterLab listens on."),
+               ip: str = typer.Option("127.0.0.1", help="The address it listens on."),
+               no_browser: bool = typer.Option(False, "--no-browser",
+                                               help="Open no browser (print the address).")):
+    """Hand grading: JupyterLab at the course with nbgrader's formgrader on the gradebook
+    autograd-lab grades in (--db-url, AUTOGRAD_LAB_DB_URL, or the course's).
+
+    Refuses to start a formgrader that would open another gradebook (it would show nothing
+    to grade, and its hand grades would reach no export), saying what to change. Any further
+    option goes to `jupyter lab` (--IdentityProvider.token=..., say)."""
+    import os
+    import sys
+
+    from ..steps import handgrading
+
+    course = _course(ctx)
+    environ = handgrading.environ_for(course)
+    why = handgrading.refusal(course, environ)
+    if why:
+        _fail(why)
+    args = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={course.root}",
+            f"--port={port}", f"--ip={ip}", "--ServerApp.port_retries=0"]
+    if no_browser:
+        args.append("--no-browser")
+    if os.geteuid() == 0:
+        args.append("--allow-root")
+    console.print(f"the formgrader, on {handgrading.normal(course.gradebook_url)}: open "
+                  f"Nbgrader > Formgrader in JupyterLab (http://{ip}:{port}/formgrader)",
+                  markup=False, highlight=False)
+    # (this process becomes the server: a signal to stop it reaches JupyterLab itself)
+    os.chdir(course.root)
+    os.execve(sys.executable, args + list(ctx.args), environ)
 
 
 _LESSONS = typer.Option(None, "--lesson", "-l", help="A lesson to include (repeat it; default: "
