@@ -6,8 +6,9 @@
 #                             command) and bubblewrap, the sandbox every grading kernel runs in
 #   scripts/setup.sh all      a maintainer's (./run test, bench, docs): that, the test and site
 #                             tools, PyTorch as the tests' oracle, Chromium, PostgreSQL, Slurm
-#                             and munge, the MathJax the course's site ships and axe-core,
-#                             which the browser tests check pages with (npm)
+#                             and munge, the MathJax the course's site ships, axe-core,
+#                             which the browser tests check pages with, and JupyterHub's
+#                             proxy for the hub test (npm)
 # The Python packages come from the lock, uv.lock, at the versions CI tests (`uv sync
 # --locked`: a pyproject.toml changed without `uv lock` stops here). A set-up .venv is kept:
 # `./run lab` after `./run setup` installs nothing and removes nothing.
@@ -111,8 +112,9 @@ fi
 
 # The site's MathJax (./run docs, the site's test): docs/package-lock.json's version, into
 # docs/node_modules, which the build copies into the site (docs/conf.py); and axe-core, the
-# accessibility checker the browser tests run inside Chromium (tests/support/package-lock.json,
-# into tests/support/node_modules); each again only when its lock file changed
+# accessibility checker the browser tests run inside Chromium, with configurable-http-proxy,
+# JupyterHub's proxy for the hub test (tests/support/package-lock.json, into
+# tests/support/node_modules); each again only when its lock file changed
 if [ "$what" = all ]; then
     npm_set() {     # npm_set FOLDER FILE WHAT: npm ci in FOLDER unless FILE is there and fresh
         if [ -f "$1/$2" ] && [ ! "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]
@@ -127,5 +129,6 @@ if [ "$what" = all ]; then
         fi
     }
     npm_set docs node_modules/mathjax/es5/tex-mml-chtml.js "the site's MathJax"
-    npm_set tests/support node_modules/axe-core/axe.min.js "axe-core, the browser tests' checker"
+    npm_set tests/support node_modules/axe-core/axe.min.js \
+        "axe-core, the browser tests' checker, and JupyterHub's proxy"
 fi
