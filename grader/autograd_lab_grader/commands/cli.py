@@ -825,6 +825,43 @@ def report(ctx: typer.Context,
 
 
 @app.command()
+def similarity(ctx: typer.Context,
+               lesson: str = typer.Argument(..., help="The lesson, by number or id."),
+               out: Optional[Path] = typer.Option(
+                   None, help="The page (default: reports/<lesson>-similarity.html)."),
+               top: int = typer.Option(10, min=1, help="Pairs listed here.")):
+    """Pairs of learners whose answer cells are alike beyond the class's chance.
+
+    The lesson's given code and the model solution's code are left out, renamed variables
+    count as the same; a page shows each pair's shared code side by side. Evidence to read,
+    not a verdict; the page is yours, do not hand it out."""
+    from ..steps import similarity as step
+    from ..steps.roster import names
+
+    course = _course(ctx)
+    lesson = _lesson(course, lesson)
+    result = step.similarity(course, lesson)
+    known = names(course)
+    table = Table(title=f"{lesson}: {len(result.learners)} learners, {len(result.pairs)} "
+                        f"pairs; beyond chance from {result.threshold:.0%} (half the pairs "
+                        f"share {result.median:.0%} or less)")
+    for column in ("learners", "names", "alike", ""):
+        table.add_column(column)
+    from rich.text import Text
+
+    for pair in result.pairs[:max(top, len(result.named))]:
+        # (ids and names are the learners' own: shown as text, never read as markup)
+        table.add_row(Text(f"{pair.a}, {pair.b}"),
+                      Text(f"{known.get(pair.a, '')}, {known.get(pair.b, '')}"),
+                      f"{pair.similarity:.0%}", "beyond chance" if pair.beyond else "")
+    console.print(table)
+    for student, why in result.unread:
+        console.print(f"not read: {student}: {why}", markup=False, highlight=False)
+    path = step.write_page(course, result, out)
+    console.print(f"wrote {path} (yours: evidence to read with the learners, not a verdict)")
+
+
+@app.command()
 def selftest(ctx: typer.Context, lessons: List[str] = typer.Argument(
         None, help="Lessons to test (default: all of solutions/)."),
         no_sandbox: bool = _NO_SANDBOX):
