@@ -353,6 +353,18 @@ def collect(ctx: typer.Context,
                 None, help="For a flat folder or zip of no LMS: a regular expression whose "
                            "group `student` is the id in a file name (default: up to the "
                            "first _)."),
+            homes: Optional[str] = typer.Option(
+                None, "--homes", help="SOURCE is a hub's home folders (one learner a home, "
+                                      "e.g. /home): this is where the learners' repository "
+                                      "is in each (e.g. autograd-class); with --lesson."),
+            exchange: bool = typer.Option(
+                False, "--exchange", help="SOURCE is nbgrader's exchange (c.Exchange.root, or "
+                                          "its inbound folder of this course), where `nbgrader "
+                                          "submit` puts submissions."),
+            ids_file: Optional[Path] = typer.Option(
+                None, "--ids", exists=True, dir_okay=False,
+                help="With --homes or --exchange: a CSV of user (the hub's user name) and id "
+                     "(the learner's id in the course, e.g. the LMS's)."),
             max_size: int = typer.Option(20, min=1, help="Megabytes a submitted file may have."),
             timezone_name: str = typer.Option(
                 "UTC", "--timezone", help="The time zone of the LMS zip's file times (they "
@@ -371,7 +383,23 @@ def collect(ctx: typer.Context,
     if lesson is not None:
         lesson = _lesson(course, lesson)
     try:
-        if student is not None or source.is_file() and not zipfile_like(source):
+        if homes is not None or exchange:
+            if homes is not None and exchange:
+                _fail("--homes and --exchange are two places a hub keeps work: one at a time")
+            if when is not None or student is not None:
+                _fail("--time and --student are for one notebook placed by hand: a hub's "
+                      "times are the ones this machine recorded")
+            ids = step.read_ids(ids_file) if ids_file is not None else None
+            if homes is not None:
+                if lesson is None:
+                    _fail("--homes needs --lesson: which lesson's notebook to take from "
+                          "each home")
+                result = step.collect_homes(course, source, lesson, homes, ids=ids,
+                                            max_bytes=limit)
+            else:
+                result = step.collect_exchange(course, source, lesson=lesson, ids=ids,
+                                               max_bytes=limit)
+        elif student is not None or source.is_file() and not zipfile_like(source):
             if student is None or lesson is None:
                 _fail("one notebook is placed with --student ID --lesson LESSON")
             from ..gradebook import late

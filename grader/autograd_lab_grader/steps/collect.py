@@ -243,6 +243,10 @@ class Placement:
     late: bool = False          # Canvas's _late mark
     lms: str | None = None      # the LMS whose download it came from
     by_hand: bool = False       # placed by hand: its time is the instructor's (--time)
+    # a hub's file (a home, nbgrader's exchange): its time is the one the grader's machine
+    # recorded (the file's inode change time), and it is the same submission as long as its
+    # cells' sources are (a notebook opened and saved again after the due date is not late)
+    machine_time: bool = False
 
 
 def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN, *,
@@ -500,6 +504,260 @@ def _owner(entry: Entry, kind: str | None, lesson: str | None, lessons: list[str
     return (student, lesson) if student and lesson else None
 
 
+# -- a hub: learners' home folders, nbgrader's exchange ------------------------------------
+
+def read_ids(path: Path) -> dict[str, str]:
+    """{hub user name: student id} from a CSV with ``user`` and ``id`` columns (the LMS's id
+    for each hub account, so the hub's learners are the roster's)."""
+    import csv
+
+    with Path(path).open(newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        headers = {(h or "").strip().lower(): h for h in reader.fieldnames or []}
+        if "user" not in headers or "id" not in headers:
+            raise ValueError(f"{path}: no user and id columns (the hub's user name, and the "
+                             "id the course knows the learner by)")
+        found = {}
+        for row in reader:
+            user = (row[headers["user"]] or "").strip()
+            student = lms.nfc((row[headers["id"]] or "").strip())
+            if not user or not student:
+                continue
+            if _student(student) != student.lower() or student.startswith("."):
+                raise ValueError(f"{path}: {student!r} cannot be a student id (a folder name)")
+            found[user] = student
+    return found
+
+
+def _open_below(top: int, parts: list[str]) -> int:
+    """A descriptor of the regular file `parts` below the folder open as `top`, no part
+    followed as a link (a learner's home is theirs: any folder in it may be a link);
+    Refused for a link or anything not a folder or regular file on the way, FileNotFoundError
+    when it is not there."""
+    fd = os.dup(top)
+    try:
+        for part in parts[:-1]:
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except NotADirectoryError:
+                raise Refused(f"{part}: not a folder (a link is not followed)") from None
+            except OSError as error:
+                if error.errno == 40:               # ELOOP: a link
+                    raise Refused(f"{part}: a symbolic link (not followed)") from None
+                raise
+            os.close(fd)
+            fd = inner
+        try:
+            found = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        except OSError as error:
+            if error.errno == 40:
+                raise Refused(f"{parts[-1]}: a symbolic link (not followed)") from None
+            raise
+        mode = os.fstat(found).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(found)
+            raise Refused(f"{parts[-1]}: {_kind(mode)}")
+        return found
+    finally:
+        os.close(fd)
+
+
+def _machine_entry(name: str, fd: int, limit: int, since: float = 0.0) -> Entry:
+    """An Entry of an open file of a hub, read at once (at most `limit` bytes), its time the
+    latest of the file's and `since`'s inode change times: what the grader's machine
+    recorded when it was last written. A learner can set a file's modification time (touch
+    -d), never its change time, which only the kernel moves, and only forward."""
+    info = os.fstat(fd)
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = _read_bounded(f, limit)
+            problem = None
+        except Refused as why:
+            data, problem = None, why
+    when = datetime.fromtimestamp(max(info.st_ctime, since), timezone.utc)
+
+    def read():
+        if problem is not None:
+            raise problem
+        return data
+    return Entry(name, [name], info.st_size, when, read)
+
+
+def _hub_store(course, result, student, lesson, entry, dues):
+    placement = Placement(student, lesson, f"{lesson}.ipynb", machine_time=True)
+    _store(course, result, student, lesson, [(entry, placement)], timezone.utc, dues)
+
+
+HUB_TIME = ("submission times are the ones this machine recorded (each file's inode change "
+            "time: when it was last written, which a learner cannot set back)")
+
+
+def collect_homes(course: Course, source: Path, lesson: str, repository: str, *,
+                  ids: dict[str, str] | None = None,
+                  max_bytes: int = MAX_BYTES) -> Collected:
+    """A hub's home folders (``/home`` of The Littlest JupyterHub, say): one learner a home,
+    their id the home folder's name (or `ids`' for it), their notebook
+    ``<home>/<repository>/notebooks/<lesson>/<lesson>.ipynb`` (where nbgitpuller or a clone
+    put the learners' repository). Nothing else of a home is read, no link is followed, and a
+    home names only its own learner."""
+    lessons = course.lessons()
+    if lesson not in lessons:
+        raise ValueError(f"no lesson {lesson!r} in this course ({', '.join(lessons)})")
+    inside = [p for p in PurePosixPath(repository).parts if p not in ("", ".")]
+    if PurePosixPath(repository).is_absolute() or ".." in inside:
+        raise ValueError(f"--homes {repository!r}: the learners' repository's folder inside "
+                         "each home (relative, e.g. autograd-class)")
+    parts = inside + ["notebooks", lesson, f"{lesson}.ipynb"]
+    result = Collected()
+    dues = _dues(course)
+    without = []
+    top = os.open(source, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in sorted(os.listdir(top)):
+            info = os.lstat(name, dir_fd=top)
+            if not stat.S_ISDIR(info.st_mode):
+                result.not_placed.append((name, f"not a home folder: {_kind(info.st_mode)}"))
+                continue
+            if ids is not None and name not in ids:
+                result.not_placed.append((name, "not in the id mapping (--ids): whose home "
+                                                "it is is not known"))
+                continue
+            student = ids[name] if ids is not None else _student(name)
+            home = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+            try:
+                fd = _open_below(home, parts)
+            except FileNotFoundError:
+                without.append(name)
+                continue
+            except Refused as why:
+                result.not_placed.append((f"{name}/{'/'.join(parts)}", str(why)))
+                result.refused[(lesson, student)] = f"collect refused {'/'.join(parts)}: {why}"
+                continue
+            finally:
+                os.close(home)
+            entry = _machine_entry(f"{name}/{'/'.join(parts)}", fd, max_bytes)
+            _hub_store(course, result, student, lesson, entry, dues)
+    finally:
+        os.close(top)
+    if without:
+        result.notes.append((str(source), f"{len(without)} home(s) without "
+                                          f"{'/'.join(parts)}: {', '.join(without)}"))
+    if result.placed:
+        result.notes.append((str(source), HUB_TIME))
+    _record_refusals(course, result)
+    return result
+
+
+def exchange_inbound(course: Course, source: Path) -> Path:
+    """nbgrader's inbound folder of this course, from the exchange's root
+    (``c.Exchange.root``), the course's folder in it, or the inbound folder itself."""
+    from nbgrader.coursedir import CourseDirectory
+
+    source = Path(source)
+    course_id = CourseDirectory(config=course.config()).course_id
+    for inbound in (source / course_id / "inbound", source / "inbound", source):
+        if inbound.is_dir() and not inbound.is_symlink():
+            return inbound
+    raise ValueError(f"{source} holds no inbound folder of course {course_id!r}")
+
+
+def collect_exchange(course: Course, source: Path, *, lesson: str | None = None,
+                     ids: dict[str, str] | None = None,
+                     max_bytes: int = MAX_BYTES) -> Collected:
+    """nbgrader's exchange: ``inbound/<student>+<lesson>+<time>+<random>/``, as ``nbgrader
+    submit`` writes it (a folder a submission, owned by the learner who submitted it). A
+    folder not owned by the user its name says is refused (another learner put it there);
+    of a learner's several submissions the newest is collected, by the time this machine
+    recorded for its files, never by the time in its name or in its ``timestamp.txt``, which
+    the learner's own process wrote (a time it claims earlier than that is said)."""
+    import pwd
+
+    from nbgrader.utils import parse_utc
+
+    lessons = course.lessons()
+    if lesson is not None and lesson not in lessons:
+        raise ValueError(f"no lesson {lesson!r} in this course ({', '.join(lessons)})")
+    inbound = exchange_inbound(course, source)
+    result = Collected()
+    dues = _dues(course)
+    newest: dict[tuple[str, str], list] = {}
+    top = os.open(inbound, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in sorted(os.listdir(top)):
+            fields = name.rsplit("+", 3)
+            if len(fields) != 4:
+                result.not_placed.append((name, "not in nbgrader's form "
+                                                "<student>+<assignment>+<time>+<random>"))
+                continue
+            user, assignment, claimed, _ = fields
+            if assignment not in lessons:
+                result.not_placed.append((name, f"not a lesson of this course: {assignment!r}"))
+                continue
+            if lesson is not None and assignment != lesson:
+                continue            # (another lesson's submissions: collected for that one)
+            info = os.lstat(name, dir_fd=top)
+            if not stat.S_ISDIR(info.st_mode):
+                result.not_placed.append((name, f"not a submission folder: "
+                                                f"{_kind(info.st_mode)}"))
+                continue
+            if ids is not None and user not in ids:
+                result.not_placed.append((name, "not in the id mapping (--ids): whose "
+                                                "submission it is is not known"))
+                continue
+            try:
+                owner = pwd.getpwuid(info.st_uid).pw_name
+            except KeyError:
+                owner = f"user id {info.st_uid}"
+            if owner != user:
+                result.not_placed.append((name, f"named as {user}'s, but owned by {owner} "
+                                                "(nbgrader submit writes a learner's own "
+                                                "folder as them): placed as no one's"))
+                continue
+            student = ids[user] if ids is not None else _student(user)
+            folder = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+            try:
+                try:
+                    fd = _open_below(folder, [f"{assignment}.ipynb"])
+                except FileNotFoundError:
+                    result.not_placed.append((name, f"no {assignment}.ipynb in it"))
+                    result.refused[(assignment, student)] = (
+                        f"collect refused {name}: no {assignment}.ipynb in it")
+                    continue
+                except Refused as why:
+                    result.not_placed.append((name, str(why)))
+                    result.refused[(assignment, student)] = f"collect refused {name}: {why}"
+                    continue
+                entry = _machine_entry(name, fd, max_bytes, since=info.st_ctime)
+                said = None
+                try:
+                    stamp = _open_below(folder, ["timestamp.txt"])
+                    with os.fdopen(stamp, "rb") as f:
+                        said = parse_utc(f.read(100).decode(errors="replace").strip())
+                except (FileNotFoundError, Refused, ValueError, OverflowError):
+                    said = None
+            finally:
+                os.close(folder)
+            newest.setdefault((assignment, student), []).append((entry, name, said, claimed))
+    finally:
+        os.close(top)
+    for (assignment, student), found in sorted(newest.items()):
+        found.sort(key=lambda item: item[0].time)
+        entry, name, said, claimed = found[-1]
+        if len(found) > 1:
+            result.notes.append((name, f"the newest of {student}'s {len(found)} submissions "
+                                       f"of {assignment}; the others stay in the exchange"))
+        recorded = entry.time.replace(tzinfo=None)
+        if said is not None and (recorded - said.replace(tzinfo=None)).total_seconds() > 60:
+            result.notes.append((name, f"its timestamp.txt says {said:%Y-%m-%d %H:%M:%S}, "
+                                       f"its files were written at {recorded:%Y-%m-%d %H:%M:%S} "
+                                       "UTC: the time of its files is the one used"))
+        _hub_store(course, result, student, assignment, entry, dues)
+    if result.placed:
+        result.notes.append((str(inbound), HUB_TIME))
+    _record_refusals(course, result)
+    return result
+
+
 def collect_file(course: Course, source: Path, student: str, lesson: str, *,
                  when: datetime | None = None, max_bytes: int = MAX_BYTES) -> Collected:
     """Place one notebook by hand as `student`'s submission of `lesson`, handed in at `when`
@@ -554,7 +812,8 @@ def _store(course, result, student, lesson, found, tz, dues):
             result.names[student] = placement.name
         if placement.lms and placement.file.endswith(".ipynb"):
             result.lms_files[(lesson, student)] = (placement.lms, entry.name)
-        if (placement.lms or placement.by_hand) and placement.file.endswith(".ipynb"):
+        if (placement.lms or placement.by_hand or placement.machine_time) and \
+                placement.file.endswith(".ipynb"):
             # (the LMS's time, or the instructor's: nothing of the learner's is placed as
             # timestamp.txt, place() refuses it)
             stamp = _timestamp(dues, placement.lms, placement.lesson, placement.late,
@@ -568,7 +827,8 @@ def _store(course, result, student, lesson, found, tz, dues):
     folder = course.submission(lesson, student)
     # the same notebook again is unchanged even if the zip's time for it moved (an LMS may
     # stamp a download's members with the time of the download): the first time stays
-    if _same(folder, files, generated):
+    machine = any(p.machine_time for _, p in found)
+    if _same(folder, files, generated) or machine and _same_sources(folder, files, lesson):
         result.unchanged.append((student, lesson))
         return
     if folder.exists() or folder.is_symlink():
@@ -583,6 +843,28 @@ def _store(course, result, student, lesson, found, tz, dues):
                 f"{kept.relative_to(course.root)}/hand-grades.json: grade them again")))
     _write(folder, files)
     result.placed.extend((student, lesson, name) for name in files)
+
+
+def _sources(data: bytes | None):
+    import nbformat
+
+    try:
+        nb = nbformat.reads(data.decode(), as_version=4)
+    except Exception:           # not a notebook: never the same as another
+        return None
+    return [(c.cell_type, c.source) for c in nb.cells]
+
+
+def _same_sources(folder: Path, files: dict[str, bytes], lesson: str) -> bool:
+    """Whether the notebook collected before in `folder` has the same cells' sources as the
+    new one (outputs, counts and metadata aside), and nothing else changed."""
+    old = folder / f"{lesson}.ipynb"
+    if not folder.is_dir() or folder.is_symlink() or old.is_symlink() or not old.is_file():
+        return False
+    if {p.name for p in folder.iterdir()} - {"timestamp.txt"} != set(files) - {"timestamp.txt"}:
+        return False
+    before = _sources(old.read_bytes())
+    return before is not None and before == _sources(files.get(f"{lesson}.ipynb"))
 
 
 def _answers(data: bytes | None) -> dict[str, str]:
