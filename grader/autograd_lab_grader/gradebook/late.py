@@ -8,7 +8,8 @@
   it is also written as nbgrader's ``extension`` of the learner's submission where nbgrader
   has one, so the formgrader shows it too.
 - A submission's time is its ``timestamp.txt`` (collect writes it: an LMS zip's time, Canvas's
-  ``_late`` mark, or a hand-placed file's modification time).
+  ``_late`` mark, the time given with a notebook placed by hand, or the time a hub's machine
+  recorded for its file).
 - The late policy is nbgrader's: ``c.AssignLatePenalties.plugin_class`` (nbgrader's
   ``LateSubmissionPlugin`` unless the course names its own, a module at its root:
   ``course_plugin``), with

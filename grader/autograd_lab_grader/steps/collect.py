@@ -21,6 +21,11 @@ Layouts, one per download (``lms`` says which, or it is recognised from the name
   - ``<student>/<lesson>/<file>`` (nbgrader's own, optionally under ``submitted/``), any file;
   - ``<student>/<name>.ipynb``, a folder per learner;
   - ``<student>_<anything>.ipynb``, flat: the learner is what ``student_pattern`` matches.
+A hub's two places (``collect_homes``, ``collect_exchange``): a folder of home folders, one
+learner a home, each read only at ``<home>/<repository>/notebooks/<lesson>/<lesson>.ipynb``;
+and nbgrader's exchange, ``inbound/<student>+<lesson>+<time>+<random>/``, a folder not owned
+by the user its name says refused. The learner's id is the home's or the exchange's user name,
+or what a mapping file (``read_ids``) gives it.
 The lesson is ``lesson`` when given (the assignment the download belongs to: a file whose
 name names another lesson is placed under it all the same, and said so), else the lesson id
 in the file's name. A notebook is saved as ``<lesson>.ipynb``.
@@ -38,7 +43,10 @@ mark says otherwise, or the time given with a notebook placed by hand (``collect
 ``when``; a lesson with a due date needs one). A ``timestamp.txt`` handed in (in any layout,
 in any case, as a link) is refused and named; a notebook's metadata and a file's modification
 time (a learner sets one before zipping their notebook themselves) are never read. A folder
-or zip in no LMS's layout gives no time.
+or zip in no LMS's layout gives no time. A hub's file gets the time the grader's machine
+recorded: its inode change time, which only the kernel moves, and only forward (never the
+time in an exchange folder's name or its ``timestamp.txt``, the learner's process wrote
+both); the same notebook again, its cells' sources unchanged, keeps its first time.
 """
 from __future__ import annotations
 
