@@ -11,7 +11,6 @@ home and a folder planted in the exchange in a classmate's name are refused."""
 import csv
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone

@@ -6,7 +6,6 @@ course. A formgrader that would open another gradebook is refused, with what ope
 one."""
 import csv
 import json
-import os
 import subprocess
 import sys
 import time
@@ -90,9 +89,9 @@ def served(postgresql, tmp_path):
             try:
                 server.call("GET", "api/status")
                 break
-            except (OSError, urllib.error.URLError):
+            except (OSError, urllib.error.URLError) as error:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp_path / "formgrader.log").read_text())
+                    raise RuntimeError((tmp_path / "formgrader.log").read_text()) from error
                 time.sleep(0.3)
         yield dict(root=root, env=env, server=server, url=url, tmp=tmp_path)
     finally:

@@ -134,7 +134,7 @@ def term(tmp_path_factory):
 
 
 def test_canvas_feedback_is_one_zip_named_as_the_download(term):
-    course, out, base = term["course"], term["out"], term["base"]
+    out, base = term["out"], term["base"]
     for step in ("release", "roster", "collect", "grade 1", "feedback 1"):
         assert out[step].exit_code == 0, (step, out[step].output)
     said = out["feedback 1"].output
@@ -148,7 +148,7 @@ def test_canvas_feedback_is_one_zip_named_as_the_download(term):
     assert set(members) == set(term["names"].values())
     for student, name in term["names"].items():
         assert members[name] == pages[student]
-        assert f"Score: " in members[name].decode()
+        assert "Score: " in members[name].decode()
 
 
 def test_grades_summary_says_the_policy_and_what_it_took(term):

@@ -12,7 +12,6 @@ written again with the new scores (a page of work no longer graded as it was is 
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 from ..commands.course import Course
 
