@@ -1,6 +1,6 @@
 """A real JupyterHub on loopback for the hub test (tests/deploy/test_hub.py): JupyterHub from the
-lock (the dev extra), its proxy npm's configurable-http-proxy (tests/support/hub/, installed by
-scripts/setup.sh), learners as real users of this machine (``useradd``, as root) logging in with
+lock (the dev extra), its proxy npm's configurable-http-proxy (tests/support/package.json,
+installed by scripts/setup.sh), learners as real users of this machine (``useradd``, as root) logging in with
 JupyterHub's DummyAuthenticator and a password, each single-user server started by JupyterHub's
 LocalProcessSpawner as that user, from the learners' environment given.
 
@@ -27,7 +27,7 @@ import requests
 from lab_browser import _free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-PROXY = ROOT / "tests" / "support" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+PROXY = ROOT / "tests" / "support" / "node_modules" / ".bin" / "configurable-http-proxy"
 PASSWORD = "a-class-password"
 
 
@@ -36,7 +36,7 @@ def missing() -> str | None:
     if os.geteuid() != 0:
         return "the hub test creates learners' accounts (useradd): it runs as root"
     if not PROXY.exists():
-        return "JupyterHub's proxy is not installed (scripts/setup.sh: npm ci in tests/support/hub)"
+        return "JupyterHub's proxy is not installed (scripts/setup.sh: npm ci in tests/support)"
     try:
         import jupyterhub  # noqa: F401
     except ImportError:
