@@ -6,10 +6,12 @@ Organised by role:
 - ``steps``: one module a step of a term: ``roster`` (the class list), ``release`` (student
   notebooks, the learners' repository), ``collect`` (submissions in), ``grade`` (the class,
   one process per submission, each running ``worker``'s autograde of one; ``preload`` is what
-  their forkserver loads), ``feedback``, ``written`` (hand grading's pages), ``export``,
-  ``report``, ``selftest``;
+  their forkserver loads), ``regrade`` (after a lesson's tests change), ``feedback``,
+  ``written`` (hand grading's pages), ``handgrading`` (the formgrader on grade's gradebook),
+  ``export``, ``report``, ``similarity`` (answers alike), ``selftest``;
 - ``gradebook``: the grader's own records beside nbgrader's: ``status`` (what became of each
-  submission), ``leases`` (who is grading what, for graders sharing a gradebook), ``late``
+  submission, collect's refusals and LMS file names, the learners taken out of the term),
+  ``leases`` (who is grading what, for graders sharing a gradebook), ``late``
   (due dates, extensions, the late policy);
 - ``lms``: Canvas (``canvas``) and Moodle (``moodle``), each LMS's formats read and written;
 - ``reading``: the grader's side of the trust boundary, what reads what a kernel hands back:
