@@ -29,6 +29,7 @@ from traitlets import Dict, List, Unicode
 
 from .. import patches
 from ..reading import outputs, page
+from ..reading.inert import InertNotebook
 from ..gradebook import late as lateness, status
 from ..commands.course import Course
 
@@ -314,7 +315,8 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
               if out.status in (status.GRADED, status.MANUAL)}
     api = course.api(
         NotGradedYet={"finals": finals},
-        GenerateFeedback={"preprocessors": [GetGrades, NotGradedYet, HideTests, page.SafeOutputs,
+        # (the notebook made inert first: nbgrader's grades and comments come after it)
+        GenerateFeedback={"preprocessors": [InertNotebook, GetGrades, NotGradedYet, HideTests,
                                             CSSHTMLHeaderPreprocessor],
                           "exporter_class": FeedbackExporter},
         # (nbgrader's API names the template "feedback" whatever it is told: this package's

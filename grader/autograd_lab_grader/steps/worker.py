@@ -25,6 +25,7 @@ from ..reading import kernel, outputs
 from ..sandbox import sandbox
 from ..gradebook import secret, status
 from ..commands.course import Course
+from ..reading.inert import InertNotebook
 from ..reading.kernel import GradingExecute, TruncateOutput
 
 MAX_NOTEBOOK = 32 * 1024**2      # bytes of a submitted notebook (a lesson's is about 100 kB)
@@ -376,6 +377,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
             ours.append(GradingExecute if pp is Execute else pp)
             if pp is LimitOutput:
                 ours.append(TruncateOutput)
+        # (last: nbgrader has saved its scores; what it writes is what the formgrader shows)
+        ours.append(InertNotebook)
         execute = {"shutdown_kernel": "immediate"}
         if timeout:
             execute.update(timeout=timeout, iopub_timeout=max(timeout, 10))
