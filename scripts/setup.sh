@@ -110,6 +110,15 @@ if [ -z "$done_already" ]; then
     touch "$VENV/.installed-$what"
 fi
 
+# The grader's Jupyter server extension (a content security policy on nbgrader's formgrader
+# pages: grader/autograd_lab_grader/formgrader.py), enabled in the .venv's Jupyter config. A
+# wheel of the grader installs this file itself (grader/pyproject.toml's data-files); the
+# editable install here does not
+if [ "$what" != lab ]; then
+    mkdir -p "$VENV/etc/jupyter/jupyter_server_config.d"
+    cp grader/jupyter-config/autograd_lab_grader.json "$VENV/etc/jupyter/jupyter_server_config.d/"
+fi
+
 # The site's MathJax (./run docs, the site's test): docs/package-lock.json's version, into
 # docs/node_modules, which the build copies into the site (docs/conf.py); and axe-core, the
 # accessibility checker the browser tests run inside Chromium, with configurable-http-proxy,
