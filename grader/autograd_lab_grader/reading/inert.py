@@ -39,8 +39,9 @@ _NBGRADER = {"schema_version": int, "grade": bool, "solution": bool, "locked": b
              "task": bool, "points": (int, float), "grade_id": str, "checksum": str,
              "cell_type": str}
 _GRADE_ID = re.compile(r"[a-zA-Z0-9_-]{0,256}")
-MAX_TRACEBACK = 200          # lines of an error's traceback kept (the first and last halves)
-MAX_LINE = 20_000            # characters of a traceback's line, or an error's name or value
+MAX_TRACEBACK = 200          # lines of an error's traceback kept (its first and last ones)
+MAX_FRAME = 2_000            # characters of a line of a traceback
+MAX_LINE = 20_000            # characters of an error's name or value (as TruncateOutput's)
 
 
 def _short(value) -> str | None:
@@ -51,8 +52,9 @@ def notebook_metadata(metadata) -> dict:
     """The kernel and language a notebook names, as short strings; nothing else."""
     kept = {}
     spec = metadata.get("kernelspec")
-    if isinstance(spec, dict):
+    if isinstance(spec, dict) and _short(spec.get("name")):
         spec = {k: _short(spec.get(k)) for k in ("name", "display_name", "language")}
+        spec["display_name"] = spec["display_name"] or spec["name"]    # (nbformat needs both)
         kept["kernelspec"] = {k: v for k, v in spec.items() if v is not None}
     info = metadata.get("language_info")
     if isinstance(info, dict):
@@ -102,10 +104,12 @@ def _text(value) -> str:
 
 def _traceback(lines: list[str]) -> list[str]:
     if len(lines) > MAX_TRACEBACK:
-        half = MAX_TRACEBACK // 2
-        lines = [*lines[:half], f"[... {len(lines) - 2 * half} lines of the traceback not "
-                                "kept ...]", *lines[-half:]]
-    return [output_text(line[:MAX_LINE]) for line in lines]
+        # (MAX_TRACEBACK lines in all, the note among them: cut once, it is not cut again)
+        head = MAX_TRACEBACK // 2
+        tail = MAX_TRACEBACK - head - 1
+        lines = [*lines[:head], f"[... {len(lines) - head - tail} lines of the traceback not "
+                                "kept ...]", *lines[-tail:]]
+    return [output_text(line[:MAX_FRAME]) for line in lines]
 
 
 def output(node: outputs.Output, budget: page.Budget) -> dict | None:

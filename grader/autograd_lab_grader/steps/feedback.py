@@ -78,7 +78,12 @@ def machine_roots(*more) -> list[str]:
     return sorted({r.rstrip("/") for r in roots if r and r.rstrip("/")}, key=len, reverse=True)
 
 
-_CELL_FILE = re.compile(r"(?:[^\s\"'<>:,;()\[\]{}\x1b]*/)?ipykernel_\d+/\d+\.py")
+# the file IPython names a cell by, with the folders before it: a path starts where a run of
+# path characters does (looked for from there only, so that a long run is read once, not
+# once from each of its characters), or at the file's own name
+_PATH_CHARS = r"[^\s\"'<>:,;()\[\]{}\x1b]"
+_CELL_FILE = re.compile(rf"(?<!{_PATH_CHARS}){_PATH_CHARS}*/ipykernel_\d+/\d+\.py"
+                        r"|ipykernel_\d+/\d+\.py")
 
 
 def scrub_paths(text: str, roots: list[str]) -> str:
@@ -105,7 +110,7 @@ def scrub_paths(text: str, roots: list[str]) -> str:
 @functools.lru_cache(maxsize=16)
 def _under(roots: tuple[str, ...]):
     return re.compile("(?:" + "|".join(re.escape(r) for r in roots) + r")(?![\w.-])"
-                      r"[^\s\"'<>:,;()\[\]{}\x1b]*")
+                      + _PATH_CHARS + "*")
 
 
 class HideTests(NbGraderPreprocessor):
