@@ -147,13 +147,17 @@ def _address_space() -> int:
 
 
 def _in_child(tmp_path, target, *args):
-    """Run `target` in a forked process; (its row or None, the process, its log)."""
+    """Run `target` in a forked process, its output and its kernel's written to a grading log
+    as grade.py's are; (its row or None, the process, its log)."""
     fork = multiprocessing.get_context("fork")
     receive, send = fork.Pipe(duplex=False)
-    log = tmp_path / "logs" / "learner.log"
-    process = fork.Process(target=target, args=(*args, send, log))
+    log = grade.Log(tmp_path / "logs" / "learner.log")
+    read_log, write_log = fork.Pipe(duplex=False)
+    process = fork.Process(target=target, args=(*args, send, write_log))
     process.start()
-    send.close()
+    for end in (send, write_log):
+        end.close()
+    log.read(read_log, grade.LOG_LIMIT)
     process.join(60)
     try:
         row = receive.recv() if receive.poll() else None
@@ -162,25 +166,23 @@ def _in_child(tmp_path, target, *args):
     return row, process, log
 
 
-def _graded_by_a_hog(limit, send, log):
+def _graded_by_a_hog(limit, send, output):
     from autograd_lab_grader.steps import worker
     worker.grade_one = _hog
     # (as in a grading process: its output goes to the descriptors _child points at its log)
     sys.stdout = open(1, "w", buffering=1, closefd=False)
     sys.stderr = open(2, "w", buffering=1, closefd=False)
-    grade._child(None, LESSON, "learner", grade.Options(grader_memory=limit), "", log, send,
+    grade._child(None, LESSON, "learner", grade.Options(grader_memory=limit), "", output, send,
                  os.getppid(), None)
 
 
-def _killed(send, log):
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("graded so far\n")
+def _killed(send, output):
+    os.write(output.fileno(), b"graded so far\n")
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _out_of_memory_unsaid(send, log):
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("Traceback (most recent call last):\n  ...\nMemoryError\n")
+def _out_of_memory_unsaid(send, output):
+    os.write(output.fileno(), b"Traceback (most recent call last):\n  ...\nMemoryError\n")
     os._exit(1)
 
 
@@ -193,7 +195,8 @@ def test_a_grading_process_out_of_memory_or_killed_fails_its_submission_and_says
     assert row is not None and (row["status"], row["reason"]) == (
         status.FAILED, f"the grader ran out of memory reading this notebook's answers "
                         f"(limit {gb} GB)"), row
-    assert f"memory limit of the grading process: {limit // 1024**2} MB" in log.read_text()
+    log.done()
+    assert f"memory limit of the grading process: {limit // 1024**2} MB" in log.path.read_text()
     # a MemoryError nbgrader caught (in a preprocessor: judging a test cell) and logged
     from autograd_lab_grader.steps import worker
     logged = ("[AutogradeApp | ERROR] There was an error processing assignment: x\n"

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..gradebook import leases, secret, status
+from ..reading.plain import printable
 from ..sandbox import warm
 from ..commands.course import Course
 
@@ -99,17 +100,16 @@ def _last_change(folder: Path) -> float:
     return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
 
 
-def _child(course, lesson, student, options, server, log_path, conn, grader, scratch):
-    """A grading process: its output, and its kernel's, go to log_path, its result to conn;
-    its staging folder is made in `scratch`, the run's. It dies with the grader that holds its
-    lease (`grader`: its pid), so that a grader killed half way leaves nothing grading, and
-    writing nbgrader's tables, behind it."""
+def _child(course, lesson, student, options, server, output, conn, grader, scratch):
+    """A grading process: its output, and its kernel's (``kernel.KernelLog``), go to `output`
+    (the pipe its grading log is written from, ``Log``), its result to conn; its staging
+    folder is made in `scratch`, the run's. It dies with the grader that holds its lease
+    (`grader`: its pid), so that a grader killed half way leaves nothing grading, and writing
+    nbgrader's tables, behind it."""
     _die_with(grader)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    # (appending: the kernel writes here too, and must not be able to rewrite what came before)
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
+    os.dup2(output.fileno(), 1)
+    os.dup2(output.fileno(), 2)
+    output.close()
     from .worker import grade_one, out_of_memory
     limit_memory(options.grader_memory)
     started = time.monotonic()
@@ -122,6 +122,68 @@ def _child(course, lesson, student, options, server, log_path, conn, grader, scr
                    score=None, max_score=None, seconds=time.monotonic() - started)
         print(f"autograd-lab: {row['reason']}", file=sys.stderr, flush=True)
     conn.send(row)
+
+
+class Log:
+    """A grading log (``grading-logs/<lesson>/<student>.log``), written from a pipe
+    (``read``): what its grading process writes to its standard output and error, its
+    kernel's output among it (``kernel.KernelLog`` copies a bounded part of it there). Every
+    control character but newline and tab is written as its escape (``plain.printable``: a
+    kernel writes what it likes, and an instructor reads the log in a terminal), invalid UTF-8
+    as ``\\x..``, and no more than ``LOG_LIMIT`` bytes (a kernel run without the sandbox
+    writes to the pipe itself, past any file-size limit), what is left out said at the end.
+    The pipe is read by a thread of the grader, to its end: once its writers have all ended."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        # (appending: no writer may rewrite what came before)
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        self._readers = []
+
+    def read(self, receive, limit: int | None = None) -> None:
+        """Write what comes through `receive` (a pipe's reading end) into the log, in a thread."""
+        reader = threading.Thread(target=self._copy, args=(receive, limit), daemon=True,
+                                  name=f"log {self.path.name}")
+        self._readers.append(reader)
+        reader.start()
+
+    def _copy(self, receive, limit):
+        import codecs
+
+        from ..reading.plain import printable
+
+        decode = codecs.getincrementaldecoder("utf-8")(errors="backslashreplace").decode
+        written = left_out = 0
+        try:
+            while chunk := os.read(receive.fileno(), 1 << 16):
+                data = printable(decode(chunk)).encode()
+                if limit is not None:
+                    kept = data[:max(0, limit - written)]
+                    left_out += len(data) - len(kept)
+                    data = kept
+                written += len(data)
+                self._put(data)
+            self._put(printable(decode(b"", final=True)).encode())
+            if left_out:
+                self._put(f"\n[{left_out} more bytes of output not kept]\n".encode())
+        finally:
+            receive.close()
+
+    def _put(self, data: bytes) -> None:
+        data = memoryview(data)
+        while data:
+            data = data[os.write(self._fd, data):]
+
+    def done(self, timeout: float = 10.0) -> None:
+        """Wait for the log to be written to its end (its process and kernel gone), a while
+        at most; then close it."""
+        deadline = time.monotonic() + timeout
+        for reader in self._readers:
+            reader.join(max(0.0, deadline - time.monotonic()))
+        if not any(reader.is_alive() for reader in self._readers) and self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def limit_memory(limit: int) -> None:
@@ -343,28 +405,31 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
                                  changed_after(lesson, student, when)):
                     continue
                 receive, send = context.Pipe(duplex=False)
+                log = Log(_log(course, lesson, student))
+                read_log, write_log = context.Pipe(duplex=False)
                 process = context.Process(target=_child, daemon=True, args=(
-                    course, lesson, student, options, server, _log(course, lesson, student), send,
-                    os.getpid(), scratch))
+                    course, lesson, student, options, server, write_log, send, os.getpid(),
+                    scratch))
                 process.start()
-                send.close()
-                running[receive] = (process, lesson, student, time.monotonic())
+                for end in (send, write_log):
+                    end.close()
+                log.read(read_log, LOG_LIMIT)
+                running[receive] = (process, lesson, student, time.monotonic(), log)
             now = time.monotonic()
-            on_running(sorted(((student, now - started) for _, _, student, started
+            on_running(sorted(((student, now - started) for _, _, student, started, _
                                in running.values()), key=lambda item: -item[1]))
             # a pipe is ready when its process sent its row, or died without one (end of file)
             ready = wait(list(running), timeout=1.0)
             now = time.monotonic()
-            for receive, (process, lesson, student, started) in list(running.items()):
+            for receive, (process, lesson, student, started, log) in list(running.items()):
                 over = now - started > limits[lesson]
                 if receive not in ready and not over:
                     continue
                 row = _collect(process, receive, lesson, student, over, limits[lesson],
-                               now - started, _log(course, lesson, student),
-                               options.grader_memory)
+                               now - started, log, options.grader_memory)
                 del running[receive]
                 if not held.finish(row):
-                    print(f"autograd-lab: {student}: this grader's lease was lost (its database "
+                    print(f"autograd-lab: {printable(student)}: this grader's lease was lost (its database "
                           "connection ended); its grade is not recorded", file=sys.stderr)
                     continue
                 rows.append(row)
@@ -375,9 +440,15 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
         for process, *_ in running.values():
             if process.is_alive():
                 process.kill()         # its kernel dies with it (kernel.py)
-        for process, *_ in running.values():
+        for process, *_, log in running.values():
             process.join()
+            log.done(1.0)
     return rows
+
+
+# bytes a grading log keeps: twice what its kernel's output may take of it
+# (kernel.Limits.file_size, kernel.KernelLog's limit)
+LOG_LIMIT = 128 * 1024**2
 
 
 def _log(course: Course, lesson: str, student: str) -> Path:
@@ -422,7 +493,7 @@ def _died(process, log: Path, grader_memory: int) -> str:
     return f"the grading process died (exit code {code}): {_last_line(log)}"
 
 
-def _collect(process, receive, lesson, student, over, limit, seconds, log,
+def _collect(process, receive, lesson, student, over, limit, seconds, log: Log,
              grader_memory=GRADER_MEMORY) -> dict:
     row = None
     if receive.poll():
@@ -434,10 +505,12 @@ def _collect(process, receive, lesson, student, over, limit, seconds, log,
         if process.is_alive():
             process.kill()     # its kernel dies with it (kernel.py)
         process.join()
+        log.done()             # (what it said last is read from the log)
         reason = (f"grading took longer than {limit:.0f} s and was stopped" if over else
-                  _died(process, log, grader_memory))
+                  _died(process, log.path, grader_memory))
         row = dict(lesson=lesson, student=student, status=status.FAILED, reason=reason,
                    score=None, max_score=None, seconds=seconds)
     process.join()
+    log.done()
     receive.close()
     return row
