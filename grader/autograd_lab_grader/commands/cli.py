@@ -1,16 +1,25 @@
 """`autograd-lab`: the instructor's command line. Each command is a few lines over a step module
-(collect, grade, feedback, export, report, release, selftest); tests call those modules directly."""
+(collect, grade, feedback, export, report, release, selftest); tests call those modules directly.
+
+What it prints holds a learner's text (a name from the LMS, a file's name, a reason quoting the
+notebook): each such text goes into a line through ``said``, its brackets escaped (rich reads
+``[...]`` as markup: a style, a link, or an error that stops the command) and its control
+characters escaped (``plain.printable``: a terminal obeys them); and whatever reaches the
+terminal all the same has its control characters escaped there (``_Printable``)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
+from rich.console import Console, RenderHook
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.segment import Segment
 from rich.table import Table
 
 from .course import Course
+from ..reading.plain import printable
 from ..sandbox.sandbox import OFF
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -18,6 +27,32 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
                        "release, student-repo, collect, grade, feedback, export, report. "
                        "nbgrader's own commands keep working.")
 console = Console(soft_wrap=True)     # (a message or a path is never broken into lines)
+
+
+def said(value) -> str:
+    """A learner's text, to go into a line of rich markup: as plain text."""
+    return escape(printable(value))
+
+
+class _Shown:
+    """A renderable as the terminal gets it: the control characters of its text escaped (the
+    sequences rich writes for its own styles and moves are not text: they stay)."""
+
+    def __init__(self, renderable):
+        self.renderable = renderable
+
+    def __rich_console__(self, console, options):
+        for segment in console.render(self.renderable, options):
+            yield segment if segment.control else Segment(printable(segment.text),
+                                                          segment.style)
+
+
+class _Printable(RenderHook):
+    def process_renderables(self, renderables):
+        return [_Shown(r) for r in renderables]
+
+
+console.push_render_hook(_Printable())
 
 
 @app.callback()
@@ -48,7 +83,7 @@ def _course(ctx: typer.Context) -> Course:
 
 
 def _fail(message: str):
-    console.print(f"[red]{message}")
+    console.print(f"[red]{said(message)}")
     raise typer.Exit(1)
 
 
@@ -210,7 +245,7 @@ def extend(ctx: typer.Context,
         _fail(str(error))
     late.extend(course, grants)
     for lesson_id, student, when in grants:
-        console.print(f"{student} {lesson_id}: " + (f"due {late.show(when)}" if when
+        console.print(f"{said(student)} {lesson_id}: " + (f"due {late.show(when)}" if when
                                                      else "no extension"))
     _stale_pages(course, [(lesson_id, student) for lesson_id, student, _ in grants])
 
@@ -285,8 +320,8 @@ def roster(ctx: typer.Context, file: Path = typer.Argument(
     console.print(f"{file.name}: a {kind}, {len(learners)} learners "
                   f"({added} new, {updated} updated, {len(learners) - added - updated} as before)")
     for learner in left_out:
-        console.print(f"left out: {learner.name!r} (id {learner.student}), Canvas's Test Student "
-                      "(its student view), not a learner")
+        console.print(f"left out: {said(repr(learner.name))} (id {said(learner.student)}), "
+                      "Canvas's Test Student (its student view), not a learner")
 
 
 @app.command()
@@ -418,7 +453,7 @@ def collect(ctx: typer.Context,
     except (ValueError, OSError) as error:
         _fail(str(error))
     if result.hint:
-        console.print(f"[yellow]{result.hint}")
+        console.print(f"[yellow]{said(result.hint)}")
     if result.lms:
         console.print(f"a {result.lms.capitalize()} download: student ids are its "
                       f"{'user' if result.lms == 'canvas' else 'participant'} ids")
@@ -426,11 +461,12 @@ def collect(ctx: typer.Context,
     console.print(f"{len(new)} new, {len(result.replaced)} replaced, "
                   f"{len(result.unchanged)} unchanged, {len(result.not_placed)} not placed")
     for student_id, lesson_id, kept in result.replaced:
-        console.print(f"replaced: {student_id} {lesson_id} (the old one is kept in {kept})")
+        console.print(f"replaced: {said(student_id)} {said(lesson_id)} (the old one is kept in "
+                      f"{said(kept)})")
     for name, note in result.notes:
-        console.print(f"[yellow]check[/]: {name}: {note}")
+        console.print(f"[yellow]check[/]: {said(name)}: {said(note)}")
     for name, why in result.not_placed:
-        console.print(f"[yellow]not placed[/]: {name}: {why}")
+        console.print(f"[yellow]not placed[/]: {said(name)}: {said(why)}")
 
 
 def _named(prefix: str, name: str) -> str:
@@ -504,7 +540,7 @@ def grade(ctx: typer.Context,
 
     def running(now):
         # the longest-running first: a slow submission stays in sight
-        names = ", ".join(f"{student} {seconds:.0f}s" for student, seconds in now[:4])
+        names = ", ".join(f"{said(student)} {seconds:.0f}s" for student, seconds in now[:4])
         more = f" +{len(now) - 4}" if len(now) > 4 else ""
         progress.update(task, description=f"grading {lesson}: {names}{more}" if now
                         else f"grading {lesson}")
@@ -627,12 +663,12 @@ def summary_table(outcomes, title, rows=(), failed_only=False):
             note = out.reason if out.status != "missing" else ""
         if row is None and out.status not in ("missing", "failed"):
             note = "unchanged since graded" + (f"; {note}" if note else "")
-        table.add_row(out.student, out.name, out.status, score,
+        table.add_row(said(out.student), said(out.name), out.status, score,
                       {True: "late", False: ""}.get(out.late, ""))
         forgery = f" [FORGERY: {out.forgery_reason or 'flagged'}]" if out.forgery else ""
         if note or sandbox or forgery:
-            notes.append(Text(f"  {out.student}: {note}" + (f" [sandbox: {sandbox}]"
-                                                            if sandbox else "") + forgery))
+            notes.append(Text(printable(f"  {out.student}: {note}" + (
+                f" [sandbox: {sandbox}]" if sandbox else "") + forgery)))
     table.caption = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to grade"
     return Group(table, *notes)
 
@@ -668,14 +704,14 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
     console.print(f"wrote {len(written.pages)} feedback pages")
     if written.partial:
         console.print(f"{len(written.partial)} of them say some written answers are not graded "
-                      f"yet: {', '.join(written.partial)}")
+                      f"yet: {said(', '.join(written.partial))}")
     if written.waiting:
         console.print(f"[yellow]waiting for hand grading[/] (no page yet; --partial writes "
-                      f"them): {', '.join(written.waiting)}")
+                      f"them): {said(', '.join(written.waiting))}")
     for student, why in written.not_written:        # (a page from before is removed)
-        console.print(f"no page for {student}: {why}", markup=False, highlight=False)
+        console.print(f"no page for {said(student)}: {said(why)}", highlight=False)
     if written.removed:
-        console.print(f"removed the pages from before of: {', '.join(written.removed)}")
+        console.print(f"removed the pages from before of: {said(', '.join(written.removed))}")
     if zip_path is not None:
         from ..gradebook import status
 
@@ -689,7 +725,7 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
                       "Upload multiple feedback files in a zip")
         console.print(f"wrote {zip_path}: {len(packed.pages)} pages, for {where}")
         for student, why in packed.not_in_zip:
-            console.print(f"[yellow]not in the zip[/]: {student}: {why}")
+            console.print(f"[yellow]not in the zip[/]: {said(student)}: {said(why)}")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -788,17 +824,18 @@ def export(ctx: typer.Context,
             for name in ("student", "name", "lesson", "why"):
                 table.add_column(name)
             for row in result.left_empty:
-                table.add_row(*row)
+                table.add_row(*map(said, row))
             console.print(table)
         if result.late:
             table = Table(title=f"late (late policy: {late_policy.name})")
             for name in ("student", "name", "lesson", "how late"):
                 table.add_column(name)
             for row in result.late:
-                table.add_row(*row)
+                table.add_row(*map(said, row))
             console.print(table)
         for student, lesson in result.not_in_file:
-            console.print(f"[yellow]not in {result.path.name}[/]: {student} ({lesson})")
+            console.print(f"[yellow]not in {said(result.path.name)}[/]: {said(student)} "
+                          f"({said(lesson)})")
 
 
 @app.command()
@@ -838,7 +875,7 @@ def report(ctx: typer.Context,
         if result.forgeries:
             # (scored on their answers all the same: the grader judged outside their kernel)
             table.caption = (f"[bold red]{len(result.forgeries)} flagged for forging a "
-                             f"grade[/]: {', '.join(result.forgeries)} (see the forgery "
+                             f"grade[/]: {said(', '.join(result.forgeries))} (see the forgery "
                              f"notes of grade's summary, or the forgery_reason column of "
                              f"export)")
         console.print(table)

@@ -43,6 +43,7 @@ from pathlib import Path
 from nbgrader.api import MissingEntry
 
 from ..gradebook import late as lateness, status
+from ..reading.plain import printable
 from ..commands.course import Course
 from ..lms import display_name
 
@@ -59,8 +60,12 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0
 
 def cell(value):
     """A CSV cell a spreadsheet shows as text, never runs as a formula: a text that starts
-    like one gets a leading ``'``; a plain number stays a number."""
-    if isinstance(value, str) and value.startswith(_FORMULA) and not _PLAIN_NUMBER.fullmatch(value):
+    like one gets a leading ``'``; a plain number stays a number. No control character but
+    newline and tab is in it (``plain.printable``): a CSV is read in a terminal too."""
+    if not isinstance(value, str):
+        return value
+    value = printable(value)
+    if value.startswith(_FORMULA) and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value
 

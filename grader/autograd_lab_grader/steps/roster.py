@@ -7,7 +7,9 @@ carry more columns, so columns are found by name, never by position):
   - Moodle's grading worksheet (``lms/moodle.py``);
   - a plain CSV with ``id`` and ``name`` (``email`` optional), for anything else.
 The LMS's id is the student id (the folder under submitted/), and nbgrader's ``lms_user_id``
-too; names are kept as written (NFC), never turned into ids.
+too; names are kept as written (NFC), never turned into ids, but for ``<`` and ``>``, kept as
+``‹`` and ``›``: nbgrader's formgrader writes a learner's name into its page as markup, and
+a learner chooses their own name on many LMSs.
 """
 from __future__ import annotations
 
@@ -62,7 +64,7 @@ def add_learners(course: Course, learners, *, overwrite: bool = True) -> tuple[i
     added = updated = 0
     with course.gradebook() as gb:
         for student, name, email in learners:
-            first, last = split_name(name)
+            first, last = split_name(name.replace("<", "\u2039").replace(">", "\u203a"))
             try:
                 row = gb.find_student(student)
             except MissingEntry:
