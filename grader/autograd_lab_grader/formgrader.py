@@ -84,6 +84,13 @@ class _PolicingExporter:
     def from_filename(self, filename, resources=None, **kw):
         import nbformat
 
+        from .steps.feedback import Highlight
+
+        # (the code highlighted as a feedback page's is: a page's worth, the rest as it is;
+        #  nbconvert's exporter takes a configured highlight_code filter for its own)
+        info = nbformat.read(filename, as_version=4).metadata.get("language_info", {})
+        self.exporter.filters["highlight_code"] = Highlight(
+            pygments_lexer=info.get("pygments_lexer", info.get("name")), parent=self.exporter)
         page, out = self.exporter.from_filename(filename, resources=dict(resources or {}), **kw)
         empty = nbformat.read(filename, as_version=4)
         empty.cells = []

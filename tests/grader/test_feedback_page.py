@@ -211,18 +211,26 @@ def test_what_the_pages_keep_of_learners_texts_is_bounded():
 
 
 def test_highlighted_code_is_nbconverts_and_kept_as_learners_texts_are():
+    import html
+
     from nbconvert.filters.highlight import Highlight2HTML
 
     plain = Highlight2HTML(pygments_lexer="ipython3")
-    kept = feedback._Highlight(pygments_lexer="ipython3")
+    kept = feedback.Highlight(pygments_lexer="ipython3")
     code = "x = torch.tensor(2.0, requires_grad=True)\n(x ** 2).backward()"
     assert kept(code) == plain(code)
     assert kept(code) is kept(code)                             # made once
     assert kept(code, "python") == plain(code, "python") != kept(code)
     magics = {"magics_language": "bash"}
     assert kept(code, metadata=magics) == plain(code, metadata=magics) != kept(code)
-    long = "y = 1\n" * 3000                                     # a learner's long cell
+    long = "y = 1\n" * 1500                                     # a learner's long cell
     assert kept(long) == plain(long) and kept(long) is not kept(long)
+    # past the bound, a cell is shown as it is (escaped), and past a page's, every cell after
+    longer = "<y> = 1\n" * (feedback.MAX_HIGHLIGHT // 8 + 1)
+    assert kept(longer) == f'<div class="highlight"><pre>{html.escape(longer)}</pre></div>'
+    page = feedback.Highlight(pygments_lexer="ipython3")
+    shown = [page(long) for _ in range(feedback.MAX_PAGE_HIGHLIGHT // len(long) + 2)]
+    assert shown[0] == plain(long) and shown[-1] != plain(long) and "<pre>y = 1" in shown[-1]
     # (bounded as the pages' other texts are: test_what_the_pages_keep_of_learners_texts_...)
     assert (code, "ipython3", None) in feedback._highlighted.kept
     assert not any(key[0] == long for key in feedback._highlighted.kept)

@@ -14,8 +14,9 @@ pages do with a learner's text is linear in its length (reading/page.py).
 - A 1 MB pathological written answer of each kind (the math delimiters, `<img`, `[`, `*`,
   backticks, `<`, quotes, nested lists): the inert pass and a page's Markdown finish in
   seconds, and the 1 MB case costs at most 20 times the 100 kB case in the same run; so do
-  `feedback` and `report` for a learner whose answer mixes them all. CPU time is what is
-  measured (a loaded machine's waits are not the code's).
+  `feedback` and `report` for a learner whose answer mixes them all, and a page's highlighting
+  of a megabyte of pathological code in cells. CPU time is what is measured (a loaded
+  machine's waits are not the code's).
 - A hand grade given to a written answer in a notebook graded before the grader made its
   notebooks inert is kept when the same answer is graded again.
 """
@@ -220,6 +221,21 @@ def test_a_pathological_written_answer_costs_time_linear_in_its_length(kind):
     small, large = once(100_000), once(1_000_000)
     assert large < 10, (kind, large)
     assert large <= 20 * max(small, 0.005), (kind, small, large)
+
+
+@pytest.mark.parametrize("unit", ["(", "`", "x=", "u'", "\\"])
+def test_a_pathological_code_cell_costs_a_page_time_linear_in_its_length(unit):
+    """Pygments (the highlighting of the formgrader's and the feedback pages) takes 20 to 60 µs
+    a character of such code, and more than linear time for some: a page highlights a
+    bounded part of a learner's code, and shows the rest as it is."""
+    def once(size):
+        code = (unit * (size // len(unit) + 1))[:size]
+        highlight = feedback.Highlight(pygments_lexer="ipython3")
+        return _cpu(lambda: [highlight(code[i:i + 5_000]) for i in range(0, size, 5_000)])
+
+    small, large = once(100_000), once(1_000_000)
+    assert large < 10, (unit, large)
+    assert large <= 20 * max(small, 0.005), (unit, small, large)
 
 
 def test_a_notebook_of_many_long_answers_is_rendered_within_its_budget():

@@ -13,6 +13,7 @@ for a hand grade reads "not graded yet", never 0 (``NotGradedYet``).
 from __future__ import annotations
 
 import functools
+import html
 import os
 import re
 import shutil
@@ -218,12 +219,28 @@ def _highlighted(source, language, magics):
         source, language, {"magics_language": magics} if magics else None)
 
 
-class _Highlight(Highlight2HTML):
-    """nbconvert's code highlighting, each cell's made once a process (page._per_text): the
-    pages of a lesson show the same code cells, all but the learner's answers (a fifth of a
-    page's time, before)."""
+# Pygments takes 20 to 60 µs a character of a learner's code, more for some: a page highlights
+# a cell of MAX_HIGHLIGHT characters at most, and MAX_PAGE_HIGHLIGHT in all (a lesson's code
+# cells hold 4,891 characters at most); the rest is shown as it is, escaped
+MAX_HIGHLIGHT = 10_000
+MAX_PAGE_HIGHLIGHT = 50_000
+
+
+class Highlight(Highlight2HTML):
+    """nbconvert's code highlighting of one page, each cell's made once a process
+    (page._per_text: the pages of a lesson show the same code cells, all but the learner's
+    answers; a fifth of a page's time, before), bounded as MAX_HIGHLIGHT says. The feedback
+    pages' and the formgrader's (formgrader.py)."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.left = MAX_PAGE_HIGHLIGHT
 
     def __call__(self, source, language=None, metadata=None):
+        if len(source) > min(MAX_HIGHLIGHT, self.left):
+            self.left = 0               # (in order: what comes after is not highlighted either)
+            return f'<div class="highlight"><pre>{html.escape(source)}</pre></div>'
+        self.left -= len(source)
         if self.extra_formatter_options:        # (none configured here)
             return super().__call__(source, language, metadata)
         return _highlighted(source, language or self.pygments_lexer,
@@ -237,7 +254,7 @@ class FeedbackExporter(patches.OnePassHTMLExporter):
     template_bytecode = _TEMPLATE_CODE
 
     def highlighter(self, lexer):
-        return _Highlight(pygments_lexer=lexer, parent=self)
+        return Highlight(pygments_lexer=lexer, parent=self)
 
 
 @dataclass
