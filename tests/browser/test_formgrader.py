@@ -9,7 +9,6 @@ other place a notebook has; no page runs any of it (no dialog, no PWNED on the c
 on the page, no request to the server's API, no terminal or kernel started on the server), and
 the learner's words are on every page, as text."""
 import json
-import os
 
 import pytest
 

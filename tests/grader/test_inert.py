@@ -41,7 +41,9 @@ KINDS = {"display math": "\\[", "inline math": "\\(", "dollars": "$", "images": 
 
 def _notebook():
     """A notebook as a learner's kernel and hands could make it, schema or not."""
-    md = lambda source, **kw: {"cell_type": "markdown", "metadata": {}, "source": source, **kw}
+    def md(source, **kw):
+        return {"cell_type": "markdown", "metadata": {}, "source": source, **kw}
+
     return {
         "nbformat": 4, "nbformat_minor": 5,
         "metadata": {"kernelspec": {"name": "python3", "display_name": PAYLOAD},
@@ -50,7 +52,7 @@ def _notebook():
                      "widgets": {"application/vnd.jupyter.widget-state+json": {"state": {}}},
                      "title": PAYLOAD, "jupytext": {"x": 1}},
         "cells": [
-            md(f"# Hi $x^2$ {PAYLOAD}", id=f'"><script>alert(1)</script>',
+            md(f"# Hi $x^2$ {PAYLOAD}", id='"><script>alert(1)</script>',
                attachments={"a.png": {"image/png": "AAAA"}},
                metadata={"tags": ["prediction", 'x" onclick="y', 7], "jupyter": {"x": 1}}),
             md("the same id", id="dup"),
@@ -79,7 +81,7 @@ def _notebook():
                  {"output_type": "display_data", "metadata": {}, "data": {
                      "application/javascript": "alert(1)",
                      "application/vnd.jupyter.widget-view+json": {"model_id": "1"}}},
-                 {"output_type": f"<script>alert(1)</script>", "data": {"text/html": "x"}},
+                 {"output_type": "<script>alert(1)</script>", "data": {"text/html": "x"}},
                  "not an output",
              ]},
             {"cell_type": "raw", "id": "raw", "metadata": {"raw_mimetype": "text/html"},
@@ -272,11 +274,13 @@ def test_feedback_and_report_of_a_1_mb_written_answer_take_seconds(tmp_path):
     for size in (100_000, 1_000_000):
         course = _graded_course(tmp_path / str(size), {"mallory": _mixed(size)})
         page._safe_markdown.kept.clear()
-        costs[size] = (_cpu(lambda: feedback.feedback(course, lc.A, partial=True)),
-                       _cpu(lambda: (report.report(course, lc.A),
-                                     written.write_pages(course, lc.A))))
+        costs[size] = (_cpu(lambda c=course: feedback.feedback(c, lc.A, partial=True)),
+                       _cpu(lambda c=course: (report.report(c, lc.A),
+                                              written.write_pages(c, lc.A))))
         shown = (course.root / "reports" / f"{lc.A}-written" / "explain.html").read_text()
         assert "learner-text" in shown and "&lt;img&lt;img" in shown    # as written, escaped
+        assert "&lt;img&lt;img" in (course.directory("feedback") / "mallory" / lc.A
+                                    / f"{lc.A}.html").read_text()
     for step, small, large in zip(("feedback", "report"), costs[100_000], costs[1_000_000]):
         assert large < 10, (step, large)
         assert large <= 20 * max(small, 0.05), (step, small, large)

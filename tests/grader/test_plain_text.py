@@ -11,7 +11,6 @@ holds them beside her notebook."""
 import csv
 import re
 
-import nbformat
 import pytest
 from typer.testing import CliRunner
 
