@@ -86,14 +86,14 @@ class _PolicingExporter:
 
         from .steps.feedback import Highlight
 
+        empty = nbformat.read(filename, as_version=4)
+        empty.cells = []
         # (the code highlighted as a feedback page's is: a page's worth, the rest as it is;
         #  nbconvert's exporter takes a configured highlight_code filter for its own)
-        info = nbformat.read(filename, as_version=4).metadata.get("language_info", {})
+        info = empty.metadata.get("language_info", {})
         self.exporter.filters["highlight_code"] = Highlight(
             pygments_lexer=info.get("pygments_lexer", info.get("name")), parent=self.exporter)
         page, out = self.exporter.from_filename(filename, resources=dict(resources or {}), **kw)
-        empty = nbformat.read(filename, as_version=4)
-        empty.cells = []
         nameless = dict(resources or {}, first_name="", last_name="", student="")
         own, _ = self.exporter.from_notebook_node(empty, resources=nameless)
         request = self.handler.request

@@ -45,6 +45,10 @@ def graded(tmp_path_factory):
             cell["outputs"] = stored
     (course.directory("autograded") / BEFORE / hn.LESSON / f"{hn.LESSON}.ipynb").write_text(
         json.dumps(nb))
+    # and a name as an older grader's roster kept it, which the formgrader writes as markup
+    with course.gradebook() as gb:
+        gb.update_or_create_student(BEFORE, first_name="Trudy",
+                                    last_name=f'<img src=x onerror="{hn.payload("name")}">')
     return course, pages[0], report[0]
 
 
@@ -147,8 +151,9 @@ def _full_credit(tab):
 
 def test_the_formgraders_policy_alone_runs_no_script_of_a_notebook_not_made_inert(
         graded, formgrader, chromium):
-    """A notebook an older grader wrote (the learner's own, raw HTML and scripts kept): the
-    page's content security policy runs none of it, where nbgrader alone runs them all."""
+    """A notebook an older grader wrote (the learner's own, raw HTML and scripts kept), and a
+    name that is markup: the page's content security policy runs none of it, where nbgrader
+    alone runs them all."""
     course, _, _ = graded
     url = formgrader.url(f"formgrader/submissions/{_submission_id(course, BEFORE)}/")
     seen = _visit(chromium, url, "formgrader-not-inert", first=formgrader.url("formgrader"))

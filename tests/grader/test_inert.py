@@ -22,6 +22,8 @@ pages do with a learner's text is linear in its length (reading/page.py).
 """
 import copy
 import json
+import random
+import re
 import time
 
 import nbformat
@@ -184,9 +186,28 @@ def test_a_stored_cell_passes_through_every_markdown_renderer_as_it_is():
     assert strip_files_prefix(stored) == stored
     assert page.stored(stored) == stored
     assert "MATHPLACEHOLDER" not in stored and stored.count("<math") == 4
+    # what is shown as written stays so, cleaned again or stored again
+    shown = page.as_text(PAYLOAD * 10_000, "long")
+    assert page.clean(shown) == shown and page.stored(page.stored(PAYLOAD * 10_000)) == \
+        page.stored(PAYLOAD * 10_000) and "learner-text" in page.stored(PAYLOAD * 10_000)
     # and a page shows it as the page would have shown the Markdown itself
     assert page.safe_markdown(stored).replace("\n", "") == \
         page.safe_markdown(source).replace("\n", "")
+
+
+# the pattern the math delimiters were found with before, quadratic in "\[" repeated
+_MATH = re.compile(r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i2>.+?)\\\)|"
+                   r"(?<![\\$\w])\$(?!\s)(?P<i1>[^$\n]+?)(?<!\s)\$(?!\w)", re.DOTALL)
+
+
+def test_the_math_scan_finds_what_the_quadratic_pattern_found():
+    rng = random.Random(43)
+    pieces = ["$", "$$", "\\", "[", "]", "(", ")", "a", " ", "\n", "é", "_", "1"]
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        before = [(m.start(), m.end(), next(g for g in m.group("d1", "d2", "i2", "i1") if g),
+                   m["d1"] is not None or m["d2"] is not None) for m in _MATH.finditer(text)]
+        assert list(page._math_spans(text)) == before, text
 
 
 def _cpu(fn, *args):

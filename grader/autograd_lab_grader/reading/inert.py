@@ -137,7 +137,7 @@ def output(node: outputs.Output, budget: page.Budget) -> dict | None:
     return kept
 
 
-def cell(original, budget: page.Budget, index: int) -> dict:
+def cell(original, budget: page.Budget) -> dict:
     """One cell as an inert notebook holds it."""
     kind = original.get("cell_type")
     source = _text(original.get("source", ""))
@@ -167,7 +167,7 @@ def notebook(nb) -> None:
     cells = nb.get("cells") if isinstance(nb.get("cells"), list) else []
     kept, seen = [], set()
     for index, original in enumerate(c for c in cells if isinstance(c, dict)):
-        new = cell(original, budget, index)
+        new = cell(original, budget)
         if "id" in original or nb.get("nbformat_minor", 0) >= 5:
             cell_id = original.get("id")
             if not isinstance(cell_id, str) or not _ID.fullmatch(cell_id) or cell_id in seen:

@@ -187,7 +187,9 @@ def _too_much(markup: str, budget: Budget | None, again: bool = False) -> str:
 
 def clean(markup: str, budget: Budget | None = None, again: bool = False) -> str:
     """HTML a learner wrote, as markup that runs nothing and fetches nothing; shown as written
-    past the bounds (the module's docstring)."""
+    past the bounds (the module's docstring), and as it is if it is shown as written already."""
+    if _AS_TEXT.fullmatch(markup):
+        return markup
     why = _too_much(markup, budget, again)
     return as_text(markup, why) if why else _clean(markup)
 
@@ -209,11 +211,12 @@ _DELIMITED = (("$$", "$$", True), ("\\[", "\\]", True), ("\\(", "\\)", False))
 
 
 def _math_spans(text: str):
-    """(start, end, latex, display) of each formula in ``text``, as the pattern
-    ``\\$\\$(.+?)\\$\\$|\\\\\\[(.+?)\\\\\\]|\\\\\\((.+?)\\\\\\)|(?<![\\\\$\\w])\\$(?!\\s)([^$\\n]+?)(?<!\\s)\\$(?!\\w)``
-    (DOTALL) finds them, in one pass: such a pattern looks for a closing delimiter from every
-    opening one, across the whole text (quadratic in ``\\[`` repeated); here a closing
-    delimiter not found from one place is not looked for again after it."""
+    """(start, end, latex, display) of each formula in ``text``, left to right: ``$$...$$`` and
+    ``\\[...\\]`` (display), ``\\(...\\)``, and ``$...$`` (``_inline_dollar``). In one pass: a
+    closing delimiter not found from one place is not looked for again after it (the pattern
+    this replaces looked for one from every opening delimiter, to the end of the text: time
+    quadratic in ``\\[`` repeated). ``test_inert.py`` holds the pattern, and checks that both
+    find the same formulas."""
     missing = {}                    # closing delimiter -> from where it is known to be absent
     at = 0
     while (match := _MATH_START.search(text, at)) is not None:
@@ -317,8 +320,8 @@ def render_markdown(source: str, budget: Budget | None = None) -> str:
     """A learner's Markdown as clean HTML, or shown as written past the bounds."""
     if len(source) > MAX_MARKDOWN:
         return as_text(source, f"longer than {MAX_MARKDOWN:,} characters: shown as written")
-    if budget is not None and budget.html < len(source):
-        budget.take(len(source))
+    if budget is not None and len(source) > budget.html:
+        budget.html = 0                 # (in order: what comes after is shown as written too)
         return as_text(source, f"past the {NOTEBOOK_HTML:,} characters of HTML a notebook may "
                                "have rendered: shown as written")
     found, parts, at, size = [], [], 0, 0
