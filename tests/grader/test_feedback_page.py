@@ -87,8 +87,11 @@ def _hostile(base):
              {"text/markdown": markdown}, {"image/svg+xml": svg},
              {"text/latex": "$\\frac{a}{b}$"}, {"image/png": PNG}]
     outputs = [{"output_type": "display_data", "metadata": {},
-                "data": {**data, "text/plain": "<IPython.core.display object>"}}
+                "data": {"text/plain": "<IPython.core.display object>", **data}}
                for data in shown]
+    outputs.append({"output_type": "display_data", "metadata": {}, "data": {
+        "image/svg+xml": '<svg xmlns="http://www.w3.org/2000/svg"/>',
+        "text/plain": f'"{ran("alt")}" onerror={ran("alt-onerror")}>' + "y" * 100000}})
     outputs.append({"output_type": "stream", "name": "stdout",
                     "text": f"<script>{ran('printed')}</script>\n"})
     return answer, written, outputs

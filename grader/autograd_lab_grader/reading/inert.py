@@ -127,10 +127,11 @@ def output(node: outputs.Output, budget: page.Budget) -> dict | None:
     data = page.safe_data(node.data, budget)
     if "text/plain" in data:
         data["text/plain"] = output_text(data["text/plain"])
-    # (the page's images say what they are; SVG drawings are `<img>`s already)
+    # (the page's images say what they are, in the output's own words where it has some;
+    #  SVG drawings are `<img>`s already)
     image = {"image/png", "image/jpeg"} & set(data)
-    kept = {"output_type": kind, "data": data,
-            "metadata": {"alt": "an image the notebook showed"} if image else {}}
+    kept = {"output_type": kind, "data": data, "metadata": {
+        "alt": page.alt_text(data, "an image the notebook showed")} if image else {}}
     if kind == "execute_result":
         count = node.node.get("execution_count")
         kept["execution_count"] = count if type(count) is int else None
