@@ -62,19 +62,21 @@ class Server:
 
 
 @contextlib.contextmanager
-def jupyter_lab(python, environ, root, log_path):
+def jupyter_lab(python, environ, root, log_path, command=None):
     """JupyterLab of ``python``'s environment, serving ``root``, its settings in ``environ``'s
-    JUPYTERLAB_SETTINGS_DIR; its log goes to ``log_path``."""
+    JUPYTERLAB_SETTINGS_DIR; its log goes to ``log_path``. ``command``: what starts it, if not
+    ``python -m jupyter lab``: a command that serves ``root`` itself, and passes JupyterLab's
+    other options on."""
     settings = Path(environ["JUPYTERLAB_SETTINGS_DIR"])
     for plugin, values in SETTINGS.items():
         path = settings / f"{plugin}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     server = Server(_free_port(), secrets.token_hex(16))
-    args = [python, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
-            f"--port={server.port}", f"--IdentityProvider.token={server.token}",
-            f"--ServerApp.root_dir={root}"]
-    if os.getuid() == 0:
+    args = [*(command or [python, "-m", "jupyter", "lab", f"--ServerApp.root_dir={root}"]),
+            "--no-browser", "--ip=127.0.0.1", f"--port={server.port}",
+            f"--IdentityProvider.token={server.token}"]
+    if os.getuid() == 0 and command is None:
         args.append("--allow-root")
     # a test runner stopped with SIGTERM still runs the finally below, so no server outlives it
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))

@@ -1,6 +1,7 @@
 """A hostile learner's graded submission where the instructor reads it, in Debian's Chromium:
 nbgrader's formgrader page of that submission, served as docs/instructors/hand-grading.md says
-(a real Jupyter server at the course root, nbgrader's formgrader extension on), the autograded
+(`autograd-lab formgrader`: a real Jupyter server at the course root, nbgrader's formgrader
+extension on), the autograded
 notebook opened live in JupyterLab (the formgrader's "open live notebook" link), the report's
 written-answer page and the learner's feedback page. The learner's notebook
 (tests/support/hostile_notebook.py) carries a script in its written answer, in the answer
@@ -54,8 +55,9 @@ def graded(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def formgrader(graded, tmp_path_factory):
-    """JupyterLab of the grader's own environment (nbgrader's server extensions on) at the
-    course root, as `./run lab` starts it on an instructor's machine."""
+    """The formgrader as hand-grading.md starts it: `autograd-lab formgrader`, JupyterLab of
+    the grader's own environment (nbgrader's server extensions and the grader's on) at the
+    course root."""
     import sys
     from pathlib import Path
 
@@ -63,8 +65,11 @@ def formgrader(graded, tmp_path_factory):
     home = tmp_path_factory.mktemp("instructor")
     environ = learner_env.jupyter_environ(Path(sys.prefix), home)
     lab_browser.ARTIFACTS.mkdir(exist_ok=True)
+    command = [sys.executable, "-m", "autograd_lab_grader", "-C", str(course.root),
+               "formgrader"]
     with lab_browser.jupyter_lab(sys.executable, environ, course.root,
-                                 lab_browser.ARTIFACTS / "formgrader.log") as server:
+                                 lab_browser.ARTIFACTS / "formgrader.log",
+                                 command=command) as server:
         yield server
 
 
