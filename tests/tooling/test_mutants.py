@@ -12,7 +12,6 @@ import os
 import random
 import time
 
-import pytest
 
 import course
 import lesson_run
