@@ -49,8 +49,8 @@ from .answers import Outcome, Remote, attempt, decode, describe, encode, rebuild
 
 __all__ = ["ANY", "CheckFailed", "MISCONCEPTIONS", "Many", "Maybe", "Outcome", "Prediction",
            "Shape", "VerdictPending", "attempt", "called", "check", "conform", "fail",
-           "hidden", "hidden_failure", "is_function", "judging", "number_answer", "returned",
-           "same_values", "show", "tensor_answer", "validate"]
+           "flag_answer", "hidden", "hidden_failure", "is_function", "judging", "number_answer",
+           "returned", "same_values", "show", "tensor_answer", "validate"]
 
 #: In a graded run's kernel this is set (by the grader) to "grader": a check called there
 #: raises VerdictPending instead of judging (the grader judges, outside).
@@ -453,6 +453,21 @@ MISCONCEPTIONS = {
         "runs and changes no tensor's requires_grad. Inside, w still requires grad; after the "
         "block, every operation on w is recorded again. To freeze w, call "
         "w.requires_grad_(False)."),
+    "static-graph": (
+        "Autograd records the operations that run, for the values at hand; it never sees the "
+        "code around them. A Python `while` or `if` in the forward pass decides which "
+        "operations run, so another input can record another graph (more nodes, the other "
+        "branch), and backward differentiates the graph of that input."),
+    "eval-freezes": (
+        "model.eval() only sets the model's `training` flag to False, which layers such as "
+        "dropout read to take their evaluation branch. Every operation is still recorded and "
+        "every parameter still gets its gradient: to evaluate without a graph, add "
+        "`with torch.no_grad():`; to freeze a parameter, p.requires_grad_(False)."),
+    "detach-freezes": (
+        "p.detach() does not change p: it returns a new tensor with p's numbers and no "
+        "history, and p itself still requires grad. A name bound to that copy, or a copy "
+        "thrown away, leaves the tensor the model uses as it was: freeze the tensor itself, "
+        "p.requires_grad_(False)."),
     "hook-result-ignored": (
         "What a tensor hook returns replaces the gradient: the new tensor flows on to the "
         "nodes below (for a leaf, into .grad). To change a gradient, return the changed one; "
@@ -625,6 +640,14 @@ def tensor_answer(name, value, shape=None, requires_grad=None, floating=True):
         fail(f"`{name}` should be a plain tensor of numbers, not part of a graph.",
              found=show(value), hint="use .detach() (or take it from .grad) before answering")
     return np.asarray(value.detach()._data, dtype=np.float64)
+
+
+def flag_answer(name, value):
+    """Check an answer is True or False; return it."""
+    __tracebackhide__ = True
+    if not isinstance(value, bool):
+        fail(f"`{name}` should be True or False.", found=show(value))
+    return value
 
 
 def number_answer(name, value):

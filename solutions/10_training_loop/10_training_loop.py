@@ -375,4 +375,4 @@ plt.show()
 #   parameters must require grad.
 # - A broadcast parameter's gradient is summed over the dimensions it was repeated along.
 #
-# **Next:** [Lesson 11 · Autograd mechanics](../11_autograd_mechanics/11_autograd_mechanics.ipynb).
+# **Next:** [Lesson 11 · Define-by-run, freezing and grad modes](../11_grad_modes/11_grad_modes.ipynb).

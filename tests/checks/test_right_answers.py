@@ -5,7 +5,7 @@ checks, called directly as a test cell calls them.)"""
 import autograd_lab as torch
 from autograd_lab import checks
 from autograd_lab.checks import (lesson00, lesson02, lesson03, lesson04, lesson07, lesson08,
-                                 lesson09, lesson10)
+                                 lesson09, lesson10, lesson11)
 
 
 def _define(code, name):
@@ -173,6 +173,27 @@ def test_train_step_may_zero_first_and_return_the_loss_tensor():
     _hidden(lesson10.train_step_hidden, train_step)
 
 
+# lesson 11: other ways to freeze a leaf: the flag set as an attribute, detach_() (which, on a
+# leaf, turns requires_grad off in place), a comprehension, under no_grad (a grad mode does not
+# stop a flag from being set)
+FREEZES = [
+    "def freeze(params):\n    for p in params:\n        p.requires_grad = False",
+    "def freeze(params):\n    for p in params:\n        p.detach_()",
+    "def freeze(params):\n    [p.requires_grad_(False) for p in params]",
+    "def freeze(params):\n    with torch.no_grad():\n        for p in params:\n"
+    "            p.requires_grad_(False)",
+]
+
+
+def test_freeze_may_set_the_flag_another_way():
+    for code in FREEZES:
+        freeze = _define(code, "freeze")
+        lesson11.frozen(freeze)
+        for given in ("generator", "tuple", "list"):
+            _hidden(lesson11.frozen, freeze)
+            lesson11.frozen(freeze, given=given)
+
+
 # lesson 08: the scaffold's frame with a heart of another shape: every node called,
 # AccumulateGrad included, and only the nodes with a gradient counted down
 SCAFFOLD_HEART = '''
@@ -252,5 +273,6 @@ def test_a_right_prediction_written_another_way_is_right(capsys):
     lesson08.order_prediction(["AddBackward0", "MulBackward0", "AccumulateGrad"], 7)
     lesson09.grad_output_prediction(5, torch.tensor(60.0))
     lesson10.update_prediction(False, "SubBackward0")
+    lesson11.loop_prediction(4, torch.tensor(32.0))
     printed = capsys.readouterr().out.splitlines()
-    assert printed == [printed[0]] * 9 and printed[0].startswith("Prediction [right]")
+    assert printed == [printed[0]] * 10 and printed[0].startswith("Prediction [right]")

@@ -83,8 +83,13 @@ NAMED = {
         "requires-grad-on-loss": "b-as-no-grad",            # loop B
         "data-not-detach": "update-through-data",           # not through .data
     },
-    "11_autograd_mechanics": {
+    "11_grad_modes": {
+        "static-graph": "loop-same-graph",                  # one function, two graphs
         "no-grad-freezes": "no-grad-freezes",               # a grad mode is not a freeze
+        "eval-freezes": "eval-freezes",                     # model.eval() is not a grad mode
+        "detach-freezes": "freeze-detach-rebinds",          # a name bound to a copy
+    },
+    "12_hooks_and_higher_order": {
         "hook-result-ignored": "clip-not-returned",         # what a hook returns replaces
         "hook-returns-nothing": "hook-rebinds-g",           # `look` returns None
         "kink-gradient": "kink-first-max",                  # PyTorch's value at a kink
@@ -102,10 +107,14 @@ ALSO = {
                            ("recursive-backward", "recursive-walk"),
                            ("recursive-backward", "ready-at-once")],
     "10_training_loop": [("inplace-leaf-update", "in-place-outside-no-grad")],
-    "11_autograd_mechanics": [("hook-result-ignored", "hook-result-dropped"),
-                              ("kink-gradient", "kink-nan"),
-                              ("no-grad-freezes", "no-grad-lasts"),
-                              ("create-graph-forgotten", "plain-grad-differentiable")],
+    "11_grad_modes": [("static-graph", "loop-not-recorded"),
+                      ("no-grad-freezes", "no-grad-lasts"),
+                      ("no-grad-freezes", "freeze-grad-mode-off"),
+                      ("eval-freezes", "eval-stops-short"),
+                      ("detach-freezes", "freeze-detach-discarded")],
+    "12_hooks_and_higher_order": [("hook-result-ignored", "hook-result-dropped"),
+                                  ("kink-gradient", "kink-nan"),
+                                  ("create-graph-forgotten", "plain-grad-differentiable")],
 }
 
 

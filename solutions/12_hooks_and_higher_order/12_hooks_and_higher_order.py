@@ -14,15 +14,18 @@
 # ---
 
 # %% [markdown]
-# # Lesson 11 · Autograd mechanics
+# # Lesson 12 · Hooks, kinks and higher-order gradients
 #
-# **Time:** about 45 minutes: 16 reading and running the code, 17 predicting and explaining, 12 on exercises. **You will be able to:**
+# **Time:** about 40 minutes: 12 reading and running the code, 14 predicting and explaining, 12 on exercises. **You will be able to:**
 #
-# - freeze a parameter, and say what `no_grad`, `enable_grad`, `set_grad_enabled` and
-#   `inference_mode` each switch off;
-# - watch or change a gradient on its way with a hook;
+# - watch or change a gradient on its way with a hook, on a tensor or on a node;
 # - say which gradient PyTorch gives where a function has a kink;
 # - differentiate a gradient again: a Hessian-vector product, a gradient penalty.
+#
+# Lesson 11 decided whether a graph is recorded at all. This one works inside a backward pass
+# as it runs: it watches and changes what travels through it, asks what travels where a
+# function has no derivative, and records the pass itself, so that a gradient can be
+# differentiated in turn.
 
 # %% tags=["course-install"]
 # Colab, or any Python without the course: this cell installs the course's engine, once, from
@@ -46,89 +49,7 @@ import autograd_lab as torch
 from autograd_lab import viz
 
 # %% [markdown]
-# ## 1. Freezing a parameter
-#
-# Autograd records an operation only if one of its inputs requires grad. Freezing a
-# parameter is therefore one flag: `w1.requires_grad_(False)`. Here the first layer is frozen.
-
-# %%
-w1 = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-w2 = torch.tensor([[0.5, -1.0]], requires_grad=True)
-x = torch.tensor([1.0, 1.0])
-
-w1.requires_grad_(False)
-h = (w1 @ x).relu()
-out = (w2 @ h).sum()
-out.backward()
-print(h.requires_grad, h.grad_fn)
-print(w1.grad, w2.grad)
-
-# %% [markdown]
-# Nothing that made `h` required grad, so `h` has no history. The graph has no
-# `AccumulateGrad` for `w1`, and backward stops one node early: the first layer's gradient is
-# never computed, which is what makes freezing cheap.
-
-# %% tags=["course-helper"]
-viz.draw(out, names={w2: "w2", h: "h", out: "out"})
-
-# %% [markdown]
-# ### Predict: is `no_grad` a way to freeze?
-#
-# ```python
-# w = torch.tensor([1.0, -2.0], requires_grad=True)
-# x = torch.tensor([3.0, 0.5])
-# with torch.no_grad():
-#     print(w.requires_grad)      # (1)
-#     a = w * x
-# b = w * x
-# print(b.requires_grad)          # (2)
-# ```
-#
-# Predict the two lines as `w_requires_grad_inside` and `b_requires_grad` (True or False).
-
-# %% nbgrader={"grade": false, "grade_id": "predict_no_grad", "locked": false, "schema_version": 3, "solution": true} tags=["prediction"]
-### BEGIN SOLUTION
-w_requires_grad_inside = True
-b_requires_grad = True
-### END SOLUTION
-
-# %% nbgrader={"grade": true, "grade_id": "predict_no_grad_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson11 as check
-
-check.no_grad_prediction(w_requires_grad_inside, b_requires_grad)
-
-# %% [markdown]
-# ### Run: the grad modes side by side
-
-# %%
-w = torch.tensor([1.0, -2.0], requires_grad=True)
-x = torch.tensor([3.0, 0.5])
-with torch.no_grad():
-    print("no_grad:         ", w.requires_grad, (w * x).requires_grad)
-    with torch.enable_grad():
-        print("  enable_grad:   ", (w * x).requires_grad)
-with torch.set_grad_enabled(False):
-    print("set_grad_enabled:", (w * x).requires_grad)
-with torch.inference_mode():
-    q = w * x
-print("inference_mode:  ", q.requires_grad, q.is_inference())
-print("after them all:  ", w.requires_grad, (w * x).requires_grad)
-try:
-    (q * w).sum()
-except RuntimeError as e:
-    print(e)
-
-# %% [markdown]
-# A grad mode switches *recording* off for a block; it never touches a tensor's flag. `w`
-# still requires grad inside, and after the block `w * x` is recorded again. `no_grad` is for
-# code run for its numbers (an update, an evaluation); `requires_grad_(False)` freezes.
-#
-# `inference_mode` is `no_grad` made final: what it makes is an *inference tensor*, which
-# autograd refuses to save for a later backward (the error above). `no_grad` results may
-# join a graph later.
-
-# %% [markdown]
-# ## 2. Hooks: a gradient on its way
+# ## 1. Hooks: a gradient on its way
 #
 # `t.register_hook(fn)` asks backward to call `fn(grad)` with the gradient that reaches `t`,
 # before it travels on. A hook that returns `None` only looks. A hook that returns a tensor
@@ -160,7 +81,7 @@ xb_grad = torch.tensor([18.0, 36.0])
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "predict_hooks_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson11 as check
+from autograd_lab.checks import lesson12 as check
 
 check.hooks_prediction(xa_grad, xb_grad)
 
@@ -213,7 +134,7 @@ def clip_gradient(t, limit):
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "clip_gradient_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson11 as check
+from autograd_lab.checks import lesson12 as check
 
 check.clipped(clip_gradient)
 ### BEGIN HIDDEN TESTS
@@ -238,7 +159,7 @@ print(x.grad)
 # %% [markdown]
 # `y` received $2y = (6, 12)$, clipped to $(6, 8)$; `MulBackward0` then multiplied by 3.
 #
-# ## 3. Gradients at a kink
+# ## 2. Gradients at a kink
 #
 # $|x|$ has no derivative at 0, nor has `relu`; `max` has none where two elements tie; $\sqrt x$
 # is infinitely steep at 0. Backward raises no error there: each operation's backward formula
@@ -266,7 +187,7 @@ sqrt_grad = float("inf")
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "predict_kinks_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson11 as check
+from autograd_lab.checks import lesson12 as check
 
 check.kinks_prediction(relu_grad, max_grad, sqrt_grad)
 
@@ -291,7 +212,7 @@ print("max(dim=0)", m.grad)
 # below). `sqrt` gives `inf`, $1/(2\sqrt 0)$, and `nan` at $-1$. `max()` shares the gradient
 # among tied elements; `max(dim=0)` returns one index and sends it all there.
 #
-# ## 4. Differentiating a gradient
+# ## 3. Differentiating a gradient
 #
 # With `create_graph=True`, `torch.autograd.grad` (lesson 06) *records* the backward pass as
 # it runs: the gradient it returns has a `grad_fn`, and can be differentiated again.
@@ -314,7 +235,7 @@ graph_requires_grad = True
 ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "predict_create_graph_test", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson11 as check
+from autograd_lab.checks import lesson12 as check
 
 check.create_graph_prediction(plain_requires_grad, graph_requires_grad)
 
@@ -349,7 +270,7 @@ def hvp(f, x, v):
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "grade_id": "hvp_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-from autograd_lab.checks import lesson11 as check
+from autograd_lab.checks import lesson12 as check
 
 check.hessian_vector(hvp)
 ### BEGIN HIDDEN TESTS
@@ -426,10 +347,6 @@ reveal("explain_penalty")
 # %% [markdown]
 # ## What to remember
 #
-# - Freeze with `p.requires_grad_(False)`: no `AccumulateGrad`, and backward stops early.
-#   `no_grad`, `set_grad_enabled(False)` and `inference_mode` switch recording off for a
-#   block and change no tensor's flag; `enable_grad` switches it back on inside one;
-#   inference tensors never join a graph.
 # - `t.register_hook(fn)`: `fn(grad)` returning `None` looks, returning a tensor replaces the
 #   gradient. Nodes have `register_prehook` and `register_hook`; `retain_grad()` is a hook.
 # - At a kink PyTorch picks a value: `relu` and `abs` give 0 at 0, `max()` shares a tie,

@@ -1,15 +1,7 @@
-"""Wrong answers learners give in lesson 11, autograd mechanics."""
+"""Wrong answers learners give in lesson 12, hooks, kinks and higher-order gradients."""
 from course import Predicted, Wrong
 
 WRONG = [
-    # no_grad taken for a way to freeze w
-    Wrong("no-grad-freezes", {"predict_no_grad": "w_requires_grad_inside = False\n"
-                                                 "b_requires_grad = True"},
-          misconception="no-grad-freezes", predicted=True),
-    # ... and for one that lasts beyond the block
-    Wrong("no-grad-lasts", {"predict_no_grad": "w_requires_grad_inside = False\n"
-                                               "b_requires_grad = False"},
-          misconception="no-grad-freezes", predicted=True),
     # a hook's result taken to be thrown away, as a print's is
     Wrong("hook-result-dropped", {"predict_hooks": "xa_grad = torch.tensor([18.0, 36.0])\n"
                                                    "xb_grad = torch.tensor([18.0, 36.0])"},
@@ -67,9 +59,6 @@ WRONG = [
 ]
 
 PREDICTIONS = [
-    # strings where True or False is asked for
-    Predicted("predict_no_grad", 'w_requires_grad_inside = "yes"\nb_requires_grad = "yes"',
-              ("still requires grad", "recorded again")),
     # a list where a tensor is asked for
     Predicted("predict_hooks", "xa_grad = [1.0, 2.0]\nxb_grad = None", ("180", "tensor([18")),
     # sqrt_grad left out
