@@ -138,7 +138,7 @@ viz.draw(y, names={x: "x", z: "z", y: "y"}, gradient=w)
 # ## 3. Zeroing
 #
 # `x.grad.zero_()` fills `.grad` with zeros; `x.grad = None` drops it (what
-# `optimizer.zero_grad()` does). Either resets that one tensor only: lesson 03 zeroed `x.grad`
+# `optimizer.zero_grad()` does). Either resets that one tensor only: lesson 04 zeroed `x.grad`
 # between its one-hot calls.
 #
 # ### Predict: after k calls

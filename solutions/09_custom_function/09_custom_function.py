@@ -142,8 +142,8 @@ print(x.grad)
 # input element by $\epsilon = 10^{-6}$ both ways, measures how the output moves,
 # $\big(f(x + \epsilon) - f(x - \epsilon)\big) / 2\epsilon$, and compares that *numerical*
 # Jacobian with the *analytical* one your backward gives (one backward call per output element,
-# with one-hot weights, as in lesson 03). It returns `True` or raises an error that prints
-# both, each with **a row per input element and a column per output element** (lesson 03's
+# with one-hot weights, as in lesson 04). It returns `True` or raises an error that prints
+# both, each with **a row per input element and a column per output element** (lesson 04's
 # $J$ turned on its side). It wants float64 inputs: in float32 the difference of two nearby
 # values loses too many digits.
 
