@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 02 · Scalar backward
 #
-# **Time:** about 40 minutes: 13 reading and running the code, 8 predicting and explaining, 17 on exercises. **You will be able to:**
+# **Time:** about 40 minutes: 14 reading and running the code, 8 predicting and explaining, 17 on exercises. **You will be able to:**
 #
 # - get a derivative out of autograd: build the function from a leaf, call `backward()`, read
 #   the leaf's `.grad`;
@@ -241,15 +241,22 @@ print(x.grad)
 # `viz.trace_backward` runs `backward()` and records every step: what gradient arrived at each
 # node, and what it sent on. Follow the 1 from the root: `PowBackward0` multiplies it by
 # $2u = 14$; `AddBackward0` passes it on unchanged ($du/d(3x) = 1$); `MulBackward0` multiplies
-# by 3; `AccumulateGrad` writes 42 into `x.grad`. Move the slider to watch it on the graph.
+# by 3; `AccumulateGrad` writes 42 into `x.grad`. Move the slider to watch it on the graph,
+# a step at a time, with the step's row (where no slider can move, as on a web page, the cell
+# shows the table of every step).
 
 # %% tags=["course-helper"]
 x = torch.tensor(2.0, requires_grad=True)
 u = 3 * x + 1
 y = u ** 2
 trace = viz.trace_backward(y, names={x: "x", u: "u", y: "y"})
-print(trace.table())
 trace
+
+# %% [markdown]
+# The last step, drawn: each edge carries the gradient it took.
+
+# %% tags=["course-helper"]
+trace.frame(-1)
 
 # %% [markdown]
 # ### Exercise: the chain rule by hand

@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Lesson 08 · Backward, by hand and in order
 #
-# **Time:** about 45 minutes: 11 reading and running the code, 7 predicting and explaining, 25 on exercises. **You will be able to:**
+# **Time:** about 45 minutes: 12 reading and running the code, 7 predicting and explaining, 25 on exercises. **You will be able to:**
 #
 # - say in which order backward runs the nodes, and why a node waits until every gradient
 #   meant for it has arrived;
@@ -78,16 +78,24 @@ check.order_prediction(order, x_grad)
 
 # %% [markdown]
 # ### Run
-# `viz.trace_backward(z)` runs `z.backward()` and records every step. The table lists the
-# nodes in the order they ran, what each received and what it sent on; below it, a slider
-# replays the pass on the drawing. (The cell makes `z` again, so that it can run twice.)
+# `viz.trace_backward(z)` runs `z.backward()` and records every step: which node ran, what it
+# received and what it sent on. Shown, it is a slider that replays the pass on the drawing, a
+# step at a time, with that step's row; where no slider can move (a web page, a notebook run
+# without a front end), it is the table of every step. (The cell makes `z` again, so that it
+# can run twice.)
 
 # %% tags=["course-helper"]
 x = torch.tensor(3.0, requires_grad=True)
 z = x * x + x
 trace = viz.trace_backward(z, names={x: "x", z: "z"})
-print(trace.table())
 trace
+
+# %% [markdown]
+# The last step, drawn: every edge carries the gradient it took, and `AccumulateGrad` (in red)
+# runs with what reached it.
+
+# %% tags=["course-helper"]
+trace.frame(-1)
 
 # %% [markdown]
 # `AccumulateGrad` ran **once**, with `3 + 3 + 1 = 7`: each factor of the multiplication gets
