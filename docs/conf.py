@@ -188,10 +188,54 @@ def _missing_answers_noted(app, doctree, docname):
             note["classes"] = ["needs-answer"]         # (not the traceback's, replace_self's)
 
 
+def _build_machine_paths():
+    """(pattern, replacement) for the folders of the machine that builds the site, as its
+    tracebacks and warnings name them: the checkout (the engine's files become the paths a
+    learner's copy has, autograd_lab/...), Python's own folders (site-packages/...), the
+    kernel's temporary file of a cell (a warning's "<cell>:3:"), and the home folder."""
+    import sys
+    import sysconfig
+    import tempfile
+    folders = {str(HERE.parent): "", str(HERE.parent.resolve()): ""}
+    for name in ("purelib", "platlib", "stdlib", "platstdlib"):
+        path = sysconfig.get_paths().get(name)
+        if path:
+            folders[path] = Path(path).name + "/"
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix} - {"/", "/usr", "/usr/local"}:
+        folders[prefix] = Path(prefix).name + "/"
+    home = os.path.expanduser("~")
+    if home not in ("", "/"):
+        folders[home] = "~/"
+    cell = rf"(?:{re.escape(tempfile.gettempdir())}|/tmp)/ipykernel_\d+/\d+\.py"
+    return [(re.compile(cell), "<cell>")] + [
+        (re.compile(re.escape(folder.rstrip("/")) + "/"), short)
+        for folder, short in sorted(folders.items(), key=lambda f: -len(f[0]))]
+
+
+BUILD_MACHINE = _build_machine_paths()
+
+
+def _no_build_machine_paths(app, doctree, docname):
+    """A lesson's tracebacks and warnings, shown on purpose, name the files they come from;
+    its page names them without the folders of the machine that built it."""
+    def local(text):
+        for pattern, short in BUILD_MACHINE:
+            text = pattern.sub(short, text)
+        return text
+
+    for text in list(doctree.findall(nodes.Text)):
+        if local(str(text)) != str(text):
+            text.parent.replace(text, nodes.Text(local(str(text))))
+    # (a literal block is highlighted only while its text is its rawsource)
+    for node in doctree.findall(lambda n: isinstance(n, (nodes.literal_block, nodes.raw))):
+        node.rawsource = local(node.rawsource)
+
+
 def setup(app):
     app.connect("builder-inited", _check_mathjax)
     app.connect("source-read", _course_only)
     app.connect("source-read", _as_released)
     app.connect("doctree-resolved", _missing_answers_noted)
+    app.connect("doctree-resolved", _no_build_machine_paths)
     app.connect("build-finished", _copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -354,6 +354,51 @@ def test_no_file_of_the_site_holds_a_solution_or_a_hidden_test(site):
     assert leaks == []
 
 
+def test_no_page_names_a_folder_of_the_machine_that_built_it(site):
+    """The tracebacks and warnings the lessons show on purpose name the files they come from:
+    no file of the site (its pages, their sources, the search index) names the checkout, its
+    Python's folders, a kernel's temporary file of a cell or the home folder of the machine
+    that built it; the engine's files are named as a learner's copy names them."""
+    import sys
+    import sysconfig
+    home = os.path.expanduser("~").rstrip("/") + "/"
+    folders = {str(ROOT) + "/", str(ROOT.resolve()) + "/", sys.prefix + "/",
+               sysconfig.get_paths()["purelib"] + "/"} | ({home} - {"/"})
+    kernel_file = re.compile(r"/ipykernel_\d+/\d+\.py")
+    found, engine_files = [], 0
+    for path in sorted(site["html"].rglob("*")):
+        if not path.is_file() or path.suffix in BINARY or "mathjax" in path.parts:
+            continue
+        where = str(path.relative_to(site["html"]))
+        for text in {site_text(path), path.read_text(errors="ignore")}:   # (and attributes)
+            found += [(where, folder) for folder in folders if folder in text]
+            found += [(where, m[0]) for m in kernel_file.finditer(text)]
+        if path.suffix == ".html":
+            engine_files += len(re.findall(r"File autograd_lab/_?\w+/\w+\.py:\d+",
+                                           site_text(path)))
+    assert found == []
+    # (what the rewriting keeps: the lessons' tracebacks through the engine, named as in a
+    #  learner's copy of the course)
+    assert engine_files >= 5
+
+
+def test_a_step_through_is_drawn_where_no_slider_moves(site):
+    """A lesson that steps through a backward pass (viz.trace_backward) shows, on its page,
+    the table of the steps once, and a drawing of the pass as its last step runs."""
+    from bs4 import BeautifulSoup
+    stepping = [lesson for lesson in LESSONS
+                if any("trace_backward(" in c.source for c in lesson_cells(lesson))]
+    assert stepping
+    for lesson in stepping:
+        soup = BeautifulSoup((site["html"] / page(lesson)).read_text(), "html.parser")
+        tables = [t for t in soup.select(".cell_output table") if "grads out" in t.get_text()]
+        assert len(tables) == 1, (lesson, len(tables))
+        frames = [img["alt"] for img in soup.select(".cell_output img")
+                  if re.match(r"The backward graph of \w+, at step (\d+) of backward "
+                              r"\(steps 0 to \1\)", img.get("alt", ""))]
+        assert frames, f"{lesson}: no drawing of the step-through"
+
+
 # --- in a browser ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
