@@ -159,6 +159,7 @@ CITED = {
     ('docs/maintainers/tests.md', 'lesson 02 handed in with each way'): EXAMPLE,
     ('docs/maintainers/tests.md', 'lesson 02 with a learner whose functions'): EXAMPLE,
     ('docs/maintainers/tests.md', 'Lesson 01 opened from `notebooks/`'): EXAMPLE,
+    ('docs/maintainers/tests.md', 'as in a command run on lesson 02'): EXAMPLE,
     ('docs/measurements/grading.md', 'a whole notebook of lesson 03'): EXAMPLE,
     ('docs/measurements/grading.md', '500 submissions of lesson 02'): EXAMPLE,
     ('docs/measurements/grading.md', 'forked warm (lessons 02 and 05)'): EXAMPLE,
