@@ -4152,7 +4152,7 @@ print(x.grad)
 """,
 })
 
-# the gradient PyTorch defines where a function has a kink (lesson 11)
+# the gradient PyTorch defines where a function has a kink (lesson 12)
 _add("kinks", {
     "relu_abs_sign_sqrt_at_zero": """
 for name in ["relu", "abs", "sign", "sqrt"]:
