@@ -23,6 +23,7 @@ The working directory is on no kernel's import path (PYTHONSAFEPATH).
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -31,7 +32,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import autograd_lab
 
 # what the system offers a Python kernel, read-only (those missing here are skipped)
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/var/cache/fontconfig")
@@ -112,7 +112,9 @@ def _python_paths() -> list[tuple[Path, Path]]:
              if not any(p != q and p.is_relative_to(q) for q in paths)]
     if _in_venv():
         binds.append((Path(sys.prefix).resolve(), VENV_INSIDE))
-    binds.append((Path(autograd_lab.__file__).resolve().parent, INSIDE / "autograd_lab"))
+    # (the engine's folder found, not imported: the command line loads no engine to start)
+    engine = Path(importlib.util.find_spec("autograd_lab").origin).resolve().parent
+    binds.append((engine, INSIDE / "autograd_lab"))
     binds.append((GRADER_INSIDE, GRADER_INSIDE_AT))
     return binds
 
