@@ -1,4 +1,4 @@
-"""A class of 20 for two lessons, handed in the way an LMS hands it over (../shared/lms-formats.md):
+"""A class of 20 for two lessons, handed in the way an LMS hands it over (docs/maintainers/lms-formats.md):
 a Canvas "Download Submissions" zip, Moodle's "Download all submissions" in folders and flat,
 Canvas's gradebook export and Moodle's grading worksheet, all in their documented layouts.
 

@@ -1,7 +1,7 @@
 """The LMSs a class comes from, Canvas (``canvas.py``) and Moodle (``moodle.py``): each one's
 formats, read and written, in its own module; here what they share.
 
-Their downloads (../shared/lms-formats.md):
+Their downloads (docs/maintainers/lms-formats.md, with their CSV files and what nbgrader keeps):
 - Canvas ("Download Submissions"): one flat zip of
   ``<lastfirst>[_late]_<user id>_<submission id>_<original file name>``. ``lastfirst`` is the
   sortable name lower-cased without its non-letters, so two John Smiths are both ``smithjohn``:
