@@ -26,7 +26,20 @@ from .._core.tensor import Tensor, _wrap
 
 
 class FunctionCtx(Node):
-    """The node of a custom Function, handed to its forward and backward as ``ctx``."""
+    """The node of a custom Function, handed to its forward and backward as ``ctx``.
+
+    Besides what forward stores on it, it has ``ctx.needs_input_grad``: a tuple of booleans,
+    one per argument of forward, saying whether that argument is a tensor that requires
+    grad. In backward, ``ctx.needs_input_grad[0]`` is ``True`` when a gradient for the first
+    input is wanted; a backward may skip computing the others and return ``None`` for them::
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, w = ctx.saved_tensors
+            grad_x = grad_output @ w.T if ctx.needs_input_grad[0] else None
+            grad_w = x.T @ grad_output if ctx.needs_input_grad[1] else None
+            return grad_x, grad_w
+    """
 
     _function = None        # the Function subclass this node belongs to
     _materialize = True
@@ -41,20 +54,112 @@ class FunctionCtx(Node):
 
     @property
     def saved_tensors(self):
+        """The tensors forward gave ``save_for_backward``, in that order, as a tuple (``None``
+        where it was given ``None``); read it in backward: ``x, y = ctx.saved_tensors``.
+
+        Reading it checks each tensor: one changed in place since it was saved (its version
+        moved on) raises the RuntimeError "one of the variables needed for gradient
+        computation has been modified by an inplace operation", and after a backward that did
+        not keep the graph (``retain_graph``) it raises "Trying to backward through the graph
+        a second time", because the saved tensors have been freed."""
         return tuple(self._unpack(as_tensors=True))
 
     saved_variables = saved_tensors
 
     def save_for_backward(self, *tensors):
+        """Save the given tensors for backward, where ``ctx.saved_tensors`` gives them back.
+
+        Call it at most once, in forward (or ``setup_context``), with tensors (or ``None``,
+        which is saved as ``None``). Save every tensor backward needs this way rather than as
+        an attribute (``ctx.x = x``): a saved tensor is checked when backward reads it (one
+        modified in place since raises an error instead of giving a wrong gradient), is freed
+        when backward has run, and passes through saved-tensor hooks
+        (``torch.autograd.graph.saved_tensors_hooks``). Values that are not tensors go on
+        ``ctx`` as attributes. Inputs and outputs of forward can be saved; a tensor made
+        inside forward (neither) can be too, but then a second-order backward through it may
+        not be right: recompute it in backward, or return it as an output::
+
+            @staticmethod
+            def forward(ctx, x, k):
+                ctx.save_for_backward(x)
+                ctx.k = k                   # k is not a tensor
+                return x ** k
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, = ctx.saved_tensors
+                return grad_output * ctx.k * x ** (ctx.k - 1), None
+        """
         self._to_save = tensors         # kept until forward returns: outputs are swapped then
 
     def mark_non_differentiable(self, *tensors):
+        """Mark outputs of forward as not differentiable: they do not require grad, and no
+        gradient flows back through them.
+
+        Call it at most once, in forward (or ``setup_context``), with tensors forward
+        returns. Backward still receives one gradient per output: for a marked one it is
+        zeros of that output's shape (``None`` after ``set_materialize_grads(False)``). What
+        it is for: indices, as a sort returns them::
+
+            @staticmethod
+            def forward(ctx, x):
+                values, idx = x.sort()
+                ctx.mark_non_differentiable(idx)
+                ctx.save_for_backward(x, idx)
+                return values, idx
+
+            @staticmethod
+            def backward(ctx, grad_values, grad_idx):   # grad_idx still accepted
+                x, idx = ctx.saved_tensors
+                grad_x = torch.zeros_like(x)
+                grad_x[idx] = grad_values
+                return grad_x
+        """
         self._non_diff = tensors
 
     def mark_dirty(self, *tensors):
+        """Mark inputs of forward as modified in place by it.
+
+        Call it at most once, in forward (or ``setup_context``), with every input forward
+        changed in place (before or after changing it) and which it returns. The engine then
+        counts the change as an in-place operation does: the tensor's version moves on, so a
+        backward that needs its old value raises instead of giving a wrong gradient, and the
+        returned tensor's ``grad_fn`` is this Function's node. A leaf that requires grad
+        cannot be marked (as it cannot be changed in place)::
+
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1)                   # x changed in place
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output
+        """
         self._dirty = tensors
 
     def set_materialize_grads(self, value):
+        """Set whether backward receives zeros (``True``, the default) or ``None`` for an
+        output's gradient that is undefined: an output the loss did not use, or one marked
+        with ``mark_non_differentiable``.
+
+        Call it in forward (or ``setup_context``). With ``False``, backward must check for
+        ``None``, and saves making tensors of zeros to add::
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x.clone(), x.clone()
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                grad = None
+                for g in (g1, g2):
+                    if g is not None:
+                        grad = g if grad is None else grad + g
+                return grad
+        """
         self._materialize = bool(value)
 
     def _output_node(self, i):
