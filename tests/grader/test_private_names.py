@@ -18,6 +18,22 @@ def test_every_private_name_relied_on_is_there_as_written_against(entry):
     assert [p for p in patches.problems() if p.startswith(f"{entry.module}.{entry.name} ")] == []
 
 
+def private(entry) -> bool:
+    """Whether an entry relies on a private name: one of its parts begins with ``_`` (a dunder
+    aside), or it replaces a name on a library's module."""
+    return entry.how == "replaced" or any(
+        part.startswith("_") and not part.startswith("__") for part in entry.name.split("."))
+
+
+def test_at_most_eight_private_names_each_saying_why_no_public_one_serves():
+    relied_on = [entry for entry in patches.PRIVATE if private(entry)]
+    assert 1 <= len(relied_on) <= 8, [e.name for e in relied_on]
+    assert all(len(entry.why.split()) >= 12 for entry in relied_on), \
+        [e.name for e in relied_on if len(e.why.split()) < 12]
+    # every other entry is a public name, and says so
+    assert all(entry.why.startswith("public") for entry in patches.PRIVATE if not private(entry))
+
+
 def test_the_check_sees_a_name_gone_and_a_signature_changed(monkeypatch):
     gone = patches.Private("jupyter_client.manager", "KernelManager._no_such_method", "called",
                            "(self)", patches.JUPYTER_CLIENT, "a test")
