@@ -163,6 +163,10 @@ CITED = {
     ('docs/maintainers/tests.md', 'a small Canvas class of lesson 02'): EXAMPLE,
     ('docs/maintainers/tests.md', 'each saves lesson 02 answered'): EXAMPLE,
     ('docs/maintainers/tests.md', 'grading lesson 02 four times'): EXAMPLE,
+    ('docs/maintainers/tests.md', 'on a small class of lesson 02'): EXAMPLE,
+    ('docs/maintainers/tests.md', 'Function that lesson 09 teaches'):
+        'save_for_backward',
+    ('docs/maintainers/lms-formats.md', 'Lesson 02: scalar backward (1234)'): EXAMPLE,
     ('docs/instructors/jupyterhub.md', '--homes autograd-class --lesson 02'): EXAMPLE,
     ('docs/measurements/grading.md', 'a whole notebook of lesson 03'): EXAMPLE,
     ('docs/measurements/grading.md', '500 submissions of lesson 02'): EXAMPLE,
