@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-from autograd_lab_grader.commands.course import CONFIG_FILE, Course  # noqa: E402
+from autograd_lab_grader.course import CONFIG_FILE, Course  # noqa: E402
 from pgserver import PostgresServer  # noqa: E402
 from slurmcluster import ENDED, SlurmCluster  # noqa: E402
 

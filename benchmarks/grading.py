@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograd_lab_grader.commands.course import CONFIG_FILE, Course  # noqa: E402
+from autograd_lab_grader.course import CONFIG_FILE, Course  # noqa: E402
 
 
 def timed(args, cwd, env) -> float:

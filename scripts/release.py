@@ -34,7 +34,7 @@ def generate(lesson, root=ROOT, db_url=None):
     nbgrader_config.py), in this process: one Python start for every lesson, not one each."""
     if str(ROOT) not in sys.path:   # (the checkout's package, installed or not)
         sys.path.insert(0, str(ROOT))
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     result = Course(root, db_url).api().generate_assignment(lesson, force=True)
     if not result["success"] or "[ERROR]" in result.get("log", ""):

@@ -15,7 +15,7 @@ why; one that would only save time is done with public names or not at all
 (``tests/grader/test_private_names.py`` holds the table to at most eight). Where a library
 has a documented extension point the grader uses it instead, outside this module: a grading
 kernel is launched, waited for (a killed one too: the kernel manager's own look is ten times
-a second) and cleaned up by a kernel provisioner (``reading/kernel.py``'s
+a second) and cleaned up by a kernel provisioner (``kernel/start.py``'s
 ``GradingProvisioner``, jupyter_client's ``LocalProvisioner``); its printed output is
 bounded by an ipykernel ``outstream_class`` (``sandbox/inside/streams.py``, which runs
 inside the sandbox and cannot import this module: its names are in the table all the same).

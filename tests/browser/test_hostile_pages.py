@@ -24,7 +24,7 @@ BEFORE = "trudy"       # graded as mallory, then her notebook as an older grader
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """The course with mallory's submission graded, the report and her feedback written."""
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
     from autograd_lab_grader.steps import feedback, grade, written
 
     root = hn.make_course(tmp_path_factory.mktemp("formgrader") / "course")

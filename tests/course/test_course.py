@@ -26,7 +26,7 @@ import pytest
 
 import course
 from autograd_lab_grader.steps import report
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from course import LESSONS, ROOT
 
 pytestmark = pytest.mark.skipif(not LESSONS, reason="no lessons yet")
@@ -241,7 +241,7 @@ def test_a_wrong_answer_of_hidden_cases_gets_a_page_without_them(lesson, graded)
             value = " ".join(value.split())
             assert value in shown_anyway or value not in page, (wrong.name, value)
     # the instructor's page of what the hidden tests found has it all, as text
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
     from autograd_lab_grader.steps.written import write_hidden_page
     report = write_hidden_page(Course(_roots[lesson]), lesson).read_text()
     assert 'content="default-src \'none\'' in report

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 import course as cs
 import localhub
 from autograd_lab_grader.commands.cli import app
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from learner_env import build, installer, python_of
 
 pytestmark = [pytest.mark.needs_root,

@@ -16,7 +16,7 @@ import pytest
 
 import lmsclass as lc
 from autograd_lab_grader.steps import feedback, grade
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 import axe
 import course as lessons

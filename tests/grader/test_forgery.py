@@ -20,7 +20,7 @@ import pytest
 import course as lessons
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import grade
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 LESSON = "02_scalar_backward"
 pytestmark = pytest.mark.skipif(LESSON not in lessons.LESSONS, reason="lesson 02 is missing")

@@ -144,7 +144,7 @@ def test_a_formgrader_that_would_open_another_gradebook_is_refused(postgresql, t
     assert f"autograd-lab -C {root} formgrader" in said
     assert not (root / "gradebook.db").exists()
     # with the lines, the same command passes the check (and would start the server)
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
     from autograd_lab_grader.steps import handgrading
 
     (root / "nbgrader_config.py").write_text(CONFIG_LINES + gc.CONFIG.format(timeout=5))

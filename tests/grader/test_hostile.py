@@ -18,7 +18,7 @@ import gradingcourse as gc
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.sandbox import sandbox, warm
 from autograd_lab_grader.steps import grade
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 WRONG_SQUARE = "\ndef square(x):\n    return 2 * x\n"
 RIGHT_SQUARE = "\ndef square(x):\n    return x * x\n"

@@ -30,7 +30,7 @@ import nbformat
 import pytest
 
 import lmsclass as lc
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from autograd_lab_grader.reading import inert, page
 from autograd_lab_grader.steps import feedback, grade, report, written
 
@@ -166,7 +166,7 @@ def test_what_the_grader_reads_after_the_inert_pass_is_still_there():
     assert report.PREDICTION.search(report._printed(code))[1] == "wrong"
     assert report.MISCONCEPTION.findall(report._printed(code)) == ["gradient-is-input"]
     assert any(o.is_error("CellTimeoutError") for o in outputs.of_cell(code))
-    assert "a read or write outside its folder was refused" in sandbox.refusals(nb)
+    assert "a read or write outside its folder was refused" in sandbox.refusals(outputs.of_notebook(nb))
     assert "prediction" in nb.cells[0].metadata.tags
     # a terminal's sequences are text now; a traceback's colours stay colours
     assert "\\x1b]52;c;c2VjcmV0\\x07" in code.outputs[0].text

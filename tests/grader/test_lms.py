@@ -19,7 +19,7 @@ import lmsclass as lc
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import export, grade
 from autograd_lab_grader.commands.cli import app
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 runner = CliRunner()
 A, B = lc.A, lc.B

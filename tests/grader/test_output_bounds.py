@@ -1,5 +1,5 @@
 """The bounds on what a kernel's messages may hold still bite, on the grader's own channels
-(``reading/kernel.py``'s BoundedChannel and GradingKernelClient, ``patches.py``'s overrides of
+(``kernel/start.py``'s BoundedChannel and GradingKernelClient, ``patches.py``'s overrides of
 jupyter_client): a message past MAX_MESSAGE is read no further than its header (it arrives as
 DROPPED, with its type and size), one past MAX_RECEIVED is never received, and a message under
 the bounds arrives whole. A fake kernel's socket sends them, in a second.
@@ -15,7 +15,7 @@ import zmq
 import zmq.asyncio
 from jupyter_client.session import Session
 
-from autograd_lab_grader.reading import kernel
+from autograd_lab_grader.kernel import start as kernel
 
 
 async def _exchange(sizes: list[int]) -> list:

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import gradingcourse as gc
 from autograd_lab_grader.commands.cli import app
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from autograd_lab_grader.steps import grade
 
 SEQUENCES = "\x1b]0;pwned\x07\x1b]52;c;c2VjcmV0\x07\x1b[2J\r\x08\x9b31m"

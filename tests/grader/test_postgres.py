@@ -9,7 +9,7 @@ import pytest
 import gradingcourse as gc
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import export, grade
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from pgserver import MISSING
 
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")

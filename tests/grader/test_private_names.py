@@ -74,7 +74,7 @@ def test_patches_made_keep_what_they_replaced():
     """What course.py replaced of nbgrader's is checked as the library had it (the original)."""
     import nbgrader.api
 
-    from autograd_lab_grader.commands import course
+    from autograd_lab_grader import course
 
     course._one_engine_per_gradebook()
     assert nbgrader.api.create_engine is course._engine

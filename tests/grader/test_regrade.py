@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import lmsclass as lc
 from autograd_lab_grader.commands.cli import app
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import export
 

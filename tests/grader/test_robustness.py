@@ -13,7 +13,7 @@ from nbformat.v4 import new_code_cell
 import gradingcourse as gc
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import grade
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 WRONG_SQUARE = "def square(x):\n    return 2 * x"
 

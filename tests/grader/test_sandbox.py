@@ -22,7 +22,7 @@ from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.sandbox import sandbox, warm
 from autograd_lab_grader.steps import grade
 from autograd_lab_grader.commands.cli import app
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 WRONG_SQUARE = "\ndef square(x):\n    return 2 * x\n"
 MARKER = "4711.0815"     # `sleep MARKER`: the command line of every process the attacks start

@@ -8,7 +8,7 @@ import pytest
 
 import course as lessons
 from autograd_lab_grader.steps import selftest
-from autograd_lab_grader.commands.course import CONFIG_FILE, Course
+from autograd_lab_grader.course import CONFIG_FILE, Course
 
 pytestmark = pytest.mark.skipif(len(lessons.LESSONS) < 2, reason="the course has no lessons yet")
 

@@ -166,7 +166,7 @@ def test_the_grader_distribution_is_all_the_instructor_command_needs():
 
 def test_a_new_gradebook_is_stamped_with_what_alembic_heads_says(tmp_path, monkeypatch):
     """nbgrader asks the `alembic` program for the version it stamps a new gradebook with;
-    the grading commands read it in their own process (commands/course.py), starting no
+    the grading commands read it in their own process (course.py), starting no
     program. The stamp is what that program prints, so `nbgrader db upgrade` goes on from
     the right place."""
     import sqlite3
@@ -216,7 +216,7 @@ def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
         nbformat.validate(nbformat.reads(nbformat.writes(nb), as_version=4))
         nbformat.validate(nb, relax_add_props=True)
         import nbgrader.api, sqlalchemy
-        from autograd_lab_grader.commands import course
+        from autograd_lab_grader import course
         assert sqlalchemy.inspect(nbgrader.api.SubmittedNotebook).configured   # the ORM's mappers
         assert nbgrader.api.create_engine is course._engine     # (a Course unpickled: no init)
         print("IPython" in sys.modules)
@@ -228,10 +228,10 @@ def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
 
 
 def test_the_gradebooks_of_a_process_share_one_engine_and_a_forked_child_makes_its_own(tmp_path):
-    """nbgrader makes an engine for every Gradebook; commands/course.py keeps one a gradebook,
+    """nbgrader makes an engine for every Gradebook; course.py keeps one a gradebook,
     so that SQLAlchemy compiles each statement once a process (its cache is the engine's)."""
     import gradingcourse as gc
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     course = Course(gc.make_course(tmp_path / "course"))
     with course.gradebook() as first:
@@ -263,7 +263,7 @@ def test_nbgraders_metadata_check_builds_its_validator_once_and_raises_what_json
     from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
     import gradingcourse as gc
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     def notebook(**changes):
         cell = nbformat.v4.new_code_cell(metadata={"nbgrader": dict({
@@ -303,7 +303,7 @@ def test_each_nbgrader_step_checks_the_notebook_against_nbformats_schema_once(tm
     from nbconvert.preprocessors import Preprocessor
 
     import gradingcourse as gc
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     course = Course(gc.make_course(tmp_path / "course"))
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])

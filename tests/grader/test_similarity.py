@@ -10,7 +10,7 @@ import nbformat
 from typer.testing import CliRunner
 
 from autograd_lab_grader.commands.cli import app
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from autograd_lab_grader.steps import similarity
 
 ROOT = Path(__file__).resolve().parents[2]

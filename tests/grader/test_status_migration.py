@@ -3,7 +3,7 @@ where missing (SQLite and PostgreSQL), and a row that grader marked ``ATTEMPT`` 
 sandbox column reads as a forgery, once, at the migration; every other row reads as before."""
 from sqlalchemy import Column, DateTime, Float, MetaData, String, Table, Text, create_engine
 
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 from autograd_lab_grader.gradebook import status
 
 OLD = {   # student -> the sandbox column an older grader wrote

@@ -12,7 +12,7 @@ import gradingcourse as gc
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import collect, report
 from autograd_lab_grader.commands.cli import app
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 # student -> (answers, {exercise: misconception the check must name, or None for a plain fail})
 # an exercise not named passes

@@ -236,7 +236,7 @@ def test_a_model_answer_in_any_file_it_would_write_is_refused(tmp_path):
     instructor's notes, a copy of the solutions' text) stops it, and nothing is left."""
     import shutil
 
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
     from autograd_lab_grader.steps.release import student_repo
 
     lesson = "02_scalar_backward"

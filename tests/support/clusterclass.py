@@ -13,7 +13,7 @@ from pathlib import Path
 import gradingcourse as gc
 from autograd_lab_grader.gradebook import status
 from autograd_lab_grader.steps import export
-from autograd_lab_grader.commands.course import Course
+from autograd_lab_grader.course import Course
 
 SQUARE_6 = "def square(x):\n    return 2 * x"
 SLOPE_3 = "def slope(x):\n    return x"

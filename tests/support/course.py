@@ -131,7 +131,7 @@ def grade_class(lesson, notebooks, workdir):
     """Grade ``{student: notebook}`` for one lesson as the instructor does (`autograd-lab grade`,
     then its feedback pages, hand-graded answers left as not graded yet); ``{student: Graded}``."""
     from autograd_lab_grader.steps import feedback, grade
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     root = Path(workdir)
     shutil.copy(ROOT / "nbgrader_config.py", root)

@@ -96,7 +96,7 @@ def _lesson_notebook():
 
 def make_course(root: Path, timeout: int = 5, db_url: str | None = None) -> Path:
     """Write the course and release its lesson (which also registers it in the gradebook)."""
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     root.mkdir(parents=True, exist_ok=True)
     (root / "nbgrader_config.py").write_text(CONFIG.format(timeout=timeout))

@@ -42,7 +42,7 @@ def _meta(grade_id, **kw):
 def make_course(root: Path) -> Path:
     """The lesson: intro, setup, an exercise with a hidden test, a lesson cell after it, a
     written answer (graded by hand)."""
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     root.mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(gc.CONFIG.format(timeout=10))

@@ -62,7 +62,7 @@ def _lesson(lesson):
 
 
 def make_course(root: Path) -> Path:
-    from autograd_lab_grader.commands.course import Course
+    from autograd_lab_grader.course import Course
 
     root.mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(

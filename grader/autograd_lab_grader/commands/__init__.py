@@ -1,4 +1,4 @@
-"""The ``autograd-lab`` command line (``cli``) and the course directory it reads (``course``).
+"""The ``autograd-lab`` command line (``cli``): a thin command over each step.
 
-Nothing is imported here: a step imports ``course`` without typer and rich.
+Nothing is imported here: the package's commands import typer and rich, its steps never.
 """

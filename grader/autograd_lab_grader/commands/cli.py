@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.segment import Segment
 from rich.table import Table
 
-from .course import Course
+from ..course import Course
 from ..reading.plain import printable
 from ..sandbox.sandbox import OFF
 

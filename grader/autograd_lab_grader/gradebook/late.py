@@ -11,15 +11,14 @@
   ``_late`` mark, the time given with a notebook placed by hand, or the time a hub's machine
   recorded for its file).
 - The late policy is nbgrader's: ``c.AssignLatePenalties.plugin_class`` (nbgrader's
-  ``LateSubmissionPlugin`` unless the course names its own, a module at its root:
-  ``course_plugin``), with
+  ``LateSubmissionPlugin`` unless the course names its own, a module at its root, which
+  ``course.py``'s ``course_plugin`` loads), with
   ``c.LateSubmissionPlugin.penalty_method`` ``none`` (nbgrader's default: late is flagged, no
   penalty) or ``zero``. It is applied here, at export, to the final score (hand grades
   included) with the learner's own due date, the same way for grades.csv, Canvas and Moodle.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -174,53 +173,6 @@ class Lateness:
         if self.submitted is None or self.due is None:
             return None
         return self.seconds > 0
-
-
-def course_plugin(root: Path, dotted: str):
-    """The class a course's configuration names by its dotted path (``latepolicy.TenPercentADay``):
-    from a module at the course's root (``latepolicy.py``, or a package ``latepolicy/``) when
-    there is one, else an installed module. Every process that reads the configuration
-    (``Course.config``) resolves it here, so nbgrader's autograde, export and feedback find the
-    course's own plugin wherever the command runs from, with nothing on ``PYTHONPATH``. A
-    module of the course is loaded from its own file for each course (two courses may each
-    have a ``latepolicy``); it is the instructor's code, never a learner's."""
-    import importlib
-    import importlib.util
-
-    module_name, _, name = dotted.rpartition(".")
-    if not module_name:
-        raise ValueError(f"c.AssignLatePenalties.plugin_class = {dotted!r}: name the module "
-                         "and the class (latepolicy.TenPercentADay)")
-    top = Path(root) / module_name.replace(".", "/")
-    path = top.with_suffix(".py") if top.with_suffix(".py").is_file() else top / "__init__.py"
-    if not path.is_file():
-        return getattr(importlib.import_module(module_name), name)
-    key = (str(path), path.stat().st_mtime_ns, name)
-    found = _plugins.get(key)
-    if found is None:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        before = sys.modules.get(module_name)
-        # (in sys.modules while it runs, as an import has it; then the name is given back)
-        sys.modules[module_name] = module
-        sys.path.insert(0, str(root))
-        try:
-            spec.loader.exec_module(module)
-        finally:
-            sys.path.remove(str(root))
-            if before is None:
-                sys.modules.pop(module_name, None)
-            else:
-                sys.modules[module_name] = before
-        try:
-            found = _plugins[key] = getattr(module, name)
-        except AttributeError:
-            raise ValueError(f"c.AssignLatePenalties.plugin_class = {dotted!r}: {path.name} "
-                             f"has no {name}") from None
-    return found
-
-
-_plugins: dict = {}
 
 
 class Policy:

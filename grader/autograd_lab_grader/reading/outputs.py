@@ -3,7 +3,7 @@
 A notebook's outputs came from the learner's kernel (or the learner's file): any of their
 fields can be missing, of another type, a list of strings where a string is expected. Every
 part of the grader that reads or rewrites outputs (the kernel's bounds and verdicts in
-``kernel.py``, the sandbox's refusals, the report's misconceptions, the feedback page's
+``reading/execute.py``, the sandbox's refusals, the report's misconceptions, the feedback page's
 scrubbing and sanitising, the worker's timeouts) walks them here, and reads them through
 ``Output``: its ``kind`` (``output_type``), a stream's ``name`` and ``text``, ``data`` by MIME
 type, an error's ``ename``, ``evalue`` and ``traceback``, each of the type it names whatever the

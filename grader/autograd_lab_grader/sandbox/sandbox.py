@@ -15,7 +15,7 @@ Debian's `bwrap` instead, and sees
   `/tmp` itself is not writable;
 - no network (the grader talks to it over ZeroMQ's `ipc` transport, sockets in `run/`), its own
   PID namespace (whatever it starts dies with it), and limits on memory, processes, CPU time and
-  the size of a file it writes (set by `kernel.py` on the bwrap process, and inherited).
+  the size of a file it writes (set by `kernel/start.py` on the bwrap process, and inherited).
 
 Run as root (a CI machine, a container), the kernel also runs as a user of its own, so that the
 process limit holds and no root-owned file is readable. `check()` says whether bwrap works here.
@@ -63,13 +63,12 @@ _REFUSALS = [
 ]
 
 
-def refusals(nb) -> list[str]:
+def refusals(shown) -> list[str]:
     """What the sandbox refused, as the executed notebook shows it (an error, or a message the
-    learner's code printed). A refusal that the code caught and kept quiet about is not seen."""
-    from ..reading import outputs
-
+    learner's code printed): `shown` is its outputs (``reading.outputs.of_notebook``). A
+    refusal that the code caught and kept quiet about is not seen."""
     texts = []
-    for output in outputs.of_notebook(nb):
+    for output in shown:
         texts += [f"{output.ename}: {output.evalue}", output.text]
     found = []
     for pattern, what in _REFUSALS:

@@ -61,7 +61,7 @@ from pathlib import Path, PurePosixPath
 
 from .. import lms
 from ..lms import canvas, moodle
-from ..commands.course import Course
+from ..course import Course
 
 STUDENT_PATTERN = r"^(?P<student>[^_]+)_"
 MAX_BYTES = 20 * 1024**2        # a lesson notebook with its outputs is well under 1 MB

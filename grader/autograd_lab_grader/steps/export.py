@@ -44,7 +44,7 @@ from nbgrader.api import MissingEntry
 
 from ..gradebook import late as lateness, status
 from ..reading.plain import printable
-from ..commands.course import Course
+from ..course import Course
 from ..lms import display_name
 
 GRADES = ("student", "name", "lesson", "status", "score", "max_score", "late", "late_penalty",

@@ -32,7 +32,7 @@ from .. import patches
 from ..reading import outputs, page
 from ..reading.inert import InertNotebook
 from ..gradebook import late as lateness, status
-from ..commands.course import Course
+from ..course import Course
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
                      re.DOTALL | re.MULTILINE)

@@ -35,7 +35,7 @@ from typing import Callable, Iterable
 from ..gradebook import leases, secret, status
 from ..reading.plain import printable
 from ..sandbox import warm
-from ..commands.course import Course
+from ..course import Course
 
 # what the forkserver loads before forking a grading process (preload.py)
 PRELOAD = "autograd_lab_grader.steps.preload"
@@ -76,7 +76,7 @@ class Options:
     jobs: int = 0                 # 0: one more than the cores (default_jobs)
     force: bool = False           # grade again what was graded before
     timeout: int | None = None    # seconds per cell; None: the course's Execute.timeout
-    memory: int | None = None     # bytes of address space per kernel; None: kernel.Limits'
+    memory: int | None = None     # bytes of address space per kernel; None: start.Limits'
     grader_memory: int = GRADER_MEMORY  # bytes of address space per grading process
     shard: Shard = Shard()
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
@@ -101,7 +101,7 @@ def _last_change(folder: Path) -> float:
 
 
 def _child(course, lesson, student, options, server, output, conn, grader, scratch):
-    """A grading process: its output, and its kernel's (``kernel.KernelLog``), go to `output`
+    """A grading process: its output, and its kernel's (``start.KernelLog``), go to `output`
     (the pipe its grading log is written from, ``Log``), its result to conn; its staging
     folder is made in `scratch`, the run's. It dies with the grader that holds its lease
     (`grader`: its pid), so that a grader killed half way leaves nothing grading, and writing
@@ -127,7 +127,7 @@ def _child(course, lesson, student, options, server, output, conn, grader, scrat
 class Log:
     """A grading log (``grading-logs/<lesson>/<student>.log``), written from a pipe
     (``read``): what its grading process writes to its standard output and error, its
-    kernel's output among it (``kernel.KernelLog`` copies a bounded part of it there). Every
+    kernel's output among it (``start.KernelLog`` copies a bounded part of it there). Every
     control character but newline and tab is written as its escape (``plain.printable``: a
     kernel writes what it likes, and an instructor reads the log in a terminal), invalid UTF-8
     as ``\\x..``, and no more than ``LOG_LIMIT`` bytes (a kernel run without the sandbox
@@ -198,7 +198,7 @@ def limit_memory(limit: int) -> None:
 
 
 def _die_with(grader: int) -> None:
-    """Kill this process the moment `grader` ends (its kernel dies with it: kernel.py).
+    """Kill this process the moment `grader` ends (its kernel dies with it: kernel/start.py).
     (Its parent is the forkserver, which outlives the grader as long as any process it
     forked does: a parent-death signal would never come.)"""
     try:
@@ -439,7 +439,7 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
         # and none outlives it while its lease is given back
         for process, *_ in running.values():
             if process.is_alive():
-                process.kill()         # its kernel dies with it (kernel.py)
+                process.kill()         # its kernel dies with it (kernel/start.py)
         for process, *_, log in running.values():
             process.join()
             log.done(1.0)
@@ -447,7 +447,7 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
 
 
 # bytes a grading log keeps: twice what its kernel's output may take of it
-# (kernel.Limits.file_size, kernel.KernelLog's limit)
+# (start.Limits.file_size, start.KernelLog's limit)
 LOG_LIMIT = 128 * 1024**2
 
 
@@ -503,7 +503,7 @@ def _collect(process, receive, lesson, student, over, limit, seconds, log: Log,
             row = None
     if row is None:
         if process.is_alive():
-            process.kill()     # its kernel dies with it (kernel.py)
+            process.kill()     # its kernel dies with it (kernel/start.py)
         process.join()
         log.done()             # (what it said last is read from the log)
         reason = (f"grading took longer than {limit:.0f} s and was stopped" if over else

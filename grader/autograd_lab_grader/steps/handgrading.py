@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ..commands.course import Course
+from ..course import Course
 
 ENV = "AUTOGRAD_LAB_DB_URL"
 

@@ -14,7 +14,7 @@ import nbgrader.api  # noqa: F401  (the gradebook's ORM classes)
 from nbgrader.nbgraderformat import MetadataValidator
 from sqlalchemy.orm import configure_mappers
 
-from ..commands import course
+from .. import course
 from . import worker  # noqa: F401
 
 

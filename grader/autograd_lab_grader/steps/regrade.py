@@ -13,7 +13,7 @@ written again with the new scores (a page of work no longer graded as it was is 
 from __future__ import annotations
 
 
-from ..commands.course import Course
+from ..course import Course
 
 
 def pages_of(course: Course, lesson: str) -> set[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from autograd_lab.checks.written import (ANSWERS_FILE, model_answers as _model_answers,
                                          write as write_model_answers)
-from ..commands.course import Course
+from ..course import Course
 
 LEARNER_README = """\
 # autograd-lab: the course

@@ -27,7 +27,7 @@ import nbformat
 
 from ..gradebook import status
 from ..reading import outputs
-from ..commands.course import Course
+from ..course import Course
 
 MISCONCEPTION = re.compile(r"Misconception \[([a-z0-9-]+)\]")
 PREDICTION = re.compile(r"^Prediction \[(right|wrong)\]", re.M)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..commands.course import Course
+from ..course import Course
 from ..lms import Learner, column, display_name, nfc, path_part, split_name
 from ..lms import canvas, moodle
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import grade
 from ..gradebook import status
-from ..commands.course import CONFIG_FILE, Course
+from ..course import CONFIG_FILE, Course
 
 
 @dataclass

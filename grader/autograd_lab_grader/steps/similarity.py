@@ -32,7 +32,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..commands.course import Course
+from ..course import Course
 from ..gradebook import status
 from ..reading import page
 

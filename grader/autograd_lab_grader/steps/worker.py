@@ -4,8 +4,9 @@ The learner's notebook (and nothing else they handed in) is first copied to a pr
 folder, so that nothing the grader does (nbgrader included) can change a submitted file, no
 file of theirs reaches the kernel beside it, and a notebook saved under the wrong name is
 graded under the lesson's name. nbgrader's ``autograde`` then runs on that copy with this
-package's kernel (``kernel.py``), which judges every test cell outside the kernel
-(``verdict.py``), and the outcome comes back as a status row.
+package's kernel (``kernel/start.py`` starts it, ``reading/execute.py`` runs the notebook in
+it), which judges every test cell outside the kernel (``verdict.py``), and the outcome comes
+back as a status row.
 """
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, LimitOutput
 
-from ..reading import kernel, outputs
+from ..kernel.start import INCIDENTS
+from ..reading import outputs
 from ..sandbox import sandbox
 from ..gradebook import secret, status
-from ..commands.course import Course
+from ..course import Course
 from ..reading.inert import InertNotebook
-from ..reading.kernel import GradingExecute, TruncateOutput
+from ..reading.execute import (HIDDEN_FOUND, MALFORMED, VERDICT_CLAIMS, GradingExecute,
+                              TruncateOutput)
 
 MAX_NOTEBOOK = 32 * 1024**2      # bytes of a submitted notebook (a lesson's is about 100 kB)
 
@@ -285,9 +288,10 @@ def _sandbox_note(graded: Path | None, sandboxed: bool) -> str:
     """What the sandbox refused and which limits stopped something, for the instructor."""
     if not sandboxed:
         return sandbox.OFF
-    seen = list(kernel.INCIDENTS)
+    seen = list(INCIDENTS)
     if graded is not None and graded.exists():
-        seen += [i for i in sandbox.refusals(nbformat.read(graded, as_version=4)) if i not in seen]
+        shown = outputs.of_notebook(nbformat.read(graded, as_version=4))
+        seen += [i for i in sandbox.refusals(shown) if i not in seen]
     return "; ".join(seen)
 
 
@@ -351,10 +355,10 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     of the run's warm-kernel server (warm.py), if it has one; `scratch`: the folder to stage
     the submission in (the run's), else the system's."""
     started = time.monotonic()
-    kernel.INCIDENTS.clear()
-    kernel.VERDICT_CLAIMS.clear()
-    kernel.MALFORMED.clear()
-    kernel.HIDDEN_FOUND.clear()
+    INCIDENTS.clear()
+    VERDICT_CLAIMS.clear()
+    MALFORMED.clear()
+    HIDDEN_FOUND.clear()
     row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="",
                forgery=False, forgery_reason="", hidden="")
     # the feedback page of the grading this one replaces describes work graded no longer
@@ -399,10 +403,10 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
         result = api.autograde(lesson, student, force=True, create=True)
     print(result.get("log", ""), result.get("error") or "", sep="\n")   # into the grading log
     seconds = time.monotonic() - started
-    forged = [r for r in (handed, _forgery(kernel.VERDICT_CLAIMS, kernel.MALFORMED)) if r]
+    forged = [r for r in (handed, _forgery(VERDICT_CLAIMS, MALFORMED)) if r]
     row.update(forgery=bool(forged), forgery_reason="; ".join(forged),
                sandbox=_sandbox_note(graded if result["success"] else None, sandboxed),
-               hidden=hidden_found(kernel.HIDDEN_FOUND))
+               hidden=hidden_found(HIDDEN_FOUND))
     # (the grading process's own high-water mark: a kernel's output must not grow it)
     print(f"peak memory of the grading process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB "

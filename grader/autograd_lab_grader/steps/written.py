@@ -21,7 +21,7 @@ import nbformat
 
 from ..reading import page
 from ..gradebook import status
-from ..commands.course import Course
+from ..course import Course
 
 
 @dataclass

@@ -5,7 +5,7 @@ ipykernel gathers everything a cell writes in a fifth of a second into one messa
 printing megabyte strings makes messages of hundreds of megabytes, which the grader would have
 to receive whole. Cut at the source, printed output stays in small messages, and the grader
 counts and keeps at most its own limit of it. (Learner code that goes around this reaches the
-grader's own bounds instead: ``kernel.py``.)
+grader's own bounds instead: ``reading/execute.py``.)
 """
 from ipykernel.iostream import OutStream
 

@@ -32,7 +32,7 @@ def _read_alembic_head_here():
     """nbgrader stamps each gradebook it creates with its newest migration, which it asks the
     `alembic` program for: a Python process started for every new gradebook (a second, more
     on a busy machine). The same answer is read here, once a process."""
-    from .. import patches
+    from . import patches
 
     patches.replace_alembic_version(alembic_head)
 
@@ -58,7 +58,7 @@ def _engine(url, **options):
 
 
 def _one_engine_per_gradebook():
-    from .. import patches
+    from . import patches
 
     patches.replace_create_engine(_engine)
 
@@ -89,7 +89,7 @@ def _check_nbgrader_metadata(instance, schema):
 
 
 def _metadata_schema_checked_once():
-    from .. import patches
+    from . import patches
 
     patches.replace_metadata_validate(_check_nbgrader_metadata)
 
@@ -133,8 +133,6 @@ class Course:
         if isinstance(plugin, str):
             # the course's own late policy, a module at its root: nbgrader would import the
             # name from sys.path, where the course is not (a grading process, `-C`)
-            from ..gradebook.late import course_plugin
-
             config.AssignLatePenalties.plugin_class = course_plugin(self.root, plugin)
         return config
 
@@ -199,3 +197,50 @@ class Course:
         if not submitted.is_dir():
             return []
         return sorted(p.name for p in submitted.iterdir() if (p / lesson).is_dir())
+
+
+def course_plugin(root: Path, dotted: str):
+    """The class a course's configuration names by its dotted path (``latepolicy.TenPercentADay``):
+    from a module at the course's root (``latepolicy.py``, or a package ``latepolicy/``) when
+    there is one, else an installed module. Every process that reads the configuration
+    (``Course.config``) resolves it here, so nbgrader's autograde, export and feedback find the
+    course's own plugin wherever the command runs from, with nothing on ``PYTHONPATH``. A
+    module of the course is loaded from its own file for each course (two courses may each
+    have a ``latepolicy``); it is the instructor's code, never a learner's."""
+    import importlib
+    import importlib.util
+
+    module_name, _, name = dotted.rpartition(".")
+    if not module_name:
+        raise ValueError(f"c.AssignLatePenalties.plugin_class = {dotted!r}: name the module "
+                         "and the class (latepolicy.TenPercentADay)")
+    top = Path(root) / module_name.replace(".", "/")
+    path = top.with_suffix(".py") if top.with_suffix(".py").is_file() else top / "__init__.py"
+    if not path.is_file():
+        return getattr(importlib.import_module(module_name), name)
+    key = (str(path), path.stat().st_mtime_ns, name)
+    found = _plugins.get(key)
+    if found is None:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        before = sys.modules.get(module_name)
+        # (in sys.modules while it runs, as an import has it; then the name is given back)
+        sys.modules[module_name] = module
+        sys.path.insert(0, str(root))
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.path.remove(str(root))
+            if before is None:
+                sys.modules.pop(module_name, None)
+            else:
+                sys.modules[module_name] = before
+        try:
+            found = _plugins[key] = getattr(module, name)
+        except AttributeError:
+            raise ValueError(f"c.AssignLatePenalties.plugin_class = {dotted!r}: {path.name} "
+                             f"has no {name}") from None
+    return found
+
+
+_plugins: dict = {}
