@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 import gradingcourse as gc
 from autograd_lab_grader.gradebook import status
+from autograd_lab_grader.gradebook.outcome import outcomes
 from autograd_lab_grader.steps import collect, export
 from autograd_lab_grader.commands.cli import app
 from autograd_lab_grader.course import Course
@@ -141,7 +142,7 @@ def test_sizes_are_bounded_by_the_declared_and_by_the_read_size(course, tmp_path
     big = collect.collect(course, down, max_bytes=limit)
     assert big.placed == [] and "over the size limit" in dict(big.not_placed)[f"carl/{L}.ipynb"]
     # those learners are failed, with the reason, not missing, in the export
-    rows = {(o.student, o.lesson): o for o in export.outcomes(course, [L])}
+    rows = {(o.student, o.lesson): o for o in outcomes(course, [L])}
     assert rows["bomb", L].status == status.FAILED and "size limit" in rows["bomb", L].reason
     assert rows["carl", L].status == status.FAILED
     assert rows["alice", L].status == status.UNGRADED
@@ -354,7 +355,6 @@ def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
     import csv
     import io
 
-    from autograd_lab_grader.lms import canvas as canvas_lms, moodle as moodle_lms
     from autograd_lab_grader.reading.plain import printable
     from autograd_lab_grader.steps.roster import add_learners, names
 
@@ -379,8 +379,8 @@ def test_no_csv_written_holds_a_cell_a_spreadsheet_runs(course, tmp_path):
                         "-", ""])
     out = tmp_path / "grades"
     written = export.export(course, out, [L])
-    written.append(canvas_lms.fill_gradebook(course, gradebook, out / "canvas.csv", [L]).path)
-    written.append(moodle_lms.fill_worksheet(course, worksheet, out / "moodle.csv", L).path)
+    written.append(export.fill_canvas(course, gradebook, out / "canvas.csv", [L]).path)
+    written.append(export.fill_moodle(course, worksheet, out / "moodle.csv", L).path)
     shown = names(course)       # (nbgrader splits a name at its comma: grades.csv's name)
     for path in written:
         text = path.read_bytes().decode("utf-8-sig")
@@ -408,7 +408,7 @@ def test_the_moodle_feedback_zip_keeps_every_member_at_its_top(course, tmp_path)
     from pathlib import PurePosixPath
 
     from autograd_lab_grader.lms import moodle
-    from autograd_lab_grader.steps.roster import add_learners
+    from autograd_lab_grader.steps.roster import add_learners, names
 
     hostile = {"71": "../../../etc/cron.d/x", "72": "/abs/Eve_1002_x", "73": "..\\..\\win",
                "74": ".hidden\x00nul\x07bell\nline", "75": "..", "76": "Zoë Müller"}
@@ -420,7 +420,7 @@ def test_the_moodle_feedback_zip_keeps_every_member_at_its_top(course, tmp_path)
         page.write_text("<p>feedback</p>")
         pages.append(page)
     path = tmp_path / "feedback.zip"
-    result = moodle.feedback_zip(course, L, pages, path)
+    result = moodle.feedback_zip(pages, path, L, names(course))
     names = zipfile.ZipFile(path).namelist()
     assert len(names) == len(hostile) and result.not_in_zip == []
     for name in names:

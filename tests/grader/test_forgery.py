@@ -319,13 +319,14 @@ def test_the_tricks_forge_a_grade_decided_in_the_kernel(tmp_path):
 def test_the_report_and_the_export_name_every_forgery(graded, tmp_path):
     from typer.testing import CliRunner
 
+    from autograd_lab_grader.gradebook.outcome import outcomes
     from autograd_lab_grader.steps import export, report
     from autograd_lab_grader.commands.cli import app
     course, _, _ = graded
     assert report.report(course, LESSON).forgeries == sorted(FORGED)
     said = CliRunner().invoke(app, ["-C", str(course.root), "report", LESSON]).output
     assert f"{len(FORGED)} flagged for forging a grade" in said
-    flagged = {o.student for o in export.outcomes(course, [LESSON]) if o.forgery}
+    flagged = {o.student for o in outcomes(course, [LESSON]) if o.forgery}
     assert flagged == set(FORGED)
     grades, _ = export.rows(course, [LESSON])
     assert {r["student"] for r in grades if r["forgery"] == "yes"} == set(FORGED)

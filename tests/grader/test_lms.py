@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 import lmsclass as lc
 from autograd_lab_grader.gradebook import status
-from autograd_lab_grader.steps import export, grade
+from autograd_lab_grader.gradebook.outcome import outcomes
+from autograd_lab_grader.steps import grade
 from autograd_lab_grader.commands.cli import app
 from autograd_lab_grader.course import Course
 
@@ -269,12 +270,12 @@ def test_hand_grades_reach_graded_without_regrading_and_survive_a_regrade(hand_g
     course = hand_graded["course"]
     student = lc.CLASS[0].canvas
     before = status.read(course, A)[(A, student)]["graded_at"]
-    outcome = {o.student: o for o in export.outcomes(course, [A])}[student]
+    outcome = {o.student: o for o in outcomes(course, [A])}[student]
     assert (outcome.status, outcome.score) == (status.GRADED, 3)
     assert status.read(course, A)[(A, student)]["graded_at"] == before    # nothing re-graded
     again = cli(course, "grade", A, "--student", student)
     assert again.exit_code == 0, again.output
-    after = {o.student: o for o in export.outcomes(course, [A])}[student]
+    after = {o.student: o for o in outcomes(course, [A])}[student]
     assert (after.status, after.score) == (status.GRADED, 3)
     assert status.read(course, A)[(A, student)]["graded_at"] > before
 
@@ -422,7 +423,7 @@ def test_collecting_again_regrades_nothing_and_a_change_keeps_the_old(hand_grade
     assert "15 graded before and unchanged since" in regrade.output
     after = _graded_at(course)
     assert {k for k in after if after[k] != before.get(k)} == {(A, changed_learner.canvas)}
-    outcome = {o.student: o for o in export.outcomes(course, [A])}[changed_learner.canvas]
+    outcome = {o.student: o for o in outcomes(course, [A])}[changed_learner.canvas]
     assert outcome.status == status.MANUAL and outcome.score is None
 
 

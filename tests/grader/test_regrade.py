@@ -15,7 +15,7 @@ import lmsclass as lc
 from autograd_lab_grader.commands.cli import app
 from autograd_lab_grader.course import Course
 from autograd_lab_grader.gradebook import status
-from autograd_lab_grader.steps import export
+from autograd_lab_grader.gradebook.outcome import outcomes
 
 A = lc.A
 runner = CliRunner()
@@ -87,7 +87,7 @@ def _pages(course):
 
 
 def _scores(course):
-    return {o.student: (o.status, o.score) for o in export.outcomes(course, [A])}
+    return {o.student: (o.status, o.score) for o in outcomes(course, [A])}
 
 
 def _test_square(course):

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import lmsclass as lc
 from autograd_lab_grader.gradebook import status
-from autograd_lab_grader.steps import export
+from autograd_lab_grader.gradebook.outcome import outcomes
 from autograd_lab_grader.commands.cli import app
 from autograd_lab_grader.course import Course
 
@@ -77,7 +77,7 @@ def formgrader_lists(course, lesson=A):
 
 
 def autograd_lab_waits(course, lesson=A):
-    return {o.student for o in export.outcomes(course, [lesson]) if o.status == status.MANUAL}
+    return {o.student for o in outcomes(course, [lesson]) if o.status == status.MANUAL}
 
 
 def _pages(course, lesson=A):
@@ -155,7 +155,7 @@ def test_regrading_keeps_the_formgraders_list_equal_to_autograd_labs(term):
         formgrader, ours = seen[lists]
         assert ours == {WAITS, WRITTEN}, lists
         assert formgrader == ours, lists
-    scores = {o.student: o.score for o in export.outcomes(course, [A])}
+    scores = {o.student: o.score for o in outcomes(course, [A])}
     assert scores[KEPT] == 3 and scores[CODE] == 1 and scores[WARNS] == 3
     with course.gradebook() as gb:
         explain = gb.find_grade("explain", A, A, CODE)

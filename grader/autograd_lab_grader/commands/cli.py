@@ -566,7 +566,7 @@ def grade(ctx: typer.Context,
     if failure is not None:
         _fail(failure)
     from ..gradebook.late import Policy
-    from ..steps.export import late_summary, outcomes
+    from ..gradebook.outcome import late_summary, outcomes
 
     # every learner of the lesson, as export sees them (hand grades included); what this run
     # did is marked, with its reason and what the sandbox saw
@@ -655,7 +655,7 @@ def summary_table(outcomes, title, rows=(), failed_only=False):
         sandbox = "" if out.sandbox == OFF else out.sandbox
         score = "" if out.score is None else f"{out.score:g}/{out.max_score:g}"
         if out.status == "needs manual grading":
-            so_far = sum(q["score"] or 0 for q in out.questions if q["score"] is not None)
+            so_far = sum(q.score or 0 for q in out.questions if q.score is not None)
             score = f"{so_far:g}+?/{out.max_score:g}" if out.max_score is not None else ""
             note = "to grade by hand: " + ", ".join(out.awaiting)
             note += f"; {out.reason}" if out.reason else ""
@@ -693,8 +693,8 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
     Each check's message (the misconception), no hidden test, no traceback; the page runs no
     script and loads nothing from the internet. A submission waiting for hand grading waits
     (listed) unless --partial."""
-    from ..lms import CANVAS, KINDS, MOODLE, canvas as canvas_lms, moodle as moodle_lms
-    from ..steps.feedback import feedback as run
+    from ..lms import CANVAS, KINDS, MOODLE
+    from ..steps.feedback import feedback as run, lms_zip
 
     course = _course(ctx)
     lesson = _lesson(course, lesson)
@@ -718,8 +718,7 @@ def feedback(ctx: typer.Context, lesson: str = typer.Argument(...),
         if lms_kind is None:
             kinds = {kind for kind, _ in status.read_lms_files(course, lesson).values()}
             lms_kind = CANVAS if kinds == {CANVAS} else MOODLE
-        packed = (canvas_lms if lms_kind == CANVAS else moodle_lms).feedback_zip(
-            course, lesson, written.pages, zip_path)
+        packed = lms_zip(course, lesson, written.pages, zip_path, lms_kind)
         where = ("Canvas: the assignment's page > Re-upload Submissions" if lms_kind == CANVAS
                  else "Moodle: the assignment's View all submissions > Grading action > "
                       "Upload multiple feedback files in a zip")
@@ -790,7 +789,7 @@ def export(ctx: typer.Context,
     Status: graded, needs manual grading, failed (the reason), missing, not graded yet; a
     failure is never a 0.0. Hand grades from nbgrader's formgrader count at once."""
     from ..gradebook.late import Policy
-    from ..lms import canvas as canvas_lms, moodle as moodle_lms
+    from ..gradebook.outcome import lessons as chosen_lessons
     from ..steps import export as step
 
     course = _course(ctx)
@@ -803,14 +802,14 @@ def export(ctx: typer.Context,
         filled = []
         if canvas is not None:
             columns = {_lesson(course, k): v for k, v in (c.split("=", 1) for c in column or [])}
-            filled.append(canvas_lms.fill_gradebook(
+            filled.append(step.fill_canvas(
                 course, canvas, out / _named("canvas-", canvas.name), lessons or None, columns))
         if moodle is not None:
-            chosen = step.lessons(course, lessons or None)
+            chosen = chosen_lessons(course, lessons or None)
             if len(chosen) != 1:
                 _fail(f"a Moodle worksheet is one assignment's: say which lesson with --lesson "
                       f"(of {', '.join(chosen)})")
-            filled.append(moodle_lms.fill_worksheet(
+            filled.append(step.fill_moodle(
                 course, moodle, out / _named(f"moodle-{chosen[0]}-", moodle.name), chosen[0]))
     except ValueError as error:
         _fail(str(error))
@@ -848,7 +847,7 @@ def report(ctx: typer.Context,
 
     A table here, and one PNG figure per lesson for a slide: percentages of the learners who
     handed in, misconceptions by name, wrong answers, not attempted, could not be graded."""
-    from ..steps.export import lessons as chosen
+    from ..gradebook.outcome import lessons as chosen
     from ..steps.report import (question_table, report as run, segments, titles,
                                 write_figure)
     from ..steps.written import write_hidden_page, write_pages

@@ -55,36 +55,6 @@ class Identity:
     ambiguous: tuple[str, ...] = ()     # Moodle: the ids a name can be read as, when several
 
 
-def identify(kind: str, parts: list[str]) -> Identity | None:
-    """The identity in a download entry of LMS `kind` (its module's ``identify``), or None."""
-    from . import canvas, moodle
-
-    return (canvas if kind == CANVAS else moodle).identify(parts)
-
-
-def _looks(kind: str, parts: list[str]) -> bool:
-    """Whether an entry is named the LMS's way at the level the LMS names: Canvas's flat name,
-    or Moodle's learner folder (whatever is inside it) or flat name. Such an entry may still
-    be refused when placed (a folder inside a Moodle learner's folder)."""
-    if kind == MOODLE and len(parts) > 2:
-        return identify(MOODLE, parts[:1] + ["-"]) is not None
-    return identify(kind, parts) is not None
-
-
-def detect(names: list[list[str]]) -> tuple[str | None, str]:
-    """(the LMS a download comes from, or None; a hint when it is not recognised). A download
-    is recognised when every file in it has one LMS's form: one stray name in another form
-    makes it a plain folder (the instructor says --lms to read it as the LMS's anyway)."""
-    counts = {kind: sum(_looks(kind, parts) for parts in names) for kind in KINDS}
-    for kind, n in counts.items():
-        if names and n == len(names):
-            return kind, ""
-    partly = [f"{n} of {len(names)} names in {kind.capitalize()}'s form"
-              for kind, n in counts.items() if n]
-    return None, ("; ".join(partly) + ": read as a plain folder (--lms says otherwise)"
-                  if partly else "")
-
-
 # what never goes into a path or a zip member's name: control characters (NUL, tab, newline
 # included), path separators, what Windows refuses in a name, what Moodle's clean_filename
 # drops (& ' `), and the marks that reverse how text reads (they disguise an extension)
@@ -128,23 +98,29 @@ def split_name(name: str) -> tuple[str | None, str | None]:
     return None, name or None
 
 
-def display_name(student) -> str:
-    """A learner's name as the LMS wrote it, from nbgrader's Student row."""
-    first, last = student.first_name or "", student.last_name or ""
-    return f"{first} {last}".strip() if first and last else (last or first)
-
-
 # -- an LMS's own CSV files, filled with grades ---------------------------------------------
 
 @dataclass
 class Filled:
-    path: Path
+    """An LMS's file filled with grades (``canvas.fill_gradebook``, ``moodle.fill_worksheet``):
+    its rows (``table``), and what was filled, left empty and why, late, or scaled."""
+    table: list[list[str]] = field(default_factory=list)    # the file's rows, filled
+    path: Path | None = None                                 # where it was written
     filled: int = 0
     left_empty: list[tuple[str, str, str, str]] = field(default_factory=list)  # student, name, lesson, why
     not_in_file: list[tuple[str, str]] = field(default_factory=list)          # student, lesson
     columns: dict[str, str] = field(default_factory=dict)                      # lesson -> column
     late: list[tuple[str, str, str, str]] = field(default_factory=list)       # student, name, lesson, how
     scaled: dict[str, tuple[float, float]] = field(default_factory=dict)       # lesson -> (ours, theirs)
+
+
+@dataclass
+class Zipped:
+    """A zip of feedback pages an LMS takes back (``canvas.feedback_zip``,
+    ``moodle.feedback_zip``): the pages in it, and who is not, and why."""
+    zip: Path
+    pages: list[Path] = field(default_factory=list)
+    not_in_zip: list[tuple[str, str]] = field(default_factory=list)   # student, why
 
 
 def read_csv(path: Path):

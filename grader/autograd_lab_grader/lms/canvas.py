@@ -9,7 +9,8 @@ filled with the lessons' grades for Grades > Import.
   user id, the number in its submission file names); its ``Points Possible`` row and any row
   without an id (the read-only marker row) are not learners, nor is Canvas's Test Student
   (``Student, Test``: the student view's learner every course has), which is left out
-  (``read_roster``). ``fill_gradebook`` writes it back with the lessons' columns filled.
+  (``read_roster``). ``fill_gradebook`` fills the lessons' columns of its rows from their
+  outcomes (``gradebook/outcome.py``), for export to write back.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from . import CANVAS, Filled, Identity, Learner, column, nfc, number, points, read_csv
+from ..gradebook.outcome import Outcome, how_late, why_empty
+from . import CANVAS, Filled, Identity, Learner, Zipped, column, nfc, number, points
 
 # (ids are ASCII digits: `\d` would take any script's digits, `١٠٠٢` or `１００２`)
 _CANVAS = re.compile(r"^(?P<sortable>[^\W\d_]*)(?P<late>_late)?_(?P<user>[0-9]+)_"
@@ -95,26 +97,26 @@ def lesson_column(headers: list[str], lesson: str) -> str:
     return found[0]
 
 
-def fill_gradebook(course, gradebook: Path, target: Path, wanted: list[str] | None = None,
-                   columns: dict[str, str] | None = None) -> Filled:
-    """Canvas's gradebook export with the lessons' columns filled (points scaled to the
-    column's Points Possible); everything else as it was. Rows are matched by ``ID``."""
-    from ..steps.export import how_late, lessons, outcomes, why_empty, write_csv
-
-    table, bom, newline = read_csv(gradebook)
+def fill_gradebook(table: list[list[str]], outs: list[Outcome], lessons: list[str],
+                   columns: dict[str, str] | None = None, source: str = "gradebook") -> Filled:
+    """Canvas's gradebook export (`table`: its rows, as ``read_csv`` reads them) with the
+    columns of `lessons` filled from `outs` (points scaled to the column's Points Possible),
+    in ``Filled.table``; everything else as it was, `table` itself unchanged. Rows are
+    matched by ``ID``; `columns` names a lesson's column where its title does not say, and
+    `source` names the file in an error (ValueError)."""
+    table = [list(row) for row in table]
     headers = [h.strip() for h in table[0]]
     if "ID" not in headers or "Student" not in headers:
-        raise ValueError(f"{gradebook}: not Canvas's gradebook export (no Student and ID columns)")
+        raise ValueError(f"{source}: not Canvas's gradebook export (no Student and ID columns)")
     id_at = headers.index("ID")
-    chosen = lessons(course, wanted)
-    result = Filled(Path(target))
-    for lesson in chosen:
+    result = Filled(table)
+    for lesson in lessons:
         title = (columns or {}).get(lesson) or lesson_column(headers, lesson)
         if title not in headers:
-            raise ValueError(f"{gradebook} has no column {title!r}")
+            raise ValueError(f"{source} has no column {title!r}")
         result.columns[lesson] = title
     possible = next((row for row in table[1:] if row and row[0].strip() == "Points Possible"), None)
-    by_key = {(o.lesson, o.student): o for o in outcomes(course, chosen)}
+    by_key = {(o.lesson, o.student): o for o in outs if o.lesson in result.columns}
     seen = set()
     for row in table[1:]:
         if len(row) <= id_at or not row[id_at].strip().isdigit() or row is possible:
@@ -143,26 +145,22 @@ def fill_gradebook(course, gradebook: Path, target: Path, wanted: list[str] | No
                 result.late.append((student, out.name, lesson, how_late(out)))
     result.not_in_file = sorted((o.student, o.lesson) for o in by_key.values()
                                 if (o.lesson, o.student) not in seen)
-    write_csv(target, table, bom=bom, newline=newline)
     return result
 
 
-def feedback_zip(course, lesson: str, pages: list[Path], path: Path):
+def feedback_zip(pages: list[Path], path: Path, named: dict[str, tuple[str, str]]) -> Zipped:
     """The pages as Canvas's "Re-upload Submissions" (the assignment's page, beside "Download
     Submissions") takes them back: one zip, a member per learner named as that learner's file
     in the download collected last (``<lastfirst>[_late]_<user id>_<submission id>_<file>``,
     which Canvas matches to the learner and their submission by its two ids), holding their
-    page; Canvas attaches each as a comment file on that submission. A learner whose
-    submission came from no Canvas download is listed, not zipped. Returns a
-    ``feedback.Written`` (its pages, zip and who is not in it)."""
+    page; Canvas attaches each as a comment file on that submission. `named` is {student: (the
+    LMS, the download's file name)} (``status.read_lms_files``); a learner whose submission
+    came from no Canvas download is listed, not zipped."""
     import zipfile
 
-    from ..gradebook import status
-    from ..steps.feedback import Written
     from . import path_part
 
-    named = status.read_lms_files(course, lesson)
-    result = Written(zip=Path(path))
+    result = Zipped(Path(path))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     used = set()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:

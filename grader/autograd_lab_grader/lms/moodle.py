@@ -7,8 +7,8 @@ lesson's grades, and the feedback zip its assignment takes back.
   read from in more than one place names no one (``ambiguous``), and a name that is not the
   one the roster has for its participant id is not theirs (``same_name``).
 - The grading worksheet: ``Identifier`` (``Participant <id>``), ``Full name``, ``Email
-  address`` (``read_roster``); ``fill_worksheet`` writes it back with Grade and Feedback
-  comments filled, for one lesson's assignment.
+  address`` (``read_roster``); ``fill_worksheet`` fills its Grade and Feedback comments
+  from one lesson's outcomes (``gradebook/outcome.py``), for export to write back.
 - "Upload multiple feedback files in a zip": ``feedback_zip``, each page named with the
   learner's download prefix (``prefix``).
 """
@@ -18,8 +18,8 @@ import re
 import zipfile
 from pathlib import Path
 
-from . import (MOODLE, Filled, Identity, Learner, column, nfc, number, path_part, points,
-               read_csv)
+from ..gradebook.outcome import Outcome, how_late, show_number, why_empty, yes
+from . import MOODLE, Filled, Identity, Learner, Zipped, column, nfc, number, path_part, points
 
 # Moodle's own part of a name: every place it can be read (overlapping ones too: in
 # `Eve_1002_assignsubmission_file_1003_assignsubmission_file_` the `_` before 1003 ends one
@@ -111,11 +111,9 @@ def _plain(text: str, most: int) -> str:
     return text if len(text) <= most else text[:most - 1].rstrip() + "…"
 
 
-def comment(out) -> str:
-    """What Moodle's Feedback comments gets: the score, lateness, and the grader's comments
-    (`out`: an ``export.Outcome``)."""
-    from ..steps.export import how_late, show_number
-
+def comment(out: Outcome) -> str:
+    """What Moodle's Feedback comments gets of an outcome: the score, lateness, and the
+    grader's comments."""
     text = (f"{show_number(out.score)} of {show_number(out.max_score)} points"
             + (f" ({how_late(out)})" if out.late else "") + ".")
     for cell_name, said in out.comments:
@@ -124,23 +122,24 @@ def comment(out) -> str:
     return text + " Your feedback page shows what each check found."
 
 
-def fill_worksheet(course, worksheet: Path, target: Path, lesson: str) -> Filled:
-    """Moodle's grading worksheet for one lesson's assignment with Grade (scaled to its
-    Maximum grade) and Feedback comments filled; rows are matched by Identifier
-    (``Participant <id>``), a row Moodle says cannot be changed is left alone."""
-    from ..steps.export import how_late, outcomes, why_empty, write_csv, yes
-
-    table, bom, newline = read_csv(worksheet)
+def fill_worksheet(table: list[list[str]], outs: list[Outcome], lesson: str,
+                   source: str = "worksheet") -> Filled:
+    """Moodle's grading worksheet for one lesson's assignment (`table`: its rows, as
+    ``read_csv`` reads them) with Grade (scaled to its Maximum grade) and Feedback comments
+    filled from the lesson's outcomes among `outs`, in ``Filled.table``; `table` itself
+    unchanged. Rows are matched by Identifier (``Participant <id>``), a row Moodle says cannot
+    be changed is left alone; `source` names the file in an error (ValueError)."""
+    table = [list(row) for row in table]
     headers = [h.strip() for h in table[0]]
     for needed in ("Identifier", "Grade"):
         if needed not in headers:
-            raise ValueError(f"{worksheet}: not Moodle's grading worksheet (no {needed} column)")
+            raise ValueError(f"{source}: not Moodle's grading worksheet (no {needed} column)")
     if "Late" not in headers:       # (Moodle's upload reads Identifier, Grade, Feedback comments)
         headers.append("Late")
         table[0].append("Late")
     at = {h: headers.index(h) for h in headers}
-    result = Filled(Path(target), columns={lesson: "Grade"})
-    by_student = {o.student: o for o in outcomes(course, [lesson])}
+    result = Filled(table, columns={lesson: "Grade"})
+    by_student = {o.student: o for o in outs if o.lesson == lesson}
     seen = set()
     for row in table[1:]:
         match = re.fullmatch(r"\s*Participant\s+(\d+)\s*", row[at["Identifier"]] if row else "")
@@ -173,22 +172,17 @@ def fill_worksheet(course, worksheet: Path, target: Path, lesson: str) -> Filled
         if "Feedback comments" in at and said:
             row[at["Feedback comments"]] = said
     result.not_in_file = sorted((s, lesson) for s in by_student if s not in seen)
-    write_csv(target, table, bom=bom, newline=newline)
     return result
 
 
-def feedback_zip(course, lesson: str, pages: list[Path], path: Path):
+def feedback_zip(pages: list[Path], path: Path, lesson: str, known: dict[str, str]) -> Zipped:
     """The pages as Moodle's "upload multiple feedback files in a zip" reads them: each named
     with the learner's download prefix, ``<Full Name>_<participant id>_``, then
     ``assignsubmission_file_<lesson>-feedback.html``. The name is the learner's own choice on
     many Moodle sites: it goes in as ``prefix`` makes it safe (no separator, no ``..``, no
-    leading dot, its ``_`` spaces), so every member is one file at the zip's top. Returns a
-    ``feedback.Written`` (its pages, zip and who is not in it)."""
-    from ..steps.feedback import Written
-    from ..steps.roster import names
-
-    known = names(course)
-    result = Written(zip=Path(path))
+    leading dot, its ``_`` spaces), so every member is one file at the zip's top. `known` is
+    {participant id: full name} (``roster.names``)."""
+    result = Zipped(Path(path))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for page_path in pages:

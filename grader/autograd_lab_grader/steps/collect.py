@@ -60,7 +60,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from .. import lms
-from ..lms import canvas, moodle
+from ..lms import canvas, download, moodle
 from ..course import Course
 
 STUDENT_PATTERN = r"^(?P<student>[^_]+)_"
@@ -266,7 +266,7 @@ def place(name: str, lessons: list[str], student_pattern: str = STUDENT_PATTERN,
         raise Refused("unsafe path (absolute or with ..)")
     parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".")]
     if kind is not None:
-        found = lms.identify(kind, parts)
+        found = download.identify(kind, parts)
         if found is None:
             raise Refused(f"not in the {kind.capitalize()} download's form"
                           + (" (a folder inside the learner's folder)"
@@ -330,7 +330,7 @@ def _download_lesson(entries: list[Entry], kind: str, lessons: list[str]) -> str
     uploaded another lesson's notebook must not decide where the class's files go."""
     counts = {}
     for entry in entries:
-        found = lms.identify(kind, [p for p in entry.parts if p not in ("", ".")])
+        found = download.identify(kind, [p for p in entry.parts if p not in ("", ".")])
         if found and not found.ambiguous and found.file.endswith(".ipynb"):
             named = _lesson_in(found.file[:-len(".ipynb")], lessons)
             if named:
@@ -364,7 +364,7 @@ def _lms_time(entry: Entry, kind: str | None, lesson: str | None, dues: dict,
     None outside an LMS's download."""
     if kind is None or entry.time is None:
         return None
-    found = lms.identify(kind, [p for p in entry.parts if p not in ("", ".")][:2])
+    found = download.identify(kind, [p for p in entry.parts if p not in ("", ".")][:2])
     return _timestamp(dues, kind, lesson, bool(found and found.late), entry.time, tz)
 
 
@@ -425,7 +425,7 @@ def collect(course: Course, source: Path, *, lesson: str | None = None, kind: st
     result = Collected()
     readable = [e for e in entries if not e.problem and not _unsafe(e.name)]
     if kind is None:
-        kind, result.hint = lms.detect([[p for p in e.parts if p not in ("", ".")]
+        kind, result.hint = download.detect([[p for p in e.parts if p not in ("", ".")]
                                         for e in readable])
     result.lms = kind
     if kind is not None and lesson is None:
@@ -498,7 +498,7 @@ def _owner(entry: Entry, kind: str | None, lesson: str | None, lessons: list[str
     if kind is not None:
         if kind == lms.MOODLE and len(parts) > 2:
             parts = [parts[0], parts[-1]]       # a folder inside the learner's folder
-        found = lms.identify(kind, parts)
+        found = download.identify(kind, parts)
         if found is None or found.ambiguous or not found.student:
             return None
         if known.get(found.student) and not moodle.same_name(found.name, known[found.student]):

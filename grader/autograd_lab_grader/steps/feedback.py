@@ -32,6 +32,8 @@ from .. import patches
 from ..reading import outputs, page
 from ..reading.inert import InertNotebook
 from ..gradebook import late as lateness, status
+from ..gradebook.outcome import Outcome, how_late, outcomes, took
+from ..lms import Zipped, canvas, moodle
 from ..course import Course
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
@@ -166,7 +168,7 @@ class NotGradedYet(NbGraderPreprocessor):
     one), so the page says "not graded yet" there instead of nbgrader's 0, and the total says
     how many points wait; hands the page its content security policy; and gives it the grade
     export gives (``finals``: the score after the course's late policy, with the learner's own
-    due date and every hand grade, from ``export.outcomes``), never nbgrader's own total and
+    due date and every hand grade, from ``outcome.outcomes``), never nbgrader's own total and
     penalty, which autograde worked out before hand grades and extensions."""
 
     finals = Dict(help="student -> the grade export gives them: score, max_score, penalty, "
@@ -270,11 +272,9 @@ class Written:
     removed: list[str] = field(default_factory=list)
 
 
-def final(out, how_late) -> dict:
-    """What a learner's page says of their grade: export's outcome (``graded``: the score
+def final(out: Outcome, how_late) -> dict:
+    """What a learner's page says of their grade: their outcome (``graded``: the score
     after the late policy; ``needs manual grading``: no score yet, and how late it was)."""
-    from .export import took
-
     return {"score": out.score, "max_score": out.max_score,
             "penalty": out.late_penalty or 0.0,
             "late": how_late(out, penalty=False) if out.late else "",
@@ -330,8 +330,6 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
     says "not graded yet" for them. Every other learner is listed with the reason they have no
     page, and a page left from before (an earlier submission, an earlier grading) is removed:
     the folder holds a page only for work as it is graded now."""
-    from .export import how_late, outcomes
-
     everyone = outcomes(course, [lesson])
     finals = {out.student: final(out, how_late) for out in everyone
               if out.status in (status.GRADED, status.MANUAL)}
@@ -378,3 +376,15 @@ def feedback(course: Course, lesson: str, *, partial: bool = False,
                 written.removed.append(other)
                 written.not_written.append((other, "no submission or grade in the course"))
     return written
+
+
+def lms_zip(course: Course, lesson: str, pages: list[Path], path: Path, kind: str) -> Zipped:
+    """The pages as LMS `kind`'s feedback upload takes them back, zipped at `path`: Canvas's
+    members named as each learner's file in the download collected last
+    (``canvas.feedback_zip``), Moodle's with the learner's name and participant id from the
+    roster (``moodle.feedback_zip``)."""
+    if kind == canvas.CANVAS:
+        return canvas.feedback_zip(pages, path, status.read_lms_files(course, lesson))
+    from .roster import names
+
+    return moodle.feedback_zip(pages, path, lesson, names(course))

@@ -9,7 +9,7 @@ well-formed prediction and *prints* ``Prediction [right]`` or ``Prediction [wron
 ``Misconception [<id>]`` line for what a wrong one shows. The report reads both from the
 outputs of each test cell of every graded submission (autograded/): misconceptions of
 exercises from their error outputs, of predictions from what their check printed. The points
-come from the gradebook, and who handed in from export's outcomes (the roster included). Each
+come from the gradebook, and who handed in from the outcomes (the roster included). Each
 learner is counted once per exercise, in one category (the first misconception their check
 named), so an exercise's shares add up to 100%. Wrong predictions are the purest signal of a
 misconception (nothing was at stake but the learner's own expectation): ``Report.by_misconception``
@@ -26,6 +26,7 @@ from pathlib import Path
 import nbformat
 
 from ..gradebook import status
+from ..gradebook.outcome import outcomes
 from ..reading import outputs
 from ..course import Course
 
@@ -159,8 +160,6 @@ def _printed(cell) -> str:
 
 
 def report(course: Course, lesson: str) -> Report:
-    from .export import outcomes
-
     found = outcomes(course, [lesson])
     graded = sorted(o.student for o in found if o.status in (status.GRADED, status.MANUAL))
     result = Report(lesson, len(graded), [],
@@ -216,9 +215,8 @@ def report(course: Course, lesson: str) -> Report:
 
 
 def questions(course: Course, lesson: str, found=None) -> list[Question]:
-    """The score distribution of every question of `lesson` (export's outcomes: hand grades
+    """The score distribution of every question of `lesson` (the outcomes: hand grades
     count as soon as they are in nbgrader's gradebook), in the lesson's order."""
-    from .export import outcomes
     from .written import hand_graded
 
     by_hand = {name for _, name, _ in hand_graded(course, lesson)}
@@ -236,13 +234,13 @@ def questions(course: Course, lesson: str, found=None) -> list[Question]:
         if out.status not in (status.GRADED, status.MANUAL):
             continue
         for row in out.questions:
-            question = result.get(row["question"])
+            question = result.get(row.question)
             if question is None:
                 continue
-            if row["status"] == status.MANUAL:
+            if row.status == status.MANUAL:
                 question.waiting += 1
-            elif row["score"] is not None:
-                question.scores[float(row["score"])] += 1
+            elif row.score is not None:
+                question.scores[float(row.score)] += 1
     return list(result.values())
 
 

@@ -17,7 +17,8 @@ import csv
 from pathlib import Path
 
 from ..course import Course
-from ..lms import Learner, column, display_name, nfc, path_part, split_name
+from ..gradebook.outcome import display_name
+from ..lms import Learner, column, nfc, path_part, split_name
 from ..lms import canvas, moodle
 
 

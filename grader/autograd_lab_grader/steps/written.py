@@ -21,6 +21,7 @@ import nbformat
 
 from ..reading import page
 from ..gradebook import status
+from ..gradebook.outcome import display_name, outcomes
 from ..course import Course
 
 
@@ -88,8 +89,6 @@ def hand_graded(course: Course, lesson: str) -> list[tuple[str, str, float]]:
 
 def questions(course: Course, lesson: str) -> list[Question]:
     """Every hand-graded question of `lesson`, with the answer of every learner graded."""
-    from .export import outcomes
-
     asked = hand_graded(course, lesson)
     release = _prompts(_cells(course.directory("release") / lesson / f"{lesson}.ipynb"))
     models = {_grade_id(c): c.source
@@ -217,8 +216,6 @@ def render_hidden(lesson: str, found: dict[str, str], names: dict[str, str]) -> 
 
 def write_hidden_page(course: Course, lesson: str, folder: Path | None = None) -> Path:
     """reports/<lesson>-hidden-tests.html: what each learner's hidden tests found."""
-    from ..lms import display_name
-
     found = {student: row.get("hidden") or "" for (_, student), row
              in status.read(course, lesson).items() if (row.get("hidden") or "").strip()}
     with course.gradebook() as gb:
