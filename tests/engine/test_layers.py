@@ -1,6 +1,7 @@
 """The engine's layers hold: ``lint-imports`` keeps every contract of ``.importlinter`` (the
 core below the operations below the public modules, no cycles, the course's checks and the
-grader above the engine) -- and would notice if one broke."""
+grader above the engine, the grader's own rooms in layers) -- and would notice if one broke.
+(tests/grader/test_import_graph.py checks the grader's modules, file by file, for cycles.)"""
 import os
 import shutil
 import subprocess
@@ -30,8 +31,10 @@ def broken(run):
 
 
 def lint_imports(where):
-    """Run lint-imports on the package and .importlinter found in ``where``."""
-    env = dict(os.environ, PYTHONPATH=str(where))
+    """Run lint-imports on the packages and .importlinter found in ``where`` (the grader's in
+    its grader/ folder in a checkout: never an installed copy of it)."""
+    paths = [where] + [where / "grader"] * (where / "grader" / "autograd_lab_grader").is_dir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, paths)))
     return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=where, env=env,
                           capture_output=True, text=True, timeout=120)
 
@@ -78,3 +81,34 @@ def test_the_sandboxs_inside_importing_the_grader_breaks_a_contract(tmp_path):
     run = lint_imports(tmp_path)
     assert any(line.startswith("What runs inside the grading sandbox") for line in broken(run)), \
         run.stdout
+
+
+GRADER_LAYERS = "The grader in layers"
+
+
+def test_a_room_of_the_grader_importing_one_above_it_breaks_its_layers(tmp_path):
+    """Canvas's format reaching up into the export step, the kernel's start-up into what reads
+    its replies, the course model into the gradebook: each breaks the grader's layers, and
+    lint-imports names the import."""
+    planted = {"lms/canvas.py": ("from ..steps import export",
+                                 "autograd_lab_grader.lms.canvas -> autograd_lab_grader.steps.export"),
+               "kernel/start.py": ("from ..reading import execute",
+                                   "autograd_lab_grader.kernel.start -> "
+                                   "autograd_lab_grader.reading.execute"),
+               "course.py": ("from .gradebook import late",
+                             "autograd_lab_grader.course -> autograd_lab_grader.gradebook.late")}
+    for module, (source, named) in planted.items():
+        where = package_copy(tmp_path / module.replace("/", "-"))
+        plant(where / "autograd_lab_grader" / module, source)
+        run = lint_imports(where)
+        assert run.returncode != 0, run.stdout
+        assert any(line.startswith(GRADER_LAYERS) for line in broken(run)), run.stdout
+        assert named in run.stdout, run.stdout
+
+
+def test_the_gradebook_importing_an_lms_format_breaks_the_graders_layers(tmp_path):
+    """The LMSs' formats sit above the gradebook (they read its outcomes), never below."""
+    where = package_copy(tmp_path)
+    plant(where / "autograd_lab_grader" / "gradebook" / "outcome.py", "from ..lms import canvas")
+    run = lint_imports(where)
+    assert any(line.startswith(GRADER_LAYERS) for line in broken(run)), run.stdout
