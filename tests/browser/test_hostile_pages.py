@@ -32,7 +32,7 @@ def graded(tmp_path_factory):
     hn.submit(root, BEFORE)
     course = Course(root)
     rows = grade.grade(course, hn.LESSON, grade.Options(jobs=2))
-    assert sorted((r["student"], r["status"]) for r in rows) == [
+    assert sorted((r.student, r.status) for r in rows) == [
         (STUDENT, "needs manual grading"), (BEFORE, "needs manual grading")]
     pages = feedback.feedback(course, hn.LESSON, partial=True, students=[STUDENT]).pages
     report = written.write_pages(course, hn.LESSON)

@@ -155,7 +155,7 @@ def test_a_task_requeued_half_way_finishes_its_part_and_the_report_waits(pg, slu
     # every submission graded exactly once; the requeued task graded again only what it was
     # grading when it was killed
     assert _writes(pg, "requeued") == {s: 1 for s in cc.CLASS}
-    final = {s: (r["status"], r["score"]) for (_, s), r in status.read(course, gc.LESSON).items()}
+    final = {s: (r.status, r.score) for (_, s), r in status.read(course, gc.LESSON).items()}
     assert final == cc.expected_statuses()
     taken = leases.read(course)
     again = {s for (_, s), c in taken.items() if c["attempts"] == 2}

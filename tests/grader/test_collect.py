@@ -698,7 +698,7 @@ def test_a_date_in_the_notebook_is_no_submission_time(course, tmp_path):
         (f"Ann Lee_11_assignsubmission_file_{L}.ipynb", nbformat.writes(nb).encode())])
     collect.collect(course, archive, lesson=L)
     rows = grade.grade(course, L, grade.Options(jobs=1))
-    assert rows[0]["status"] != status.FAILED, rows
+    assert rows[0].status != status.FAILED, rows
     with course.gradebook() as gb:
         submission = gb.find_submission(L, "11")
         assert submission.timestamp == __import__("datetime").datetime(*HANDED_IN)

@@ -128,7 +128,7 @@ def test_a_feedback_page_runs_no_learner_code_and_fetches_nothing(tmp_path, serv
     folder.mkdir(parents=True)
     nbformat.write(nb, folder / f"{lc.A}.ipynb")
     rows = grade.grade(course, lc.A, grade.Options(jobs=1))
-    assert [(r["student"], r["status"]) for r in rows] == [("mallory", "needs manual grading")]
+    assert [(r.student, r.status) for r in rows] == [("mallory", "needs manual grading")]
     graded = course.directory("autograded") / "mallory" / lc.A / f"{lc.A}.ipynb"
     if graded_by == "an older grader":
         nb = nbformat.read(graded, as_version=4)

@@ -253,11 +253,11 @@ def graded(tmp_path_factory):
             _submit(course, f"{trick}-{base}", _notebook(base, trick))
     for base in ("wrong", "blank"):
         _submit(course, f"shadow-{base}", _notebook(base), shadow=True)
-    rows = {r["student"]: r for r in grade.grade(course, LESSON, grade.Options())}
+    rows = {r.student: r for r in grade.grade(course, LESSON, grade.Options())}
     alone = _course(tmp_path_factory.mktemp("alone") / "course")
     for base in CONTROLS:
         _submit(alone, base, _notebook(base))
-    alone_rows = {r["student"]: r for r in grade.grade(alone, LESSON, grade.Options())}
+    alone_rows = {r.student: r for r in grade.grade(alone, LESSON, grade.Options())}
     return course, rows, (alone, alone_rows)
 
 
@@ -273,11 +273,11 @@ def test_honest_learners_score_as_when_graded_alone(graded):
     assert scores == {"right": 9, "wrong": 4, "blank": 0}
     assert scores == {s: _autograded(alone, s) for s in CONTROLS}
     for student in CONTROLS:
-        assert rows[student]["status"] in (status.GRADED, status.MANUAL), rows[student]
-        assert rows[student]["status"] == alone_rows[student]["status"]
-        assert not rows[student]["forgery"] and not rows[student]["forgery_reason"], \
+        assert rows[student].status in (status.GRADED, status.MANUAL), rows[student]
+        assert rows[student].status == alone_rows[student].status
+        assert not rows[student].forgery and not rows[student].forgery_reason, \
             rows[student]
-        assert "ATTEMPT" not in rows[student]["sandbox"], rows[student]
+        assert "ATTEMPT" not in rows[student].sandbox, rows[student]
 
 
 @pytest.mark.parametrize("student", FORGED)
@@ -285,10 +285,10 @@ def test_a_trick_scores_what_its_answers_score_and_is_flagged(graded, student):
     course, rows, _ = graded
     base = student.rpartition("-")[2]
     row = rows[student]
-    assert row["status"] in (status.GRADED, status.MANUAL), row
+    assert row.status in (status.GRADED, status.MANUAL), row
     assert _autograded(course, student) == _autograded(course, base), row
-    assert row["forgery"] is True and row["forgery_reason"], row
-    assert "ATTEMPT" not in row["sandbox"], row       # (the flag, not a word in the text)
+    assert row.forgery is True and row.forgery_reason, row
+    assert "ATTEMPT" not in row.sandbox, row       # (the flag, not a word in the text)
 
 
 def test_the_shadow_modules_never_load(graded):
@@ -296,8 +296,8 @@ def test_the_shadow_modules_never_load(graded):
     for student in ("shadow-wrong", "shadow-blank"):
         log = (course.root / "grading-logs" / LESSON / f"{student}.log").read_text()
         assert "SHADOW" not in log
-        assert "'stack_data.py'" in rows[student]["forgery_reason"], rows[student]
-        assert "executing.cpython" in rows[student]["forgery_reason"], rows[student]
+        assert "'stack_data.py'" in rows[student].forgery_reason, rows[student]
+        assert "executing.cpython" in rows[student].forgery_reason, rows[student]
 
 
 def test_the_tricks_forge_a_grade_decided_in_the_kernel(tmp_path):

@@ -113,7 +113,7 @@ def hostile(request, tmp_path_factory):
     for n in range(4):
         gc.submit(root, f"zz-honest-{n}", {"answer_square": RIGHT_SQUARE})
     started = time.monotonic()
-    rows = {r["student"]: r for r in grade.grade(
+    rows = {r.student: r for r in grade.grade(
         Course(root), gc.LESSON, grade.Options(jobs=3, warm=warm_start))}
     return root, rows, time.monotonic() - started, warm_start
 
@@ -121,7 +121,7 @@ def hostile(request, tmp_path_factory):
 def test_every_attacker_is_graded_on_its_answers(hostile):
     root, rows, _, _ = hostile
     for student in ("deep-tree", "log-traps", "images", "sees", "capabilities"):
-        assert (rows[student]["status"], rows[student]["score"]) == (status.GRADED, 3), \
+        assert (rows[student].status, rows[student].score) == (status.GRADED, 3), \
             rows[student]
 
 
@@ -129,7 +129,7 @@ def test_the_honest_learners_graded_alongside_are_unaffected(hostile):
     root, rows, _, warm_start = hostile
     for n in range(4):
         row = rows[f"zz-honest-{n}"]
-        assert (row["status"], row["score"], row["sandbox"]) == (status.GRADED, 5, ""), row
+        assert (row.status, row.score, row.sandbox) == (status.GRADED, 5, ""), row
 
 
 def test_a_deep_folder_tree_costs_no_one_anything(hostile):
@@ -157,7 +157,7 @@ def test_the_grader_never_reads_a_file_the_kernel_chose(hostile):
     root_line = next((line for line in shadow.splitlines() if line.startswith("root:")), None)
     assert root_line is None or root_line not in log
     assert log_file.stat().st_mode & 0o077 == 0, "a grading log is the instructor's alone"
-    assert rows["log-traps"]["seconds"] < 30, rows["log-traps"]
+    assert rows["log-traps"].seconds < 30, rows["log-traps"]
     assert _peak(root, "log-traps") < 400
 
 
@@ -166,7 +166,7 @@ def test_an_output_flood_is_dropped_as_it_arrives(hostile):
     autograded notebook and the grading process stay small."""
     root, rows, _, _ = hostile
     row = rows["images"]
-    assert "output limit" in row["sandbox"], row
+    assert "output limit" in row.sandbox, row
     notebook = root / "autograded" / "images" / gc.LESSON / f"{gc.LESSON}.ipynb"
     assert notebook.stat().st_size < 3 * 1024**2
     assert _peak(root, "images") < 400
@@ -381,10 +381,10 @@ def fork_parent(tmp_path_factory):
     root = gc.copy_course(alone, top / "course")
     gc.submit(root, "a-attacks", {"answer_square": FORK_PARENT + WRONG_SQUARE})
     gc.submit(root, "c-looks", {"answer_square": LOOKS + RIGHT_SQUARE})
-    rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON,
+    rows = {r.student: r for r in grade.grade(Course(root), gc.LESSON,
                                                  grade.Options(jobs=1, warm=True))}
     left = gc.processes_with(MARKER)
-    by_itself = {r["student"]: r for r in grade.grade(Course(alone), gc.LESSON,
+    by_itself = {r.student: r for r in grade.grade(Course(alone), gc.LESSON,
                                                       grade.Options(jobs=1, warm=True))}
     return dict(root=root, alone=alone, rows=rows, by_itself=by_itself, left=left)
 
@@ -408,7 +408,7 @@ def test_the_next_learner_gets_the_grade_they_get_alone(fork_parent):
     row, alone = fork_parent["rows"]["b-honest"], fork_parent["by_itself"]["b-honest"]
     keys = ("status", "score", "max_score", "reason", "sandbox", "forgery", "forgery_reason")
     assert {k: row[k] for k in keys} == {k: alone[k] for k in keys}
-    assert (row["status"], row["score"]) == (status.GRADED, 5), row
+    assert (row.status, row.score) == (status.GRADED, 5), row
     assert _graded_alone(fork_parent["root"]) == _graded_alone(fork_parent["alone"])
 
 
@@ -420,19 +420,19 @@ def test_a_kernel_forked_next_finds_nothing_of_the_last_ones(fork_parent):
     assert "NOT-THERE abstract" in seen and "NOT-THERE tcp" in seen, seen
     assert "STATE False False False False False" in seen, seen
     assert "left-by-a" not in seen and "CONNECTED" not in seen, seen
-    assert fork_parent["rows"]["c-looks"]["score"] == 5
+    assert fork_parent["rows"]["c-looks"].score == 5
     assert fork_parent["left"] == []               # and nothing at the end of the run
 
 
 @root_only
 def test_what_the_attacker_left_is_reported_where_the_grader_sees_it(fork_parent):
     row = fork_parent["rows"]["a-attacks"]
-    assert (row["status"], row["score"]) == (status.GRADED, 3), row
-    note = row["sandbox"]
+    assert (row.status, row.score) == (status.GRADED, 3), row
+    note = row.sandbox
     assert "killed and removed before the next kernel" in note, note
     left = re.search(r"the kernel left (.+?) behind", note)[1]
     assert "process(es)" in left and "shared memory segment(s)" in left, note
     assert "semaphore set(s)" in left and "message queue(s)" in left, note
     assert "a read or write outside its folder was refused" in note, note
     stored = status.read(Course(fork_parent["root"]), gc.LESSON)[(gc.LESSON, "a-attacks")]
-    assert stored["sandbox"] == note
+    assert stored.sandbox == note

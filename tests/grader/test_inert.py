@@ -286,7 +286,7 @@ def _graded_course(root, students):
         folder.mkdir(parents=True)
         (folder / f"{lc.A}.ipynb").write_bytes(lc.notebook(course.root, lc.A, written=text))
     rows = grade.grade(course, lc.A, grade.Options(jobs=2))
-    assert {r["status"] for r in rows} == {"needs manual grading"}, rows
+    assert {r.status for r in rows} == {"needs manual grading"}, rows
     return course
 
 
@@ -323,7 +323,7 @@ def test_a_hand_grade_of_a_notebook_graded_before_it_was_inert_is_kept(tmp_path)
         g.manual_score, g.needs_manual_grade = 1.0, False
         gb.db.commit()
     rows = grade.grade(course, lc.A, grade.Options(jobs=1, force=True))
-    assert [(r["status"], r["reason"]) for r in rows] == [("graded", "")], rows
+    assert [(r.status, r.reason) for r in rows] == [("graded", "")], rows
     with course.gradebook() as gb:
         g = gb.find_grade("explain", lc.A, lc.A, "ada")
         assert (g.manual_score, g.needs_manual_grade) == (1.0, False)

@@ -68,7 +68,7 @@ def _grader(course, *args):
 
 def _final(course):
     stored = status.read(course, gc.LESSON)
-    return {student: (row["status"], row["score"]) for (_, student), row in stored.items()}
+    return {student: (row.status, row.score) for (_, student), row in stored.items()}
 
 
 def test_shards_are_dealt_by_submission_and_cover_the_class_once():

@@ -269,15 +269,15 @@ def test_export_has_one_row_per_roster_learner_and_lesson_with_hand_grades(hand_
 def test_hand_grades_reach_graded_without_regrading_and_survive_a_regrade(hand_graded):
     course = hand_graded["course"]
     student = lc.CLASS[0].canvas
-    before = status.read(course, A)[(A, student)]["graded_at"]
+    before = status.read(course, A)[(A, student)].graded_at
     outcome = {o.student: o for o in outcomes(course, [A])}[student]
     assert (outcome.status, outcome.score) == (status.GRADED, 3)
-    assert status.read(course, A)[(A, student)]["graded_at"] == before    # nothing re-graded
+    assert status.read(course, A)[(A, student)].graded_at == before    # nothing re-graded
     again = cli(course, "grade", A, "--student", student)
     assert again.exit_code == 0, again.output
     after = {o.student: o for o in outcomes(course, [A])}[student]
     assert (after.status, after.score) == (status.GRADED, 3)
-    assert status.read(course, A)[(A, student)]["graded_at"] > before
+    assert status.read(course, A)[(A, student)].graded_at > before
 
 
 def test_canvas_gradebook_is_filled_in_its_own_columns(hand_graded, tmp_path):
@@ -429,8 +429,8 @@ def test_collecting_again_regrades_nothing_and_a_change_keeps_the_old(hand_grade
 
 def _graded_at(course):
     """When each submission graded or waiting for a hand grade was last graded."""
-    return {k: r["graded_at"] for k, r in status.read(course, A).items()
-            if r["status"] in (status.GRADED, status.MANUAL)}
+    return {k: r.graded_at for k, r in status.read(course, A).items()
+            if r.status in (status.GRADED, status.MANUAL)}
 
 
 @pytest.fixture(scope="module")
@@ -486,7 +486,7 @@ def test_the_progress_line_is_told_which_submissions_are_running(moodle):
     running, rows = moodle["running"], moodle["rows"]
     assert running and all(len(now) <= 3 for now in running)
     seen = {student for now in running for student, _ in now}
-    graded = {r["student"] for r in rows if r["status"] != status.MISSING}
+    graded = {r.student for r in rows if r.status != status.MISSING}
     assert seen == graded
     for now in running:                 # the longest-running first
         seconds = [s for _, s in now]

@@ -64,10 +64,10 @@ def _course(root: Path, learners: dict) -> Course:
 def graded(tmp_path_factory):
     """The class in one run under a small limit, two at a time; the honest learners alone."""
     course = _course(tmp_path_factory.mktemp("memory") / "course", {"hoarder": HOARDER, **HONEST})
-    rows = {r["student"]: r for r in grade.grade(
+    rows = {r.student: r for r in grade.grade(
         course, LESSON, grade.Options(jobs=2, grader_memory=LIMIT_MB * 1024**2))}
     alone = _course(tmp_path_factory.mktemp("alone") / "course", HONEST)
-    alone_rows = {r["student"]: r for r in grade.grade(alone, LESSON, grade.Options(jobs=2))}
+    alone_rows = {r.student: r for r in grade.grade(alone, LESSON, grade.Options(jobs=2))}
     return course, rows, alone, alone_rows
 
 
@@ -94,11 +94,11 @@ def _error(course, student, grade_id) -> str:
 def test_the_hoarders_items_fail_with_a_reason_that_says_why(graded):
     course, rows, _, _ = graded
     row = rows["hoarder"]
-    if row["status"] == status.FAILED:     # the grader ran out of memory: the notebook fails
+    if row.status == status.FAILED:     # the grader ran out of memory: the notebook fails
         assert re.fullmatch(r"the grader ran out of memory reading this notebook's answers "
-                            r"\(limit 1 GB\)", row["reason"]), row
+                            r"\(limit 1 GB\)", row.reason), row
         return
-    assert row["status"] in (status.GRADED, status.MANUAL), row
+    assert row.status in (status.GRADED, status.MANUAL), row
     scores = _scores(course, "hoarder")
     right = _scores(course, "right")
     for item, points in HOARDED_ITEMS.items():
@@ -117,7 +117,7 @@ def test_every_grading_process_stays_within_its_memory_limit(graded):
         assert f"memory limit of the grading process: {LIMIT_MB} MB" in log, student
         peak = re.findall(r"peak memory of the grading process: (\d+) MB "
                           r"\(address space (\d+) MB\)", log)
-        if rows[student]["status"] != status.FAILED:
+        if rows[student].status != status.FAILED:
             resident, address_space = map(int, peak[-1])
             assert address_space <= LIMIT_MB and resident < 400, (student, peak)
 
@@ -126,9 +126,9 @@ def test_the_honest_learners_are_graded_as_when_graded_alone(graded):
     course, rows, alone, alone_rows = graded
     for student in HONEST:
         row, by_itself = rows[student], alone_rows[student]
-        assert row["status"] in (status.GRADED, status.MANUAL), row
-        assert (row["status"], row["score"], row["reason"], row["sandbox"]) == (
-            by_itself["status"], by_itself["score"], by_itself["reason"], by_itself["sandbox"])
+        assert row.status in (status.GRADED, status.MANUAL), row
+        assert (row.status, row.score, row.reason, row.sandbox) == (
+            by_itself.status, by_itself.score, by_itself.reason, by_itself.sandbox)
         assert _scores(course, student) == _scores(alone, student)
     assert sum(_scores(course, "right").values()) == 9
     assert sum(_scores(course, "wrong").values()) == 4
@@ -192,7 +192,7 @@ def test_a_grading_process_out_of_memory_or_killed_fails_its_submission_and_says
     row, process, log = _in_child(tmp_path, _graded_by_a_hog, limit)
     assert process.exitcode == 0
     gb = f"{limit / 1024**3:.3g}"
-    assert row is not None and (row["status"], row["reason"]) == (
+    assert row is not None and (row.status, row.reason) == (
         status.FAILED, f"the grader ran out of memory reading this notebook's answers "
                         f"(limit {gb} GB)"), row
     log.done()
@@ -215,5 +215,5 @@ def test_a_grading_process_out_of_memory_or_killed_fails_its_submission_and_says
         receive, send = multiprocessing.Pipe(duplex=False)
         send.close()
         found = grade._collect(process, receive, LESSON, "learner", False, 60, 1.0, log)
-        assert found["status"] == status.FAILED and found["score"] is None, found
-        assert re.fullmatch(said, found["reason"]), found
+        assert found.status == status.FAILED and found.score is None, found
+        assert re.fullmatch(said, found.reason), found

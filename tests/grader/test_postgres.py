@@ -51,7 +51,7 @@ def test_two_graders_split_a_class_over_one_postgresql_gradebook(postgres, tmp_p
     assert {student for _, student in stored} == set(CLASS)
     for student, (_, score) in CLASS.items():
         row = stored[gc.LESSON, student]
-        assert row["score"] == score, row
-        assert row["status"] == (status.FAILED if score is None else status.GRADED), row
+        assert row.score == score, row
+        assert row.status == (status.FAILED if score is None else status.GRADED), row
     grades, _ = export.rows(course)
     assert {r["student"]: r["status"] for r in grades}["eve"] == status.FAILED

@@ -110,7 +110,7 @@ def graded_class(tmp_path_factory):
     course = Course(root)
     submitted = _fingerprint(root / "submitted")
     rows = grade.grade(course, gc.LESSON, grade.Options(jobs=2))
-    return course, {row["student"]: row for row in rows}, submitted
+    return course, {row.student: row for row in rows}, submitted
 
 
 @pytest.mark.parametrize("student", list(CASES))
@@ -118,18 +118,18 @@ def test_each_broken_submission_gets_its_status_and_score(graded_class, student)
     course, rows, _ = graded_class
     *_, expected_status, expected_score, reason = CASES[student]
     row = rows[student]
-    assert row["status"] == expected_status, row
-    assert row["score"] == expected_score, row
+    assert row.status == expected_status, row
+    assert row.score == expected_score, row
     if expected_status == status.GRADED:
-        assert row["max_score"] == 5, row          # the lesson's points, whatever was handed in
-    assert reason in row["reason"], row
+        assert row.max_score == 5, row          # the lesson's points, whatever was handed in
+    assert reason in row.reason, row
     if expected_status == status.FAILED:
-        assert row["reason"]
+        assert row.reason
     # the stored record is the one returned, and the others were graded
     stored = status.read(course, gc.LESSON)
-    assert stored[(gc.LESSON, student)]["status"] == expected_status
+    assert stored[(gc.LESSON, student)].status == expected_status
     for control, score in CONTROLS.items():
-        assert (rows[control]["status"], rows[control]["score"]) == (status.GRADED, score)
+        assert (rows[control].status, rows[control].score) == (status.GRADED, score)
     assert set(rows) == set(CASES) | set(CONTROLS)
 
 

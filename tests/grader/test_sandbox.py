@@ -175,7 +175,7 @@ def attacked(tmp_path_factory):
         rows = grade.grade(Course(root), gc.LESSON, grade.Options(jobs=2))
     finally:
         listener.close()
-    return dict(root=root, rows={r["student"]: r for r in rows}, before=before,
+    return dict(root=root, rows={r.student: r for r in rows}, before=before,
                 listener=listener, package_before=package_before,
                 left=gc.processes_with(MARKER))
 
@@ -183,16 +183,16 @@ def attacked(tmp_path_factory):
 @pytest.mark.parametrize("student", list(ATTACKS))
 def test_an_attack_is_graded_on_what_it_did_and_reported(attacked, student):
     row = attacked["rows"][student]
-    assert (row["status"], row["score"]) == (status.GRADED, 3), row
-    assert ATTACKS[student][1] in row["sandbox"], row
+    assert (row.status, row.score) == (status.GRADED, 3), row
+    assert ATTACKS[student][1] in row.sandbox, row
     stored = status.read(Course(attacked["root"]), gc.LESSON)[(gc.LESSON, student)]
-    assert stored["sandbox"] == row["sandbox"]
+    assert stored.sandbox == row.sandbox
 
 
 def test_the_honest_learners_get_the_scores_they_get_alone(attacked):
     for student, score in CONTROLS.items():
         row = attacked["rows"][student]
-        assert (row["status"], row["score"], row["sandbox"]) == (status.GRADED, score, ""), row
+        assert (row.status, row.score, row.sandbox) == (status.GRADED, score, ""), row
 
 
 def test_the_course_directory_is_unchanged_but_for_the_results(attacked):
@@ -334,8 +334,8 @@ def test_the_next_learner_finds_nothing_the_last_one_left(tmp_path):
     root = gc.make_course(tmp_path / "course")
     gc.submit(root, "a-leaves", {"answer_square": LEAVES.format(marker=MARKER) + RIGHT_SQUARE})
     gc.submit(root, "b-looks", {"answer_square": PROBE + RIGHT_SQUARE})
-    rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1))}
-    assert [rows[s]["score"] for s in ("a-leaves", "b-looks")] == [5, 5], rows
+    rows = {r.student: r for r in grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1))}
+    assert [rows[s].score for s in ("a-leaves", "b-looks")] == [5, 5], rows
     assert "/tmp REFUSED" in _probed(root, "a-leaves")
     seen = _probed(root, "b-looks")
     assert "WARM" in seen, seen
@@ -357,7 +357,7 @@ def test_kernels_start_cold_when_asked_or_when_the_server_is_not_there(tmp_path,
         raise warm.Unavailable("no server today")
     monkeypatch.setattr(warm.Server, "_start", broken)
     rows = grade.grade(course, gc.LESSON, grade.Options(jobs=1, force=True))
-    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
+    assert (rows[0].status, rows[0].score) == (status.GRADED, 5), rows
     assert "COLD" in _probed(root, "alice")
     assert "kernels start cold: no server today" in capfd.readouterr().err
     monkeypatch.undo()
@@ -365,7 +365,7 @@ def test_kernels_start_cold_when_asked_or_when_the_server_is_not_there(tmp_path,
     # a server that is gone by the time a kernel is asked for
     monkeypatch.setattr(warm.Server, "ready", lambda self: str(self.spool / "gone.sock"))
     rows = grade.grade(course, gc.LESSON, grade.Options(jobs=1, force=True))
-    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
+    assert (rows[0].status, rows[0].score) == (status.GRADED, 5), rows
     assert "COLD" in _probed(root, "alice")
     log = (root / "grading-logs" / gc.LESSON / "alice.log").read_text()
     assert "the warm-kernel server is not there" in log and "starts cold" in log
@@ -380,9 +380,9 @@ def test_a_kernel_that_runs_out_of_cpu_time_is_reported(tmp_path, warm_start):
         config.write("c.GradingExecute.cpu_limit = 2\n")
     gc.submit(root, "spinner", {"answer_square": "while True:\n    pass"})
     rows = grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1, warm=warm_start))
-    assert (rows[0]["status"], rows[0]["score"]) == (status.FAILED, None), rows
-    assert "the kernel died" in rows[0]["reason"], rows
-    assert "the CPU-time limit (2 s) ended the kernel" in rows[0]["sandbox"], rows
+    assert (rows[0].status, rows[0].score) == (status.FAILED, None), rows
+    assert "the kernel died" in rows[0].reason, rows
+    assert "the CPU-time limit (2 s) ended the kernel" in rows[0].sandbox, rows
 
 
 @pytest.mark.parametrize("warm_start", [True, False], ids=["warm", "cold"])
@@ -394,7 +394,7 @@ def test_what_a_kernel_writes_to_its_own_stderr_reaches_the_grading_log(tmp_path
     gc.submit(root, "alice", {"answer_square": "import os\nos.write(2, b'KERNEL-STDERR-4711')\n"
                                                + RIGHT_SQUARE})
     rows = grade.grade(Course(root), gc.LESSON, grade.Options(jobs=1, warm=warm_start))
-    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 5), rows
+    assert (rows[0].status, rows[0].score) == (status.GRADED, 5), rows
     log = (root / "grading-logs" / gc.LESSON / "alice.log").read_text()
     assert "KERNEL-STDERR-4711" in log
 
@@ -581,7 +581,7 @@ def course_read(request, tmp_path_factory):
         for name, code in [*READERS.items(), ("everything", EVERYTHING), ("names", NAMES)]:
             gc.submit(root, f"reads-{name}", {"answer_square": _reader(code, root, secret_file)
                                               + WRONG_SQUARE})
-        rows = {r["student"]: r for r in grade.grade(Course(root), gc.LESSON,
+        rows = {r.student: r for r in grade.grade(Course(root), gc.LESSON,
                                                      grade.Options(jobs=2, warm=warm_start))}
     finally:
         os.environ.pop("AUTOGRAD_LAB_TEST_SECRET", None)
@@ -591,7 +591,7 @@ def course_read(request, tmp_path_factory):
 
 def _said(course_read, name):
     root, rows = course_read
-    assert (rows[f"reads-{name}"]["status"], rows[f"reads-{name}"]["score"]) == (
+    assert (rows[f"reads-{name}"].status, rows[f"reads-{name}"].score) == (
         status.GRADED, 3), rows[f"reads-{name}"]
     lines = _probed(root, f"reads-{name}").splitlines()
     assert lines, name
@@ -699,8 +699,8 @@ except Exception as error:
         "DATA_", str(postgresql.data)).replace("URL_", url)
     gc.submit(root, "reads-postgresql", {"answer_square": code + WRONG_SQUARE})
     rows = grade.grade(Course(root, url), gc.LESSON, grade.Options(jobs=1))
-    assert (rows[0]["status"], rows[0]["score"]) == (status.GRADED, 3), rows
+    assert (rows[0].status, rows[0].score) == (status.GRADED, 3), rows
     lines = _probed(root, "reads-postgresql").splitlines()
     tried = [line for line in lines if " postgresql " in line]
     assert len(tried) >= 3 and all(line.startswith("REFUSED ") for line in tried), lines
-    assert "a network connection was refused" in rows[0]["sandbox"], rows
+    assert "a network connection was refused" in rows[0].sandbox, rows

@@ -50,23 +50,23 @@ def _check(course: Course) -> None:
     course.gradebook().close()              # nbgrader's tables first, as a real gradebook has
     _old_gradebook(course.gradebook_url)
     rows = {s: r for (_, s), r in status.read(course).items()}
-    assert {s for s, r in rows.items() if r["forgery"]} == {"forged", "shadow"}, rows
-    assert rows["forged"]["forgery_reason"].startswith("the kernel's own run of 1 test cell")
-    assert rows["forged"]["sandbox"] == "the memory limit stopped an allocation"
-    assert rows["shadow"]["forgery_reason"] == ("code handed in beside the notebook, left "
+    assert {s for s, r in rows.items() if r.forgery} == {"forged", "shadow"}, rows
+    assert rows["forged"].forgery_reason.startswith("the kernel's own run of 1 test cell")
+    assert rows["forged"].sandbox == "the memory limit stopped an allocation"
+    assert rows["shadow"].forgery_reason == ("code handed in beside the notebook, left "
                                                "out: stack_data.py")
-    assert rows["shadow"]["sandbox"] == ""
+    assert rows["shadow"].sandbox == ""
     for student in ("refused", "honest", "lower"):
-        assert (rows[student]["forgery"], rows[student]["forgery_reason"],
-                rows[student]["sandbox"]) == (False, "", OLD[student]), rows[student]
+        assert (rows[student].forgery, rows[student].forgery_reason,
+                rows[student].sandbox) == (False, "", OLD[student]), rows[student]
     # once: a row written since is what its grader said, whatever its text
-    status.record(course, [dict(lesson="01", student="honest", status=status.GRADED,
-                                sandbox="ATTEMPT: printed by a learner?")])
-    status.record(course, [dict(lesson="01", student="forged", status=status.GRADED,
-                                forgery=True, forgery_reason="the grader's words")])
+    status.record(course, [status.Row("01", "honest", status.GRADED,
+                                      sandbox="ATTEMPT: printed by a learner?")])
+    status.record(course, [status.Row("01", "forged", status.GRADED,
+                                      forgery=True, forgery_reason="the grader's words")])
     rows = {s: r for (_, s), r in status.read(course).items()}
-    assert rows["honest"]["forgery"] is False
-    assert (rows["forged"]["forgery"], rows["forged"]["forgery_reason"]) == (
+    assert rows["honest"].forgery is False
+    assert (rows["forged"].forgery, rows["forged"].forgery_reason) == (
         True, "the grader's words")
 
 

@@ -40,7 +40,7 @@ def _gradebook(course):
 
     with course.gradebook() as gb:
         scores = sorted((g.student.id, g.name, g.score) for g in gb.db.query(Grade))
-    statuses = {key: (r["status"], r["reason"], r["score"])
+    statuses = {key: (r.status, r.reason, r.score)
                 for key, r in status.read(course).items()}
     return scores, statuses
 

@@ -178,9 +178,9 @@ def test_a_hand_grade_of_an_answer_changed_outside_collect_is_asked_for_again(te
 def test_another_lessons_notebook_is_named_as_that_lesson(term):
     course = term["course"]
     row = status.read(course, A)[(A, OTHER)]
-    assert row["status"] == status.FAILED
-    assert f"this is lesson {B}'s notebook, handed in as {A}" in row["reason"]
-    assert "KeyError" not in row["reason"]
+    assert row.status == status.FAILED
+    assert f"this is lesson {B}'s notebook, handed in as {A}" in row.reason
+    assert "KeyError" not in row.reason
 
 
 def test_no_page_shows_a_path_of_the_grading_machine(term):

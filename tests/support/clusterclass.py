@@ -73,7 +73,7 @@ def decided(course: Course, out: Path) -> dict:
     cell, and the export's two files (grades.csv, questions.csv), as written."""
     from nbgrader.api import Grade
 
-    statuses = {student: (r["status"], r["reason"], r["score"], r["max_score"], r["sandbox"])
+    statuses = {student: (r.status, r.reason, r.score, r.max_score, r.sandbox)
                 for (_, student), r in status.read(course, gc.LESSON).items()}
     with course.gradebook() as gb:
         cells = sorted((g.student.id, g.name, g.auto_score, g.manual_score, g.max_score)

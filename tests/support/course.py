@@ -144,12 +144,12 @@ def grade_class(lesson, notebooks, workdir):
         folder = course.submission(lesson, student)
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{lesson}.ipynb")
-    rows = {row["student"]: row for row in grade.grade(course, lesson, grade.Options())}
+    rows = {row.student: row for row in grade.grade(course, lesson, grade.Options())}
     feedback.feedback(course, lesson, partial=True)
     results = {}
     with course.gradebook() as gb:
         for student in notebooks:
-            if rows[student]["status"] not in ("graded", "needs manual grading"):
+            if rows[student].status not in ("graded", "needs manual grading"):
                 raise RuntimeError(f"{student} was not graded: {rows[student]}")
             sub = gb.find_submission(lesson, student)
             page = course.directory("feedback") / student / lesson / f"{lesson}.html"
@@ -164,7 +164,7 @@ def grade_class(lesson, notebooks, workdir):
                     cells[meta["grade_id"]] = Cell(found.score, found.max_score,
                                                    shown(cell.outputs))
             results[student] = Graded(sub.code_score, sub.max_code_score, text, cells,
-                                      rows[student].get("hidden") or "")
+                                      rows[student].hidden)
     return results
 
 

@@ -579,7 +579,7 @@ def grade(ctx: typer.Context,
     if skipped:
         console.print(f"{len(skipped)} graded before and unchanged since, not graded again "
                       "(--force grades them again)")
-    if any(row["status"] == "failed" for row in rows):
+    if any(row.status == "failed" for row in rows):
         raise typer.Exit(1)
 
 
@@ -636,7 +636,7 @@ def summary_table(outcomes, title, rows=(), failed_only=False):
     from rich.console import Group
     from rich.text import Text
 
-    ran = {row["student"]: row for row in rows}
+    ran = {row.student: row for row in rows}
     counts = {}
     for out in outcomes:
         counts[out.status] = counts.get(out.status, 0) + 1

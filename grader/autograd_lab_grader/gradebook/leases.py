@@ -144,7 +144,7 @@ class Leases:
                 self.db.execute(text("SELECT pg_advisory_unlock(:key)"),
                                 {"key": lock_key(lesson, student)})
 
-    def take(self, lesson: str, student: str, wanted: Callable[[dict | None], bool],
+    def take(self, lesson: str, student: str, wanted: Callable[[status.Row | None], bool],
              changed_after: Callable[[datetime], bool] = lambda when: False) -> bool:
         """Lease a submission to grade it now. False when another grader holds it, when this
         run graded it already or another grader finished it after this one started (unless
@@ -162,7 +162,7 @@ class Leases:
                 done = lease is not None and lease.done_at is not None and (
                     lease.run == self.run or lease.done_at > self.started) \
                     and not changed_after(lease.done_at)
-                if done or not wanted(dict(row._mapping) if row is not None else None):
+                if done or not wanted(status.Row(**row._mapping) if row is not None else None):
                     taken = False
                 else:
                     attempts = lease.attempts + 1 if lease is not None and lease.run == self.run \
@@ -191,11 +191,11 @@ class Leases:
                                    ).scalar_one()
         return datetime.now(timezone.utc).replace(tzinfo=None)
 
-    def finish(self, row: dict) -> bool:
+    def finish(self, row: status.Row) -> bool:
         """Record a leased submission's status row and mark it done, in one transaction on
         the connection that holds the lease; then let the lease go. False (nothing written)
         when the lease is no longer this grader's."""
-        lesson, student = row["lesson"], row["student"]
+        lesson, student = row.lesson, row.student
         try:
             with self.db.begin():
                 done = self.db.execute(leases.update().where(

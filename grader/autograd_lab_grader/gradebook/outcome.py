@@ -34,8 +34,6 @@ from nbgrader.api import MissingEntry
 from ..course import Course
 from . import late as lateness, status
 
-_KNOWN = {"lesson", "student", "status", "reason", "score", "max_score", "seconds", "graded_at",
-          "sandbox", "forgery", "forgery_reason", "hidden"}
 
 def display_name(student) -> str:
     """A learner's name as the LMS wrote it, from nbgrader's Student row."""
@@ -43,22 +41,18 @@ def display_name(student) -> str:
     return f"{first} {last}".strip() if first and last else (last or first)
 
 
-
 def show_number(value):
     return "" if value is None else f"{round(value, 4):g}"
-
 
 
 def yes(flag: bool | None) -> str:
     return {True: "yes", False: "no"}.get(flag, "")
 
 
-
 def _last_change(folder: Path) -> float | None:
     if not folder.is_dir():
         return None
     return max((p.stat().st_mtime for p in folder.rglob("*")), default=folder.stat().st_mtime)
-
 
 
 def lessons(course: Course, wanted: list[str] | None = None) -> list[str]:
@@ -78,7 +72,6 @@ def lessons(course: Course, wanted: list[str] | None = None) -> list[str]:
     with course.gradebook() as gb:
         used |= {a.name for a in gb.assignments if a.num_submissions}
     return [lesson for lesson in known if lesson in used]
-
 
 
 @dataclass(frozen=True)
@@ -116,7 +109,6 @@ class Outcome:
     forgery_reason: str = ""
     awaiting: list[str] = field(default_factory=list)   # written answers with no hand grade
     questions: list[GradeCell] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)           # further status columns, as recorded
     when: lateness.Lateness | None = None               # submitted, due (their own), late
     comments: list[tuple[str, str]] = field(default_factory=list)   # (cell, the grader's comment)
 
@@ -158,8 +150,8 @@ def outcomes(course: Course, wanted: list[str] | None = None) -> list[Outcome]:
     return result
 
 
-def _outcome(course, gb, assignment, lesson, student, row, refusal, policy=None,
-             extension=None) -> Outcome:
+def _outcome(course, gb, assignment, lesson, student, row: status.Row | None, refusal,
+             policy=None, extension=None) -> Outcome:
     out = Outcome(student, "", lesson, status.MISSING, reason="no submission",
                   max_score=assignment.max_score if assignment else None)
     due = extension or (assignment.duedate if assignment is not None else None)
@@ -167,20 +159,17 @@ def _outcome(course, gb, assignment, lesson, student, row, refusal, policy=None,
     if submitted is not None or extension is not None:
         out.when = lateness.Lateness(submitted, due, extended=extension is not None)
     if row is not None:
-        out.sandbox = row.get("sandbox") or ""
-        out.forgery = bool(row.get("forgery"))
-        out.forgery_reason = row.get("forgery_reason") or ""
-        out.extra = {k: v for k, v in row.items() if k not in _KNOWN}
+        out.sandbox, out.forgery, out.forgery_reason = row.sandbox, row.forgery, row.forgery_reason
     changed = _last_change(course.submission(lesson, student))
-    if changed is not None and row is not None and row["status"] != status.MISSING and \
-            changed > row["graded_at"].replace(tzinfo=timezone.utc).timestamp():
+    if changed is not None and row is not None and row.status != status.MISSING and \
+            changed > row.graded_at.replace(tzinfo=timezone.utc).timestamp():
         out.status, out.reason = status.UNGRADED, "collected again since it was graded"
         return out
-    if row is not None and row["status"] == status.FAILED:
-        out.status, out.reason = status.FAILED, row["reason"]
+    if row is not None and row.status == status.FAILED:
+        out.status, out.reason = status.FAILED, row.reason
         return out
     submission = None
-    if assignment is not None and (row is None or row["status"] in (status.GRADED, status.MANUAL)):
+    if assignment is not None and (row is None or row.status in (status.GRADED, status.MANUAL)):
         try:
             submission = gb.find_submission(lesson, student)
         except MissingEntry:
@@ -195,7 +184,7 @@ def _outcome(course, gb, assignment, lesson, student, row, refusal, policy=None,
     if out.when is None or out.when.submitted is None:       # (graded by nbgrader, from its time)
         out.when = lateness.Lateness(submission.timestamp, due, extended=extension is not None)
     out.max_score = submission.max_score
-    out.reason = row["reason"] if row is not None else "graded by nbgrader"
+    out.reason = row.reason if row is not None else "graded by nbgrader"
     if row is None:
         out.sandbox = "unknown: graded by nbgrader"
     for notebook in submission.notebooks:
@@ -220,7 +209,6 @@ def _outcome(course, gb, assignment, lesson, student, row, refusal, policy=None,
         out.late_penalty = penalty if out.late else None
         out.status, out.score = status.GRADED, max(raw - penalty, 0.0)
     return out
-
 
 
 def took(out: Outcome) -> str:

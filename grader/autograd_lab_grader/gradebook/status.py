@@ -6,11 +6,14 @@ what the grading sandbox refused or which limit stopped something (``sandbox``),
 the grader found the grade itself forged (``forgery``, a flag, and ``forgery_reason``,
 the grader's own words: never text the learner's code printed). It lives
 in the same database (SQLite or the PostgreSQL that several graders share), so every grader and
-every later step (export, feedback, report) reads one record.
+every later step (export, feedback, report) reads one record. A row is a ``Row``: what a
+grading process sends back, what ``record`` stores and ``read`` returns.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlalchemy import (Boolean, Column, DateTime, Float, MetaData, String, Table, Text,
@@ -42,6 +45,26 @@ submissions = Table(
     # instructor's alone; the learner's page names only the check and the misconception
     Column("hidden", Text, nullable=False, default="", server_default=""),
 )
+
+
+@dataclass(frozen=True)
+class Row:
+    """What grading did to one learner's submission of a lesson: a row of ``submissions``, as
+    grading makes it, ``record`` stores it and ``read`` gives it back (a field a row does not
+    set is the column's default)."""
+    lesson: str
+    student: str
+    status: str                         # GRADED, FAILED, MISSING or MANUAL
+    reason: str = ""
+    score: float | None = None          # None unless the submission was graded
+    max_score: float | None = None
+    seconds: float | None = None        # how long grading it took
+    sandbox: str = ""                   # what the sandbox refused, which limit stopped it
+    forgery: bool = False               # the grader found it forging its grade
+    forgery_reason: str = ""            # why, in the grader's words
+    hidden: str = ""                    # what the hidden tests found, for the instructor
+    graded_at: datetime | None = None   # when it was recorded (naive UTC): set by ``record``
+
 
 # how a forgery was marked before the flag existed: a part of the sandbox column starting so
 _OLD_MARK = "ATTEMPT: "
@@ -133,7 +156,7 @@ def tables(course) -> None:
     _engine(course).dispose()
 
 
-def record(course, rows: list[dict]) -> None:
+def record(course, rows: list[Row]) -> None:
     """Store the outcome of grading each (lesson, student) in rows, replacing an earlier one."""
     engine = _engine(course)
     with engine.begin() as db:
@@ -141,7 +164,7 @@ def record(course, rows: list[dict]) -> None:
     engine.dispose()
 
 
-def write(db, rows: list[dict]) -> None:
+def write(db, rows: list[Row]) -> None:
     """record's rows, on a connection inside its transaction (leases.py records a grade on
     the connection that holds its lease). One statement a row that inserts or replaces
     (PostgreSQL's and SQLite's INSERT ... ON CONFLICT DO UPDATE), so that two graders
@@ -154,24 +177,22 @@ def write(db, rows: list[dict]) -> None:
         raise ValueError(f"no gradebook on {db.dialect.name}: SQLite or PostgreSQL")
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     for row in rows:
-        # (a column a row does not name is reset to its default, as a new row would have it)
-        values = {c.name: c.default.arg if c.default is not None else None
-                  for c in submissions.columns if not c.primary_key}
-        values.update(row, graded_at=now)
+        # (every column is written: one the row leaves at its default is reset to it)
+        values = dict(dataclasses.asdict(row), graded_at=now)
         statement = insert(submissions).values(**values)
         db.execute(statement.on_conflict_do_update(
             index_elements=[c.name for c in submissions.primary_key],
             set_={k: v for k, v in values.items() if k not in ("lesson", "student")}))
 
 
-def read(course, lesson: str | None = None) -> dict[tuple[str, str], dict]:
+def read(course, lesson: str | None = None) -> dict[tuple[str, str], Row]:
     """{(lesson, student): row} for one lesson or all."""
     engine = _engine(course)
     query = select(submissions)
     if lesson is not None:
         query = query.where(submissions.c.lesson == lesson)
     with engine.connect() as db:
-        rows = {(r.lesson, r.student): dict(r._mapping) for r in db.execute(query)}
+        rows = {(r.lesson, r.student): Row(**r._mapping) for r in db.execute(query)}
     engine.dispose()
     return rows
 

@@ -62,7 +62,6 @@ def write_csv(path: Path, table, *, bom: bool = False, newline: str = "\r\n") ->
     return Path(path)
 
 
-
 def rows(course: Course, wanted: list[str] | None = None):
     """(grades rows, questions rows) as lists of dicts."""
     grades, questions = [], []
@@ -80,8 +79,7 @@ def rows(course: Course, wanted: list[str] | None = None):
                            due=lateness.show(out.when.due) if out.when else "",
                            reason=out.reason, sandbox=out.sandbox,
                            forgery="yes" if out.forgery else "",
-                           forgery_reason=out.forgery_reason,
-                           **{k: "" if v is None else v for k, v in out.extra.items()}))
+                           forgery_reason=out.forgery_reason))
         by_name = {q.question: q for q in out.questions}
         for name, most in cells.get(out.lesson, []):
             q = by_name.get(name)
@@ -99,9 +97,8 @@ def export(course: Course, out: Path, wanted: list[str] | None = None) -> list[P
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     grades, questions = rows(course, wanted)
-    extra = sorted({k for row in grades for k in row} - set(GRADES))   # e.g. a later flag
     suffix = "-" + "-".join(lessons(course, wanted)) if wanted else ""
-    for name, fields, table in ((f"grades{suffix}.csv", GRADES + tuple(extra), grades),
+    for name, fields, table in ((f"grades{suffix}.csv", GRADES, grades),
                                 (f"questions{suffix}.csv", QUESTIONS, questions)):
         paths.append(write_csv(out / name, [list(fields)] + [[row.get(k, "") for k in fields]
                                                             for row in table]))

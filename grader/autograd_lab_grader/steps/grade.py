@@ -118,9 +118,9 @@ def _child(course, lesson, student, options, server, output, conn, grader, scrat
                         sandboxed=options.sandboxed, server=server, scratch=scratch)
     except MemoryError:
         # (what held the memory is gone with the frames the error left: a row is small)
-        row = dict(lesson=lesson, student=student, status=status.FAILED, reason=out_of_memory(),
-                   score=None, max_score=None, seconds=time.monotonic() - started)
-        print(f"autograd-lab: {row['reason']}", file=sys.stderr, flush=True)
+        row = status.Row(lesson, student, status.FAILED, reason=out_of_memory(),
+                         seconds=time.monotonic() - started)
+        print(f"autograd-lab: {row.reason}", file=sys.stderr, flush=True)
     conn.send(row)
 
 
@@ -258,8 +258,7 @@ def plan(course: Course, lesson: str, options: Options):
         if options.students and student not in options.students:
             continue
         if student not in submitted:
-            rows.append(dict(lesson=lesson, student=student, status=status.MISSING,
-                             reason="no submission", score=None, max_score=None, seconds=None))
+            rows.append(status.Row(lesson, student, status.MISSING, reason="no submission"))
             continue
         if not _wanted(course, lesson, student, options, previous.get((lesson, student))):
             skipped.append(student)
@@ -268,19 +267,20 @@ def plan(course: Course, lesson: str, options: Options):
     return todo, rows, skipped
 
 
-def _wanted(course: Course, lesson: str, student: str, options: Options, before: dict | None):
+def _wanted(course: Course, lesson: str, student: str, options: Options,
+            before: status.Row | None):
     """Whether a submission is to be graded, given its status row: not when it was graded
     before and has not changed since (unless forced, or its learner named)."""
     return (options.force or bool(options.students) or before is None
-            or before["status"] not in (status.GRADED, status.MANUAL)
+            or before.status not in (status.GRADED, status.MANUAL)
             or _last_change(course.submission(lesson, student))
-            > before["graded_at"].replace(tzinfo=timezone.utc).timestamp())
+            > before.graded_at.replace(tzinfo=timezone.utc).timestamp())
 
 
 def grade(course: Course, lesson: str, options: Options = Options(),
           on_start: Callable[[int, list[str]], None] = lambda total, skipped: None,
-          on_done: Callable[[dict], None] = lambda row: None,
-          on_running: Callable[[list], None] = lambda running: None) -> list[dict]:
+          on_done: Callable[[status.Row], None] = lambda row: None,
+          on_running: Callable[[list], None] = lambda running: None) -> list[status.Row]:
     """Grade every submission of `lesson` in the shard; returns a status row per submission
     graded (or found missing) by this run, and records them in the gradebook. on_start gets
     how many will be graded, and who was skipped (graded before, unchanged since); on_running,
@@ -304,11 +304,12 @@ def grade(course: Course, lesson: str, options: Options = Options(),
 
 
 def run(course: Course, submissions: list[tuple[str, str]], options: Options = Options(),
-        on_done: Callable[[dict], None] = lambda row: None,
+        on_done: Callable[[status.Row], None] = lambda row: None,
         on_running: Callable[[list], None] = lambda running: None,
-        wanted: Callable[[str, str, dict | None], bool] = lambda lesson, student, row: True,
+        wanted: Callable[[str, str, status.Row | None], bool] = lambda lesson, student, row:
+        True,
         changed_after: Callable[[str, str, datetime], bool] = lambda lesson, student, when:
-        False) -> list[dict]:
+        False) -> list[status.Row]:
     """Grade (lesson, student) pairs, `options.jobs` processes at a time; record and return
     their status rows. Each is leased first (leases.py): one that another grader is grading,
     that this run has graded, that another grader finished since this one started (unless
@@ -494,7 +495,7 @@ def _died(process, log: Path, grader_memory: int) -> str:
 
 
 def _collect(process, receive, lesson, student, over, limit, seconds, log: Log,
-             grader_memory=GRADER_MEMORY) -> dict:
+             grader_memory=GRADER_MEMORY) -> status.Row:
     row = None
     if receive.poll():
         try:
@@ -508,8 +509,7 @@ def _collect(process, receive, lesson, student, over, limit, seconds, log: Log,
         log.done()             # (what it said last is read from the log)
         reason = (f"grading took longer than {limit:.0f} s and was stopped" if over else
                   _died(process, log.path, grader_memory))
-        row = dict(lesson=lesson, student=student, status=status.FAILED, reason=reason,
-                   score=None, max_score=None, seconds=seconds)
+        row = status.Row(lesson, student, status.FAILED, reason=reason, seconds=seconds)
     process.join()
     log.done()
     receive.close()

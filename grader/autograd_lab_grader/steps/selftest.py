@@ -26,10 +26,10 @@ class Result:
 
 def _describe(course: Course, row, expected) -> str:
     """The autograded score (code cells: written answers wait for a human) against expected."""
-    if row["status"] not in (status.GRADED, status.MANUAL):
-        return f"{row['status']}: {row['reason']}"
+    if row.status not in (status.GRADED, status.MANUAL):
+        return f"{row.status}: {row.reason}"
     with course.gradebook() as gb:
-        submission = gb.find_submission(row["lesson"], row["student"])
+        submission = gb.find_submission(row.lesson, row.student)
         score, most = submission.code_score, submission.max_code_score
     expected_score = most if expected == "full" else 0
     return f"{expected if score == expected_score else 'WRONG'} {score:g}/{most:g}"
@@ -61,7 +61,7 @@ def selftest(course: Course, lessons: list[str] | None = None,
                 folder.mkdir(parents=True)
                 shutil.copy2(notebook, folder / f"{lesson}.ipynb")
         # every lesson's two submissions in one pool: the cores stay busy across lessons
-        rows = {(r["lesson"], r["student"]): r for r in grade.run(
+        rows = {(r.lesson, r.student): r for r in grade.run(
             copy, [(lesson, s) for lesson in lessons for s in ("solution", "blank")], options)}
         for lesson in lessons:
             results.append(Result(lesson, _describe(copy, rows[lesson, "solution"], "full"),

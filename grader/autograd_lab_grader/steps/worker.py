@@ -350,7 +350,7 @@ def _peak_address_space() -> int | str:
 
 def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None = None,
               memory: int | None = None, sandboxed: bool = True, server: str = "",
-              scratch: str | None = None) -> dict:
+              scratch: str | None = None) -> status.Row:
     """Autograde one submission in this process; returns its status row. `server`: the socket
     of the run's warm-kernel server (warm.py), if it has one; `scratch`: the folder to stage
     the submission in (the run's), else the system's."""
@@ -359,8 +359,7 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     VERDICT_CLAIMS.clear()
     MALFORMED.clear()
     HIDDEN_FOUND.clear()
-    row = dict(lesson=lesson, student=student, score=None, max_score=None, reason="",
-               forgery=False, forgery_reason="", hidden="")
+    row = dict(lesson=lesson, student=student)      # (the fields known so far)
     # the feedback page of the grading this one replaces describes work graded no longer
     from .feedback import remove_page
     remove_page(course, lesson, student)
@@ -373,8 +372,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
             note, handed = stage(course.submission(lesson, student), Path(tmp) / student / lesson,
                                  lesson, release if release.is_file() else None)
         except NotGradable as error:
-            return dict(row, status=error.status, reason=error.reason,
-                        seconds=time.monotonic() - started)
+            return status.Row(**row, status=error.status, reason=error.reason,
+                              seconds=time.monotonic() - started)
         preprocessors = (course.config().Autograde.get("autograde_preprocessors")
                          or Autograde.class_traits()["autograde_preprocessors"].default())
         ours = []
@@ -412,9 +411,10 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB "
           f"(address space {_peak_address_space()} MB)")
     if not result["success"]:
-        return dict(row, status=status.FAILED,
-                    reason=_failure_reason(result.get("log", "") + (result.get("error") or "")),
-                    seconds=seconds)
+        return status.Row(**row, status=status.FAILED,
+                          reason=_failure_reason(result.get("log", "")
+                                                 + (result.get("error") or "")),
+                          seconds=seconds)
     notes = [note] if note else []
     kept = keep_hand_grades(course, lesson, student, hand_graded,
                             (answers(graded) if graded.is_file() else None) or {})
@@ -427,8 +427,8 @@ def grade_one(course: Course, lesson: str, student: str, *, timeout: int | None 
     stopped = _timeouts(graded) if graded.exists() else []
     if stopped:
         notes.append("stopped at the time limit: " + ", ".join(stopped))
-    return dict(row, status=status.MANUAL if manual else status.GRADED, score=score,
-                max_score=max_score, reason="; ".join(notes), seconds=seconds)
+    return status.Row(**row, status=status.MANUAL if manual else status.GRADED, score=score,
+                      max_score=max_score, reason="; ".join(notes), seconds=seconds)
 
 
 def answers(notebook: Path) -> dict[str, str] | None:

@@ -216,8 +216,8 @@ def render_hidden(lesson: str, found: dict[str, str], names: dict[str, str]) -> 
 
 def write_hidden_page(course: Course, lesson: str, folder: Path | None = None) -> Path:
     """reports/<lesson>-hidden-tests.html: what each learner's hidden tests found."""
-    found = {student: row.get("hidden") or "" for (_, student), row
-             in status.read(course, lesson).items() if (row.get("hidden") or "").strip()}
+    found = {student: row.hidden for (_, student), row
+             in status.read(course, lesson).items() if row.hidden.strip()}
     with course.gradebook() as gb:
         names = {s.id: display_name(s) for s in gb.students}
     folder = Path(folder or course.root / "reports")
