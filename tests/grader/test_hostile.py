@@ -407,7 +407,7 @@ def test_the_next_learner_gets_the_grade_they_get_alone(fork_parent):
     row, the same points a cell, the same outputs."""
     row, alone = fork_parent["rows"]["b-honest"], fork_parent["by_itself"]["b-honest"]
     keys = ("status", "score", "max_score", "reason", "sandbox", "forgery", "forgery_reason")
-    assert {k: row[k] for k in keys} == {k: alone[k] for k in keys}
+    assert {k: getattr(row, k) for k in keys} == {k: getattr(alone, k) for k in keys}
     assert (row.status, row.score) == (status.GRADED, 5), row
     assert _graded_alone(fork_parent["root"]) == _graded_alone(fork_parent["alone"])
 
