@@ -7,10 +7,13 @@
    flowing into it has arrived and been summed in its ``_pending`` slot (fan-out: ``x * x``
    sends two). The node's backward turns it into its inputs' gradients, which are added to
    what those nodes have waiting. An AccumulateGrad adds what reaches it into its leaf's
-   ``.grad``.
+   ``.grad``. The walk is one of two loops, chosen once per pass: ``_plain_sweep`` for a
+   plain ``backward()``, ``_careful_sweep`` when hooks, ``create_graph``, captured inputs,
+   NaN checks or a step-through ask for more at every node.
 3. Unless ``retain_graph``, each node's saved tensors are freed right after it has run.
 """
 import gc
+from itertools import chain
 from operator import attrgetter
 
 import numpy as np
@@ -87,16 +90,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     for node, g in zip(roots, grads):
         node._pending = g if node._pending is None else node._pending + g
     order = toposort(list(roots))
-    captured = {}
-    # With inputs to capture, only the nodes between the roots and those inputs run (and
-    # have their saved tensors freed), as in PyTorch: a node runs if some node it sends
-    # gradients to is captured or runs itself.
-    leads = wanted = None
-    if capture is not None:
-        leads = _leading_to(order, capture)
-        if run_captured:
-            leads.update(capture)
-        wanted = leads.union(capture)   # the nodes that are sent gradients at all
+    leads = None if capture is None else _leading_to(order, capture, run_captured)
     prev_mode = _State.enabled
     _State.enabled = create_graph       # the backward is itself recorded only for create_graph
     # The sweep makes no reference cycles, so the cyclic collector has nothing to find here;
@@ -106,69 +100,17 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
     try:
         with np.errstate(all="ignore"):     # inf and nan pass silently, as in PyTorch
             nan_check = _State.anomaly and _State.check_nan
-            # Most passes are plain backward() calls: each node just runs its formula. Anything
-            # else (hooks, broadcast inputs, create_graph, capture...) takes _careful_step.
-            plain = (capture is None and accumulate and on_step is None and not nan_check
-                     and not create_graph)
-            node = None
-            for node in order:
-                g = node._pending
-                if g is None:
-                    continue
-                node._pending = None
-                # What the node saved must be unchanged: each saved tensor still at the version
-                # it was saved at. (A freed node's check always fails.) The first check is
-                # written out, since nearly every node saves one tensor or none.
-                checks = node._checks
-                if plain and node._extras is None and (
-                        checks is None or checks[2][0] == checks[3]
-                        and (len(checks) == 4 or intact(checks))):
-                    outs = node.backward(g)
-                elif leads is not None and node not in leads:
-                    # Not run. Its tensor's hooks still see the gradient that reached it (as
-                    # in PyTorch), and a captured node hands it back.
-                    g = _hooked(node, g)
-                    if node in capture:
-                        captured[node] = g
-                    g = None
-                    continue
-                else:
-                    outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
-                                         nan_check, on_step)
-                    if plain and node.makes_zeros:
-                        plain = False   # from here on, a gradient may be a ZeroTensor's
-                    if wanted is not None:  # gradients only for nodes on the way to an input
-                        outs = [gi if nxt in wanted else None for nxt, gi in zip(node._next, outs)]
-                nexts = node._next
-                n = len(nexts)
-                if n == 1:                 # most nodes: one input, no zip needed
-                    nxt, gi = nexts[0], outs[0]
-                    if nxt is not None and gi is not None:
-                        waiting = nxt._pending
-                        nxt._pending = gi if waiting is None else waiting + gi
-                elif n == 2:
-                    nxt, n2 = nexts
-                    gi, g2 = outs
-                    if nxt is not None and gi is not None:
-                        waiting = nxt._pending
-                        nxt._pending = gi if waiting is None else waiting + gi
-                    if n2 is not None and g2 is not None:
-                        waiting = n2._pending
-                        n2._pending = g2 if waiting is None else waiting + g2
-                    g2 = None
-                else:
-                    for nxt, gi in zip(nexts, outs):
-                        if nxt is not None and gi is not None:
-                            waiting = nxt._pending
-                            nxt._pending = gi if waiting is None else waiting + gi
-                # Drop our references at once: a gradient that only ``_pending`` refers to
-                # can become a leaf's .grad without a copy (see Tensor._accumulate).
-                outs = gi = g = waiting = None
-                if not keep_graph and node._saved:
-                    node._saved, node._checks = None, FREED
+            nodes = iter(order)
+            # Most passes are plain backward() calls: the plain sweep. It hands the rest of
+            # the pass to the careful sweep if a ZeroTensor may turn up.
+            if (capture is None and accumulate and on_step is None and not nan_check
+                    and not create_graph):
+                nodes = _plain_sweep(nodes, keep_graph)
+                if not nodes:
+                    return {}
+            return _careful_sweep(nodes, keep_graph, create_graph, capture, leads, accumulate,
+                                  nan_check, on_step)
     except BaseException:
-        if _State.anomaly and node is not None:
-            forward_stack_warning(node)     # where the failing node was made
         for node in order:              # leave no half-summed gradient for the next pass
             node._pending = None
         raise
@@ -176,18 +118,119 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
         _State.enabled = prev_mode
         if collecting:
             gc.enable()
+
+
+def _plain_sweep(nodes, keep_graph):
+    """Run ``nodes`` (in topological order) as a plain ``backward()`` does: a node's formula
+    straight on its gradient; ``_careful_step`` for one with hooks, broadcast inputs or saved
+    values to check. Returns ``()``, or the nodes left for ``_careful_sweep`` once a ZeroTensor
+    may turn up."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    node = None
+    try:
+        for node in nodes:
+            g = node._pending
+            if g is None:
+                continue
+            node._pending = None
+            # Each saved tensor must be at the version it was saved at (a freed node's check
+            # always fails); the first check is written out: most nodes save one or none.
+            checks = node._checks
+            if node._extras is None and (
+                    checks is None or checks[2][0] == checks[3]
+                    and (len(checks) == 4 or intact(checks))):
+                outs = node.backward(g)
+            elif node.makes_zeros:      # from here on, a gradient may be a ZeroTensor's
+                node._pending = g
+                return chain((node,), nodes)
+            else:
+                outs = _careful_step(node, g)
+            # most nodes have one input or two: no zip (it costs 0.1 µs a node)
+            nexts = node._next
+            n = len(nexts)
+            if n == 1:
+                nxt, gi = nexts[0], outs[0]
+                if nxt is not None and gi is not None:
+                    waiting = nxt._pending
+                    nxt._pending = gi if waiting is None else waiting + gi
+            elif n == 2:
+                nxt, n2 = nexts
+                gi, g2 = outs
+                if nxt is not None and gi is not None:
+                    waiting = nxt._pending
+                    nxt._pending = gi if waiting is None else waiting + gi
+                if n2 is not None and g2 is not None:
+                    waiting = n2._pending
+                    n2._pending = g2 if waiting is None else waiting + g2
+                g2 = None
+            else:
+                for nxt, gi in zip(nexts, outs):
+                    if nxt is not None and gi is not None:
+                        waiting = nxt._pending
+                        nxt._pending = gi if waiting is None else waiting + gi
+            # Drop our references at once: a gradient that only ``_pending`` refers to
+            # can become a leaf's .grad without a copy (see Tensor._accumulate).
+            outs = gi = g = waiting = None
+            if not keep_graph and node._saved:
+                node._saved, node._checks = None, FREED
+    except BaseException:
+        if _State.anomaly and node is not None:
+            forward_stack_warning(node)     # where the failing node was made
+        raise
+    return ()
+
+
+def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=None,
+                   accumulate=True, nan_check=False, on_step=None):
+    """Run ``nodes`` (in topological order), each through ``_careful_step``; with ``capture``,
+    only the nodes in ``leads`` run. Returns the gradients captured."""
+    __tracebackhide__ = True     # IPython shows the learner's line, not this one
+    captured = {}
+    wanted = None if capture is None else leads.union(capture)  # the nodes sent gradients
+    node = None
+    try:
+        for node in nodes:
+            g = node._pending
+            if g is None:
+                continue
+            node._pending = None
+            if leads is not None and node not in leads:
+                # Not run. Its tensor's hooks still see the gradient that reached it (as
+                # in PyTorch), and a captured node hands it back.
+                g = _hooked(node, g)
+                if node in capture:
+                    captured[node] = g
+                g = None
+                continue
+            outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
+                                 nan_check, on_step)
+            for nxt, gi in zip(node._next, outs):
+                if nxt is not None and gi is not None and (wanted is None or nxt in wanted):
+                    waiting = nxt._pending
+                    nxt._pending = gi if waiting is None else waiting + gi
+            outs = gi = g = waiting = None      # (as in _plain_sweep)
+            if not keep_graph and node._saved:
+                node._saved, node._checks = None, FREED
+    except BaseException:
+        if _State.anomaly and node is not None:
+            forward_stack_warning(node)     # where the failing node was made
+        raise
     return captured
 
 
-def _leading_to(order, capture):
-    """The nodes of ``order`` (a topological order) from which a gradient reaches a node of
-    ``capture``."""
+def _leading_to(order, capture, run_captured):
+    """The nodes of ``order`` (a topological order) that run when the gradients of the nodes
+    of ``capture`` are wanted (and have their saved tensors freed), as in PyTorch: a node runs
+    if some node it sends gradients to is captured or runs itself; a captured node itself only
+    with ``run_captured``."""
     leads = set()
     for node in reversed(order):        # inputs first: a node's next nodes are decided
         for nxt in node._next:
             if nxt is not None and (nxt in leads or nxt in capture):
                 leads.add(node)
                 break
+    if run_captured:
+        leads.update(capture)
     return leads
 
 
@@ -202,7 +245,8 @@ def _hooked(node, g):
     return g
 
 
-def _careful_step(node, g, create_graph, capture, captured, accumulate, nan_check, on_step):
+def _careful_step(node, g, create_graph=False, capture=None, captured=None, accumulate=True,
+                  nan_check=False, on_step=None):
     """One node's step with everything a plain backward() does not need: hooks, capture,
     broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
     Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""

@@ -7,10 +7,12 @@
 * Gradient buffers: ``.grad`` never shares memory with another ``.grad`` or with the caller's
   ``gradient``, and later backward passes add into it in place.
 * Version counters: bumped by every in-place change, shared with ``detach()``.
+* Size: every function of the backward pass (``_core/engine.py``) fits on one screen.
 
 Tests taking ``lib`` run twice, under autograd_lab and under PyTorch (when installed), so
 each assertion is checked against PyTorch's own behaviour.
 """
+import ast
 import gc
 import os
 import subprocess
@@ -32,6 +34,21 @@ def lib(request):
     if request.param == "torch":
         return request.getfixturevalue("torch")
     return al
+
+
+# -- size ----------------------------------------------------------------------------------
+SCREEN = 60     # lines, the docstring included
+
+
+def test_every_function_of_the_backward_pass_fits_on_a_screen():
+    """The backward pass is the code learners are sent to read (lesson 00). Where speed needs
+    a loop written out, the loop is a sweep of its own, chosen once per pass
+    (docs/maintainers/speed.md), not another branch in one long function."""
+    tree = ast.parse((REPO / "autograd_lab" / "_core" / "engine.py").read_text())
+    lengths = {f.name: f.end_lineno - f.lineno + 1 for f in ast.walk(tree)
+               if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    assert {"run_backward", "toposort"} <= lengths.keys()
+    assert {name: n for name, n in lengths.items() if n > SCREEN} == {}
 
 
 # -- depth ---------------------------------------------------------------------------------
