@@ -234,7 +234,7 @@ class Node:
         return sorted(set(super().__dir__()) | {"_saved_" + k for k in keys if k})
 
     # -- the vector-Jacobian product -----------------------------------------------------
-    def __call__(self, *grads):
+    def __call__(self, *grads, **kwargs):
         """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do:
         a node of one input (``SumBackward0``, ``PowBackward0``) a bare Tensor, a node of
         several a tuple with one per input (``None`` for an input that needs none).
@@ -244,18 +244,15 @@ class Node:
         What it returns is the formula's own result, as PyTorch's node gives it: nothing for
         an input that needs no gradient, and a broadcast input's gradient in the broadcast
         shape (summing it back, and casting to the input's dtype, is the engine's work)."""
-        if _State.enabled:
-            grads = [g if g is None or type(g) is Tensor else Tensor._make(_np.asarray(g))
-                     for g in grads]
-        else:
-            grads = [g._data if type(g) is Tensor else g for g in grads]
-        if self._next and all(nxt is None for nxt in self._next):
-            # No input needs a gradient: PyTorch's node unpacks what it saved (a freed one
-            # still raises) and computes nothing, so a gradient its formula would refuse
-            # passes too
+        grad = called_with(grads, kwargs)
+        if grad is None or self._next and all(nxt is None for nxt in self._next):
+            # No gradient (None is PyTorch's undefined one), or no input needs one:
+            # PyTorch's node unpacks what it saved (a freed one still raises) and computes
+            # nothing, so a gradient its formula would refuse passes too
             self._unpack()
             return None if len(self._next) == 1 else (None,) * len(self._next)
-        out = self._checked_backward(*grads, as_tensors=_State.enabled)
+        recording = _State.enabled
+        out = self._checked_backward(grad if recording else grad._data, as_tensors=recording)
         # a list input (cat's, stack's) is one input to PyTorch's formula: its elements'
         # gradients are computed together, if any of them has an edge
         listed = type(self).tensor_list and any(nxt is not None for nxt in self._next)
@@ -277,6 +274,19 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
         return RemovableHandle(self._extras_table().setdefault("post", []), fn)
+
+
+def called_with(grads, kwargs):
+    """The one gradient a node called by hand was given (its output's), checked as PyTorch's
+    node call checks it: positional, one, a Tensor or None."""
+    if kwargs:
+        raise TypeError("keyword arguments are not supported")
+    if len(grads) != 1:
+        raise TypeError(f"expected 1 arguments, got {len(grads)} instead")
+    grad = grads[0]
+    if grad is not None and not isinstance(grad, Tensor):
+        raise TypeError("argument 0 is not a Variable")
+    return grad
 
 
 def _each_check(checks):
@@ -479,6 +489,30 @@ class AccumulateGrad(Node):
 
     def backward(self, grad):
         self.variable._accumulate(grad)
+        return ()
+
+    def __call__(self, *grads, **kwargs):
+        """Called by hand, as PyTorch's AccumulateGrad::apply: the gradient as it is given
+        goes into ``.grad``, copied into the leaf's shape in its own dtype (added to a
+        ``.grad`` there already: in place under no_grad), and nothing for a leaf that no
+        longer requires grad. The leaf's ``register_hook`` hooks do not run (PyTorch's
+        engine runs them, not the node); its post-accumulate hooks do. Returns ``()``."""
+        grad = called_with(grads, kwargs)
+        if grad is None:
+            return ()
+        leaf = self.variable
+        if leaf._history() is not None:
+            raise RuntimeError("leaf variable has been moved into the graph interior")
+        if leaf._rg:
+            old = leaf._grad
+            if old is None:
+                leaf._grad = grad.new_zeros(leaf.shape).copy_(grad)
+            elif _State.enabled:
+                leaf._grad = old + grad
+            else:
+                old.add_(grad)
+        for fn in (leaf._hooks or {}).get("post_acc", ()):
+            fn(leaf)
         return ()
 
 

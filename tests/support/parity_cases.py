@@ -4639,3 +4639,139 @@ except RuntimeError as e:
     print(e)
 """,
 })
+
+_add("node_call_arguments", {
+    # a node called by hand takes one gradient per output, positional, a Tensor or None
+    # (None: no gradient, so it computes none); anything else is PyTorch's TypeError
+    "what_is_not_one_tensor": """
+import numpy as np
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.ones(2, 3, requires_grad=True)
+s, m = (x * 2).sum(), x[None].mm(w)
+for node in (s.grad_fn, m.grad_fn, (x * x).grad_fn, x.exp().grad_fn, x.max(0).values.grad_fn):
+    for args in [(1.0,), (1,), (True,), ("a",), ((torch.tensor(1.),),), ([torch.ones(2)],),
+                 (np.ones(2),), (), (torch.tensor(1.), torch.tensor(1.)), (torch.ones(1), None)]:
+        try:
+            print(node.name(), node(*args))
+        except TypeError as e:
+            print(node.name(), len(args), e)
+""",
+    "keywords": """
+x = torch.tensor([1., 2.], requires_grad=True)
+for node in ((x * 2).grad_fn, x.sum().grad_fn.next_functions[0][0]):
+    for kwargs in [{"grad": torch.ones(2)}, {"grad_output": torch.ones(2)}]:
+        try:
+            node(**kwargs)
+        except TypeError as e:
+            print(e)
+    try:
+        node(torch.ones(2), grad=torch.ones(2))
+    except TypeError as e:
+        print(e)
+print(x.grad)
+""",
+    # the lesson's mm example, its two gradients handed back as two arguments
+    "a_tuple_unpacked_into_a_one_gradient_node": """
+a = torch.ones(2, 3, requires_grad=True)
+b = torch.ones(3, 4, requires_grad=True)
+y = a @ b
+g = y.grad_fn(torch.ones(2, 4))
+print(type(g).__name__, len(g))
+for call in (lambda: y.grad_fn(*g), lambda: y.grad_fn(g), lambda: y.grad_fn(list(g))):
+    try:
+        call()
+    except TypeError as e:
+        print(e)
+""",
+    "none_computes_nothing": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+for y in ((x * 2).sum(), x * w, x.exp(), torch.cat([x, w]), x[0]):
+    print(y.grad_fn.name(), y.grad_fn(None))
+y = x * w
+y.sum().backward()
+try:
+    y.grad_fn(None)
+except RuntimeError as e:
+    print(e)
+""",
+    # the formula runs on whatever tensor it is given: its dtype and broadcasting
+    "other_shapes_and_dtypes_run_the_formula": """
+x = torch.tensor([1., 2.], requires_grad=True)
+for y in ((x * 2), x.sin(), x.exp(), (x * 2).sum()):
+    for g in (torch.ones(2, dtype=torch.float64), torch.ones(2, dtype=torch.int32),
+              torch.ones(2, 2), torch.tensor(3.), torch.ones(3)):
+        try:
+            print(y.grad_fn.name(), y.grad_fn(g))
+        except RuntimeError as e:
+            print(y.grad_fn.name(), e)
+""",
+})
+_add("accumulate_grad_by_hand", {
+    # AccumulateGrad called by hand: the gradient copied into the leaf's shape in its own
+    # dtype, then added (out of place while grad mode is on, in place under no_grad)
+    "shapes_and_dtypes": """
+x = torch.tensor([1., 2.], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+for g in (torch.ones(1), torch.ones(1), torch.ones(2, dtype=torch.float64), torch.tensor(3.)):
+    print(acc(g), x.grad)
+x.grad = None
+for g in (torch.ones(1, 1, 2), torch.ones(3), torch.ones(2, dtype=torch.int64)):
+    try:
+        print(acc(g), x.grad)
+    except RuntimeError as e:
+        print(e)
+    x.grad = None
+""",
+    "under_no_grad_in_place": """
+x = torch.tensor([1., 2.], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+with torch.no_grad():
+    first = acc(torch.ones(1))
+    g = x.grad
+    for d in (torch.ones(1), torch.ones(2, dtype=torch.float64), torch.ones(2, 2)):
+        try:
+            acc(d)
+            print(x.grad, x.grad is g)
+        except RuntimeError as e:
+            print(e)
+""",
+    "a_copy_recorded_from_a_gradient_with_history": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.ones(2, requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+g = torch.ones(2)
+print(acc(g), x.grad is g)
+x.grad = None
+print(acc(w * 3), x.grad)
+""",
+    "what_is_not_one_tensor": """
+x = torch.tensor([1., 2.], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+for args in [((torch.ones(2),),), (1.0,), ([torch.ones(2)],), (), (torch.ones(2),) * 2, (None,)]:
+    try:
+        print(acc(*args))
+    except TypeError as e:
+        print(e)
+print(x.grad)
+""",
+    # the leaf's register_hook hooks are the engine's to run; post-accumulate hooks the node's
+    "hooks": """
+x = torch.tensor([1., 2.], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+x.register_hook(lambda g: print("hook", g))
+x.register_post_accumulate_grad_hook(lambda t: print("post", t.grad))
+print(acc(torch.ones(2)), x.grad)
+x.requires_grad_(False)
+print(acc(torch.ones(2)), x.grad)
+""",
+    "leaf_moved_into_the_graph": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.ones(2, requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+x.requires_grad_(False)
+x.mul_(w)
+print(x.grad_fn.name())
+acc(torch.ones(2))
+""",
+})
