@@ -115,8 +115,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         engine(roots, travelling, retain_graph, create_graph)
         return
     for t in inputs:
-        if t.grad_fn is not None:
-            t.retain_grad()     # as PyTorch does: a non-leaf input keeps its .grad from now on
+        # as PyTorch does: a non-leaf input keeps its .grad from now on, and an input that
+        # does not require grad (a leaf frozen since the forward) is refused in its words
+        t.retain_grad()
     # Only the part of the graph between the roots and the inputs runs. A non-leaf input's
     # .grad is filled by its retain_grad hook as its gradient arrives.
     where = {t.grad_fn or grad_accumulator(t): t for t in inputs}

@@ -207,6 +207,8 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, fn):
         """``fn(tensor)`` runs on a leaf after its ``.grad`` was updated."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         return RemovableHandle(self._tensor_hooks().setdefault("post_acc", []), fn)
@@ -452,7 +454,9 @@ class Tensor:
         if not hooked:
             g = self._leaf_hooks(g)
         grad = self._grad
-        if type(g) is Tensor:
+        if not self._rg:
+            pass    # frozen since the forward (requires_grad_(False)): PyTorch skips it too
+        elif type(g) is Tensor:
             # create_graph=True: the gradient is itself part of a graph and stays so
             # (a copy recorded as PyTorch's CopyBackwards, an operation of _ops/inplace.py)
             self._grad = g._copy_grad() if grad is None else grad + g

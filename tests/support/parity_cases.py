@@ -4775,3 +4775,50 @@ print(x.grad_fn.name())
 acc(torch.ones(2))
 """,
 })
+_add("frozen_after_forward", {
+    # a leaf that no longer requires grad when backward reaches it gets nothing: its hooks
+    # still see the gradient, its .grad stays as it was
+    "grad_stays_none": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+x.register_post_accumulate_grad_hook(lambda t: print("post", t.grad))
+y = (x * w).sum()
+x.requires_grad_(False)
+y.backward(retain_graph=True)
+print(x.grad, w.grad, x.requires_grad, x.is_leaf)
+print(torch.autograd.grad(y, w, retain_graph=True))
+for call in (lambda: torch.autograd.grad(y, x), lambda: y.backward(inputs=[x]),
+             lambda: y.backward(inputs=[w, torch.ones(2)])):
+    try:
+        call()
+    except RuntimeError as e:
+        print(e)
+print(x.grad, w.grad)
+""",
+    "hooks_run_and_grad_stays": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: print("hook", g) or g * 2)
+y = (x * 3).sum()
+y.backward(retain_graph=True)
+x.requires_grad = False
+y.backward(retain_graph=True)
+print(x.grad)
+x.requires_grad_(True)
+y.backward()
+print(x.grad)
+""",
+    "create_graph": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x ** 2).sum()
+x.requires_grad_(False)
+y.backward(create_graph=True)
+print(x.grad)
+""",
+    "no_post_accumulate_hook_on_what_needs_no_gradient": """
+x = torch.tensor([1., 2.])
+try:
+    x.register_post_accumulate_grad_hook(lambda t: None)
+except RuntimeError as e:
+    print(e)
+""",
+})
