@@ -21,7 +21,7 @@ import numpy as np
 from .dtype import from_numpy_dtype
 from .grad_mode import _State
 from .graph import FREED, AccumulateGrad, forward_stack_warning, intact, unbroadcast
-from .hooks import check_hook_result
+from .hooks import check_hook_result, check_hook_results
 from .tensor import _wrap
 from .zeros import ZeroArray
 
@@ -284,7 +284,9 @@ def _careful_step(node, g, create_graph=False, capture=None, captured=None, accu
     # Saved values freed, changed in place or to be read as Tensors: _checked_backward
     # raises PyTorch's error or converts.
     checks = node._checks
-    if type(node) is AccumulateGrad:
+    if g is None:                       # a pre-hook took it away: PyTorch's undefined gradient
+        outs = node._undefined()
+    elif type(node) is AccumulateGrad:
         # the leaf's hooks are the learner's code, not a recorded formula: `g * 2` in one is
         # PyTorch's MulBackward0, as anywhere else (a formula's number would make MulBackward1)
         outs = node.backward(g)
@@ -341,20 +343,20 @@ def _users(g):
 
 def _back(new, old):
     """A hook's result, in the form the gradient was travelling in."""
-    return new if hasattr(old, "_data") else np.asarray(new._data)
+    return new if new is None or hasattr(old, "_data") else np.asarray(new._data)
 
 
 def _pre_hooks(hooks, g):
     tensor_hooks = hooks.get("tensor", {})
     for fn in list(tensor_hooks.get("pre", ())):        # Tensor.register_hook on a non-leaf
-        out = fn(_user(g))
-        if out is not None:
-            g = check_hook_result(fn, _back(out, g), g)
+        g = check_hook_result(fn, fn(_user(g)), g)
     if "retain" in tensor_hooks:                        # retain_grad() sees the final gradient
         tensor_hooks["retain"](_user(g))
     for fn in list(hooks.get("pre", ())):               # Node.register_prehook
-        out = fn(_users(g))
+        given = _users(g)
+        out = fn(given)
         if out is not None:
+            out = check_hook_results(fn, out, given)
             g = (type(g)(map(_back, out, g)) if isinstance(g, list)  # several outputs' (function.py)
                  else _back(out[0], g))
     return g
@@ -362,7 +364,8 @@ def _pre_hooks(hooks, g):
 
 def _post_hooks(fns, outs, g):
     for fn in list(fns):                                # Node.register_hook
-        res = fn(tuple(_user(o) for o in outs), _users(g))
+        given = tuple(_user(o) for o in outs)
+        res = fn(given, _users(g))
         if res is not None:
-            outs = [None if r is None else _back(r, g) for r in res]
+            outs = [_back(r, g) for r in check_hook_results(fn, res, given)]
     return outs

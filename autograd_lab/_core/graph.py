@@ -27,7 +27,7 @@ import weakref
 import numpy as _np
 
 from .grad_mode import INFERENCE_SAVED, _State
-from .hooks import RemovableHandle
+from .hooks import RemovableHandle, check_post_accumulate_result
 from .tensor import Tensor
 
 SECOND_BACKWARD = (
@@ -234,6 +234,12 @@ class Node:
         return sorted(set(super().__dir__()) | {"_saved_" + k for k in keys if k})
 
     # -- the vector-Jacobian product -----------------------------------------------------
+    def _undefined(self):
+        """The input gradients when no gradient arrived (a hook replaced it with None): none,
+        after unpacking what was saved, as PyTorch's generated nodes do."""
+        self._unpack()
+        return [None] * len(self._next)
+
     def __call__(self, *grads, **kwargs):
         """``y.grad_fn(torch.ones(2))`` returns the input gradients, as PyTorch's nodes do:
         a node of one input (``SumBackward0``, ``PowBackward0``) a bare Tensor, a node of
@@ -491,6 +497,9 @@ class AccumulateGrad(Node):
         self.variable._accumulate(grad)
         return ()
 
+    def _undefined(self):
+        return ()
+
     def __call__(self, *grads, **kwargs):
         """Called by hand, as PyTorch's AccumulateGrad::apply: the gradient as it is given
         goes into ``.grad``, copied into the leaf's shape in its own dtype (added to a
@@ -512,7 +521,7 @@ class AccumulateGrad(Node):
             else:
                 old.add_(grad)
         for fn in (leaf._hooks or {}).get("post_acc", ()):
-            fn(leaf)
+            check_post_accumulate_result(fn, fn(leaf), leaf)
         return ()
 
 

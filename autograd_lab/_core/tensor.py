@@ -21,7 +21,7 @@ from . import dtype as _dtype
 from .dtype import Size
 from .grad_mode import INFERENCE_REQUIRES_GRAD
 from .grad_mode import _State as _grad_state
-from .hooks import RemovableHandle, check_hook_result
+from .hooks import RemovableHandle, check_hook_result, check_post_accumulate_result
 from .zeros import NO_NUMPY, NO_STORAGE, ZeroArray
 
 _ndarray = np.ndarray
@@ -441,9 +441,7 @@ class Tensor:
         hooks = self._hooks
         if hooks and "pre" in hooks:
             for fn in hooks["pre"]:
-                out = fn(g if type(g) is Tensor else _wrap(np.asanyarray(g)))
-                if out is not None:
-                    g = check_hook_result(fn, out if type(g) is Tensor else _as_array(out), g)
+                g = check_hook_result(fn, fn(g if type(g) is Tensor else _wrap(np.asanyarray(g))), g)
         return g
 
     def _accumulate(self, g, hooked=False):
@@ -483,7 +481,7 @@ class Tensor:
                 self._grad = _wrap(grad._data + g)
         if hooks and "post_acc" in hooks:
             for fn in hooks["post_acc"]:
-                fn(self)
+                check_post_accumulate_result(fn, fn(self), self)
 
 
 def _wrap(data, grad_fn=None, rg=False):

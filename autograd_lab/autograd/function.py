@@ -15,12 +15,15 @@ hangs on a small ``_Output`` node that labels its gradient with the output's num
 passes it on to the Function's node, where the labelled gradients are gathered (``_Grads``).
 """
 import functools
+import inspect
+import warnings
 
 import numpy as np
 
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import _State, no_grad
 from .._core.graph import Node, new_node, unbroadcast
+from .._core.hooks import typename
 from .._core.record import _edge
 from .._core.tensor import Tensor, _wrap
 
@@ -168,8 +171,16 @@ class FunctionCtx(Node):
         nr = self._saved_outputs.get(i)
         return self if nr is None else _output(self, nr)
 
+    def apply(self, *grads):
+        """``y.grad_fn.apply(g)``: the Function's own ``backward``, called as it is written
+        (what it returns is not checked; the engine's call of the node checks it)."""
+        return self._function.backward(self, *grads)
+
     def _checked_backward(self, grad, as_tensors=False):
         return self.backward(grad)      # ctx.saved_tensors checks and converts by itself
+
+    def _undefined(self):
+        return self.backward(None)      # backward runs, on zeros unless set_materialize_grads
 
     def backward(self, grad):
         recording = _State.enabled      # create_graph: gradients travel as Tensors
@@ -193,13 +204,17 @@ class FunctionCtx(Node):
         if len(grads) != expected:
             raise RuntimeError(f"function {name} returned an incorrect number of gradients "
                                f"(expected {expected}, got {len(grads)})")
-        out = []
         for i, (g, meta) in enumerate(zip(grads, self._inputs)):
             if meta is None:
                 if g is not None:
                     raise RuntimeError(
                         f"function {name} returned a gradient different than None at position "
                         f"{i + 1}, but the corresponding forward input was not a Variable")
+            elif g is not None and not isinstance(g, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {typename(g)})")
+        out = []
+        for g, meta in zip(grads, self._inputs):
+            if meta is None:
                 continue
             if g is None:
                 out.append(None)
@@ -207,7 +222,7 @@ class FunctionCtx(Node):
             shape, dtype = meta
             if tuple(g.shape) != shape and not _expands(shape, tuple(g.shape)):
                 raise RuntimeError(
-                    f"Function {name} returned an invalid gradient at index {i} - got "
+                    f"Function {name} returned an invalid gradient at index {len(out)} - got "
                     f"{list(g.shape)} but expected shape compatible with {list(shape)}")
             if recording:
                 g = g if type(g) is Tensor else Tensor._make(np.asarray(g))
@@ -288,6 +303,21 @@ class _Grads(list):
 class Function:
     """Base class of user-defined differentiable operations (see the module docstring)."""
 
+    def __init__(self, *args, **kwargs):
+        # ``Softplus(x)``: PyTorch makes the object and warns (its methods are static)
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        # ``Softplus()(x)``, the style of PyTorch before 0.4
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
     @staticmethod
     def forward(ctx, *args):
         raise NotImplementedError("You must implement the forward function for custom "
@@ -317,7 +347,13 @@ class Function:
         return cls.__dict__[key]
 
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args, **kwargs):
+        if cls.setup_context is not Function.setup_context:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)   # (PyTorch's too)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        if kwargs:
+            args = _by_position(cls.forward, args, kwargs)
         tensors = [a for a in args if isinstance(a, Tensor)]
         record = _State.enabled and any(t.requires_grad for t in tensors)
         ctx = new_node(cls._node_class(), tuple(_edge(t) for t in tensors))
@@ -330,13 +366,34 @@ class Function:
             else:
                 out = cls.forward(*args)
                 cls.setup_context(ctx, args, out)
+        saved = ctx._to_save
+        if record:
+            for i, t in enumerate(saved):
+                if t is not None and not isinstance(t, Tensor):
+                    raise TypeError("save_for_backward can only save variables, but argument "
+                                    f"{i} is of type {typename(t)}")
+        # (PyTorch's words, cut short as its own formatting cuts them)
+        if not all(isinstance(t, Tensor) for t in ctx._non_diff):
+            raise RuntimeError("mark_non_differentiable only accepts variable arguments, but got ")
+        if not all(isinstance(t, Tensor) for t in ctx._dirty):
+            raise RuntimeError("mark_dirty can only accept variables, but argument ")
+        outs = out if isinstance(out, tuple) else (out,)
+        if not all(any(d is o for o in outs) for d in ctx._dirty):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must "
+                               "all be outputs of the Function.")
         if not record:
             return out
-        outs = out if isinstance(out, tuple) else (out,)
+        if not all(any(d is t for t in tensors) for d in ctx._dirty):
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                          "Tensors that have been mutated should be passed to ctx.mark_dirty(). "
+                          "(Triggered internally at /pytorch/torch/csrc/autograd/"
+                          "custom_function.cpp:320.)", UserWarning,
+                          stacklevel=1)     # (PyTorch's points inside itself)
         ctx._outputs = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
                         for o in outs]
         result = [_attach(ctx, o, tensors) for o in outs]
-        saved, ctx._to_save = ctx._to_save, ()      # holding an output would be a cycle
+        ctx._to_save = ()      # holding an output would be a cycle
         ctx.saved_names = ("",) * len(saved)
         Node.save_for_backward(ctx, *saved)     # outputs now have grad_fn=ctx: kept bare
         ctx._saved_outputs = {}
@@ -346,6 +403,24 @@ class Function:
                     o.grad_fn = _output(ctx, nr)
                     ctx._saved_outputs.update((i, nr) for i, s in enumerate(saved) if s is o)
         return tuple(result) if isinstance(out, tuple) else result[0]
+
+
+def _by_position(forward, args, kwargs):
+    """``apply``'s keyword arguments put in their places among forward's positional ones (after
+    ``ctx``), as PyTorch's apply places them: none may be left out before the last given."""
+    params = list(inspect.signature(forward).parameters.values())[1:]
+    names = [p.name for p in params
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for name in kwargs:
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        if names.index(name) < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+    last = max(names.index(name) for name in kwargs)
+    for i in range(len(args), last + 1):
+        if names[i] not in kwargs:
+            raise TypeError(f"forward() missing required argument: '{names[i]}' (position {i})")
+    return args + tuple(kwargs[name] for name in names[len(args):last + 1])
 
 
 def _attach(ctx, o, inputs):

@@ -4822,3 +4822,206 @@ except RuntimeError as e:
     print(e)
 """,
 })
+
+# A custom Function used wrongly: what forward saves or marks, what backward returns, and
+# the Function itself called instead of its apply
+_MAKE_FUNCTION = """
+def make(forward, backward=lambda ctx, g: g):
+    return type("F", (torch.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+def attempt(call):
+    try:
+        print(call())
+    except (TypeError, RuntimeError) as e:
+        print(type(e).__name__, e)
+
+x = torch.tensor([1., 2.], requires_grad=True)
+c = torch.tensor([1., 2.])
+"""
+_add("function_misuse", {
+    "save_for_backward_of_what_is_not_a_tensor": _MAKE_FUNCTION + """
+import numpy as np
+for extra in (3.0, 3, "x", (x, x), [x], np.ones(2), None):
+    def forward(ctx, a, extra=extra):
+        ctx.save_for_backward(a, extra)
+        return a * 2
+    attempt(lambda: make(forward).apply(x))
+    attempt(lambda: make(forward).apply(c))      # nothing recorded: nothing saved
+""",
+    "saved_tensors_after_backward": _MAKE_FUNCTION + """
+def forward(ctx, a):
+    ctx.save_for_backward(a)
+    return a * 2
+def backward(ctx, g):
+    a, = ctx.saved_tensors
+    a, = ctx.saved_tensors      # twice within backward: fine
+    return g * a
+y = make(forward, backward).apply(x)
+y.sum().backward(retain_graph=True)
+print(y.grad_fn.saved_tensors, x.grad)
+y.sum().backward()
+attempt(lambda: y.grad_fn.saved_tensors)
+attempt(lambda: y.sum().backward())
+""",
+    "mark_dirty_and_mark_non_differentiable": _MAKE_FUNCTION + """
+def not_a_tensor_dirty(ctx, a):
+    ctx.mark_dirty(3.0)
+    return a * 2
+def not_a_tensor_non_differentiable(ctx, a):
+    ctx.mark_non_differentiable([a])
+    return a * 2
+def both(ctx, a):
+    ctx.mark_non_differentiable(3.0)
+    ctx.mark_dirty(3.0)
+    return a * 2
+def dirty_not_returned(ctx, a):
+    ctx.mark_dirty(a)
+    return a * 2
+def dirty_not_an_input(ctx, a):
+    b = a.clone()
+    ctx.mark_dirty(b)
+    return b
+def saved_first(ctx, a):
+    ctx.mark_dirty(3.0)
+    ctx.save_for_backward(2.0)
+    return a * 2
+for forward in (not_a_tensor_dirty, not_a_tensor_non_differentiable, both, dirty_not_returned,
+                dirty_not_an_input, saved_first):
+    attempt(lambda: make(forward).apply(x))
+    attempt(lambda: make(forward).apply(c))
+""",
+    "backward_returns_what_is_not_a_tensor": _MAKE_FUNCTION + """
+import numpy as np
+for result in (2.0, [torch.ones(2)], "a", np.ones(2), (torch.ones(2), None, None),
+               (torch.ones(2), 1.0), ()):
+    attempt(lambda: make(lambda ctx, a: a * 2, lambda ctx, g: result).apply(x).sum().backward())
+# the types are checked before the shapes; a shape's index counts tensor inputs only
+attempt(lambda: make(lambda ctx, a, b: a * b, lambda ctx, g: (torch.ones(3), 1.0)).apply(x, x)
+        .sum().backward())
+attempt(lambda: make(lambda ctx, k, a: a * k, lambda ctx, g: (None, torch.ones(3))).apply(2.0, x)
+        .sum().backward())
+print(x.grad)
+""",
+    "the_function_called_instead_of_apply": _MAKE_FUNCTION + """
+F = make(lambda ctx, a: a * 2, lambda ctx, g: g * 2)
+f = F(x)
+print(type(f).__name__, isinstance(f, torch.autograd.Function))
+attempt(lambda: F()(x))
+attempt(lambda: F.forward(x))
+attempt(lambda: F.forward(None, x))
+""",
+    "apply_with_keywords": _MAKE_FUNCTION + """
+def forward(ctx, a, b=1.0, c=2.0):
+    return a * b * c
+F = make(forward, lambda ctx, g: (g, None, None))
+t = torch.tensor(5., requires_grad=True)
+attempt(lambda: F.apply(x, b=3.0))
+attempt(lambda: F.apply(a=x))
+attempt(lambda: F.apply(b=t, a=x).grad_fn.next_functions)
+attempt(lambda: F.apply(x, c=t))
+attempt(lambda: F.apply(x, d=t))
+attempt(lambda: F.apply(x, a=x))
+attempt(lambda: F.apply(x, 1.0, 2.0, 3.0))
+def starred(ctx, *xs, scale=2.0):
+    return xs[0] * scale
+attempt(lambda: make(starred).apply(x, scale=3.0))
+""",
+    "grad_fn_apply_calls_backward": _MAKE_FUNCTION + """
+def backward(ctx, g):
+    print("backward got", g)
+    return g * 2
+y = make(lambda ctx, a: a * 2, backward).apply(x)
+attempt(lambda: y.grad_fn.apply(torch.ones(2)))
+attempt(lambda: y.grad_fn.apply(1.0))
+attempt(lambda: y.grad_fn.apply())
+attempt(lambda: y.grad_fn(torch.ones(2)))
+""",
+})
+
+# A hook that returns the wrong thing: PyTorch's checks, in its order (a Tensor, then its
+# type, then its size; a node's hooks a tuple of as many gradients, each None or a Tensor)
+_HOOKED = """
+import numpy as np
+def attempt(register, hook, wrt=None):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    w = torch.tensor([3., 4.], requires_grad=True)
+    y = (x * x) * w
+    handle = register(x, y)(hook)
+    try:
+        if wrt is None:
+            y.sum().backward()
+            print(x.grad, w.grad)
+        else:
+            print(torch.autograd.grad(y.sum(), wrt(x, w)))
+    except (TypeError, RuntimeError) as e:
+        print(type(e).__name__, e)
+"""
+TENSOR_HOOK_RESULTS = [
+    "lambda g: 1.0", "lambda g: (g,)", "lambda g: [g]", "lambda g: g.numpy()", "lambda g: g.sum()",
+    "lambda g: g.double()", "lambda g: g.sum().double()", "lambda g: g.int()", "lambda g: None",
+    "lambda g: g * 2", "lambda g: torch.ones(3)",
+]
+NODE_HOOK_RESULTS = [
+    "lambda *a: 1.0", "lambda *a: a[0]", "lambda *a: a[0][0]", "lambda *a: [*a[0]]",
+    "lambda *a: (1.0,) * len(a[0])", "lambda *a: a[0] * 2", "lambda *a: ()",
+    "lambda *a: tuple(None if g is None else g.sum() for g in a[0])",
+    "lambda *a: tuple(None if g is None else g.double() for g in a[0])",
+    "lambda *a: tuple(None if g is None else g * 10 for g in a[0])",
+    "lambda *a: (None,) * len(a[0])", "lambda *a: tuple(torch.ones(2) for g in a[0])",
+]
+_add("hook_results", {
+    f"{where}/{hook}": _HOOKED + f"attempt(lambda x, y: {where}, {hook})\n"
+    for where, hooks in [("y.register_hook", TENSOR_HOOK_RESULTS),
+                         ("x.register_hook", TENSOR_HOOK_RESULTS),
+                         ("y.grad_fn.register_hook", NODE_HOOK_RESULTS),
+                         ("y.grad_fn.register_prehook", NODE_HOOK_RESULTS),
+                         ("y.grad_fn.next_functions[0][0].register_prehook", NODE_HOOK_RESULTS),
+                         ("y.grad_fn.next_functions[1][0].register_hook", NODE_HOOK_RESULTS)]
+    for hook in hooks})
+_add("hook_results_more", {
+    "under_autograd_grad": _HOOKED + """
+attempt(lambda x, y: y.register_hook, lambda g: 1.0, lambda x, w: x)
+attempt(lambda x, y: y.grad_fn.register_prehook, lambda go: (go[0].sum(),), lambda x, w: [x, w])
+attempt(lambda x, y: x.register_hook, lambda g: g.double(), lambda x, w: x)
+attempt(lambda x, y: y.register_hook, lambda g: g * 3, lambda x, w: (x, w))
+""",
+    "post_accumulate_grad_hooks": """
+for hook in (lambda t: 1.0, lambda t: t, lambda t: t.grad, lambda t: t * 2, lambda t: t.double(),
+             lambda t: None):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    x.register_post_accumulate_grad_hook(hook)
+    try:
+        (x * 2).sum().backward()
+        print(x.grad)
+    except (TypeError, RuntimeError) as e:
+        print(type(e).__name__, e)
+""",
+    "named_hook_and_a_custom_function": """
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        print("backward got", g)
+        return g * 2
+
+def shrink(grads):
+    return (grads[0][:1],)
+
+def drop(grads):
+    return (None,)
+
+for hook in (shrink, drop):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = Double.apply(x)
+    y.grad_fn.register_prehook(hook)
+    try:
+        y.sum().backward()
+        print(x.grad)
+    except RuntimeError as e:
+        print(e)
+""",
+})
