@@ -349,7 +349,7 @@ class Tensor:
         if force:       # PyTorch's: whatever it takes (a copy, for a ZeroTensor)
             d = self._data
             return d.copy() if type(d) is ZeroArray else self.detach().numpy()
-        if self._rg:
+        if self._rg and _grad_state.enabled:      # (under no_grad PyTorch lets it pass)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if type(self._data) is ZeroArray:

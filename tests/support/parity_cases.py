@@ -5025,3 +5025,28 @@ for hook in (shrink, drop):
         print(e)
 """,
 })
+_add("numpy_of_what_requires_grad", {
+    # numpy() refuses a tensor that requires grad only while grad mode is on: under no_grad,
+    # and so in a custom Function's forward, it passes
+    "under_no_grad_and_in_forward": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+with torch.no_grad():
+    print(x.numpy(), y.numpy())
+
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return torch.tensor(a.numpy() * 2)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+print(Twice.apply(x))
+try:
+    x.numpy()
+except RuntimeError as e:
+    print(e)
+""",
+})
