@@ -22,6 +22,7 @@ reference cycles and a graph is freed by reference counting as soon as nothing h
 import itertools
 import os
 import re
+import warnings
 import weakref
 
 import numpy as _np
@@ -479,6 +480,18 @@ def _save_packed(node, items):
     node._extras_table()["packed"] = True
 
 
+_layout_warned = []
+
+
+def _layout_contract(grad, leaf):
+    """PyTorch's warning (once) when a ``.grad`` added by hand ends in another shape."""
+    return ("grad and param do not obey the gradient layout contract. This is not an error, "
+            f"but may impair performance.\ngrad.sizes() = {list(grad.shape)}, strides() = "
+            f"{list(grad.stride())}\nparam.sizes() = {list(leaf.shape)}, strides() = "
+            f"{list(leaf.stride())} (Triggered internally at "
+            "/pytorch/torch/csrc/autograd/functions/accumulate_grad.h:282.)")
+
+
 class AccumulateGrad(Node):
     """The end of every path: adds the incoming gradient into its leaf's ``.grad``.
 
@@ -518,6 +531,9 @@ class AccumulateGrad(Node):
                 leaf._grad = grad.new_zeros(leaf.shape).copy_(grad)
             elif _State.enabled:
                 leaf._grad = old + grad
+                if leaf._grad.shape != leaf.shape and not _layout_warned:
+                    _layout_warned.append(True)     # once per process, whatever the shapes
+                    warnings.warn(_layout_contract(leaf._grad, leaf), UserWarning, stacklevel=2)
             else:
                 old.add_(grad)
         for fn in (leaf._hooks or {}).get("post_acc", ()):

@@ -5050,3 +5050,17 @@ except RuntimeError as e:
     print(e)
 """,
 })
+FRESH.add("accumulate_grad_by_hand/grad_of_another_shape_warns_once")
+_add("accumulate_grad_by_hand", {
+    # added out of place to a .grad of another shape: a bigger .grad, and PyTorch's warning
+    # (once per process)
+    "grad_of_another_shape_warns_once": """
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+acc = (x * 2).grad_fn.next_functions[0][0]
+acc(torch.ones(2, 3))
+acc(torch.ones(1, 2, 3))
+print(x.grad)
+acc(torch.ones(2, 2, 3))
+print(x.grad.shape)
+""",
+})
