@@ -256,11 +256,12 @@ def _leading_to(order, capture, run_captured):
 
 
 def _hooked(node, g):
-    """The gradient that reached ``node``, after the hooks that see it first: the output
-    tensor's hooks (a leaf's, for its AccumulateGrad) and the node's pre-hooks."""
+    """The gradient that reached ``node``, which does not run, after the hooks that see it
+    all the same: the output tensor's hooks (a leaf's, for its AccumulateGrad). The node's
+    pre-hooks are the node's: they do not run (PyTorch's engine calls the tensor's only)."""
     extras = node._extras or _NOTHING
-    if "pre" in extras or "tensor" in extras:
-        g = _pre_hooks(extras, g)
+    if "tensor" in extras:
+        g = _pre_hooks(extras, g, node_hooks=False)
     if type(node) is AccumulateGrad:
         g = node.variable._leaf_hooks(g)
     return g
@@ -346,13 +347,13 @@ def _back(new, old):
     return new if new is None or hasattr(old, "_data") else np.asarray(new._data)
 
 
-def _pre_hooks(hooks, g):
+def _pre_hooks(hooks, g, node_hooks=True):
     tensor_hooks = hooks.get("tensor", {})
     for fn in list(tensor_hooks.get("pre", ())):        # Tensor.register_hook on a non-leaf
         g = check_hook_result(fn, fn(_user(g)), g)
     if "retain" in tensor_hooks:                        # retain_grad() sees the final gradient
         tensor_hooks["retain"](_user(g))
-    for fn in list(hooks.get("pre", ())):               # Node.register_prehook
+    for fn in list(hooks.get("pre", ()) if node_hooks else ()):    # Node.register_prehook
         given = _users(g)
         out = fn(given)
         if out is not None:

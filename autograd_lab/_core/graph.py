@@ -380,11 +380,31 @@ def unbroadcast(grad, shape):
     if not shape:
         return grad.sum() if type(grad) is Tensor else _np.asarray(grad.sum())
     lead = grad.ndim - len(shape)
+    if lead < 0:
+        return _sum_to_more_dims(grad, shape, lead)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
     if dims:
         grad = grad.sum(dims, keepdims=True)
     return grad.reshape(shape) if lead else grad
+
+
+def _sum_to_more_dims(grad, shape, lead):
+    """sum_to a shape of more dimensions than ``grad`` has (a node called by hand). PyTorch's
+    sum_to then reads "sizes" before ``grad``'s first dimension, memory that is not a size
+    (what follows is undefined); taking them for sizes other than 1, it sums over each
+    dimension, from ``lead`` (negative), where ``shape`` has a 1: sum's IndexError for one that
+    does not exist, else ``grad`` in its fewer dimensions."""
+    dims = [i for i in range(lead, grad.ndim)
+            if shape[i - lead] == 1 and (i < 0 or grad.shape[i] != 1)]
+    n = grad.ndim or 1
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, "
+                             f"{n - 1}], but got {d})")
+    if not dims:
+        return grad
+    return grad.sum(tuple(sorted({d % n for d in dims})), keepdims=True)
 
 
 # -- saved-tensor hooks -----------------------------------------------------------------

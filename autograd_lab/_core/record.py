@@ -68,7 +68,7 @@ def _view(cls, out, x):
         # Made under no_grad: of a tensor that requires grad, it requires grad too (as in
         # PyTorch), but has no history, and may not be changed in place with grad mode on.
         result._no_grad_view = True
-        result._rg = x._rg
+        result._rg = result._base._rg   # (its base's: a view's own flag is the base's)
     elif x._no_grad_view:
         # A view of such a view is one too. PyTorch's errors name its node, if it has one
         # ("Output 0 of Slice is a view of a view which..."), else call it "A view".

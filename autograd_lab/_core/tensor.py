@@ -137,6 +137,12 @@ class Tensor:
         if flag and self._inference and not _grad_state.inference:
             raise RuntimeError(INFERENCE_REQUIRES_GRAD)
         self._rg = bool(flag)
+        # A view made under no_grad requires grad as its base does, now too (PyTorch asks the
+        # base each time; its views are listed with the version counter)
+        for ref in self._vc[1] if self._vc is not None and len(self._vc) > 1 else ():
+            v = ref()
+            if v is not None and v._base is self and v._no_grad_view and v._grad_fn is None:
+                v._rg = self._rg
 
     def is_inference(self):
         """Whether this tensor was made under ``inference_mode`` (it stays out of graphs)."""

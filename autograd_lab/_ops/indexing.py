@@ -4,6 +4,7 @@ import builtins
 
 import numpy as np
 
+from .._core.dtype import from_numpy_dtype
 from .._core.graph import Node
 from .._core.tensor import Tensor
 from .record import _data, _ndarray, _record1, _view, broadcast_error, derivative
@@ -83,8 +84,16 @@ class IndexBackward0(Node):
     __slots__ = ("self_sym_sizes",)
 
     def backward(self, g):
-        zeros = np.zeros(self.self_sym_sizes, _data(g).dtype)
-        return (index_put_impl(zeros, g, indices=self._saved[0], accumulate=True),)
+        # PyTorch's formula puts g into zeros of self's dtype: a node called by hand with a
+        # gradient of another dtype gets index_put's refusal
+        key, dtype = self._saved
+        if _data(g).dtype != dtype:
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{from_numpy_dtype(dtype).scalar_name} for the destination and "
+                f"{from_numpy_dtype(_data(g).dtype).scalar_name} for the source.")
+        zeros = np.zeros(self.self_sym_sizes, dtype)
+        return (index_put_impl(zeros, g, indices=key, accumulate=True),)
 
 
 class IndexPutBackward0(Node):
@@ -235,7 +244,7 @@ def _advanced_index(x, index):
         out_data = np.asarray(out_data)
     out, node = _record1(IndexBackward0, out_data, x)
     if node:
-        node._saved, node.self_sym_sizes = (key,), a.shape
+        node._saved, node.self_sym_sizes = (key, a.dtype), a.shape
     return out
 
 

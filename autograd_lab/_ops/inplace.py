@@ -50,7 +50,7 @@ def _check_inplace(x, other=None, operand=False, fill=False, copying=False):
         if base is not None:
             if x._no_grad_view:
                 raise no_grad_view_error(x._no_grad_view, changing=True)
-            if base._rg and base._grad_fn is None:
+            if x._rg and base._grad_fn is None:     # (its base a leaf, frozen or not)
                 raise RuntimeError(VIEW_OF_LEAF_INPLACE)
         elif x._rg and x._grad_fn is None:
             raise RuntimeError(LEAF_INPLACE)
@@ -188,8 +188,9 @@ def _remake_views(x):
             v._rg = v._rg or v._base._rg     # a view requires grad while its base does
             continue
         base = v._base
-        if not base._rg:
-            continue            # no history to view
+        if not base._rg and v._grad_fn is None:
+            continue            # no history to view (a view that had one is remade, as in
+                                # PyTorch, even of a base frozen since)
         node = new_node(AsStridedBackward0, (_edge(base),))
         node.where = _Where(v, base)
         node.self_sym_sizes = base._data.shape

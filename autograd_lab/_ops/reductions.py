@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .._core.dtype import from_numpy_dtype
 from .._core.graph import Node
 from .._core.tensor import Tensor, _wrap
 from .arithmetic import _f, maximum
@@ -340,6 +341,7 @@ class ProdBackward0(Node):
         d = _data(a)
         if not d.ndim:
             return (g,)
+        a = _in_dtype_of(a, g)
         zeros = np.count_nonzero(d == 0)
         if not zeros:
             return (g * (y / a),)
@@ -361,11 +363,21 @@ class ProdBackward1(Node):
         d = _data(a)
         if not d.ndim:
             return (g,)
+        a = _in_dtype_of(a, g)
         if not self.keepdim:        # the reduced dimension back, as a 1
             g, y = _f.unsqueeze(g, self.dim), _f.unsqueeze(y, self.dim)
         if not np.count_nonzero(d == 0):
             return (g * (y / a),)
         return (_times_others(g, a, self.dim),)
+
+
+def _in_dtype_of(a, g):
+    """The input as PyTorch's prod formulas read it: ``self.to(grad.scalar_type())`` (a
+    gradient of another dtype: prod's own ``dtype=``, or a node called by hand)."""
+    dtype = _data(g).dtype
+    if _data(a).dtype == dtype:
+        return a
+    return a.to(from_numpy_dtype(dtype)) if type(a) is Tensor else a.astype(dtype)
 
 
 def _times_others(g, a, dim):

@@ -5064,3 +5064,63 @@ acc(torch.ones(2, 2, 3))
 print(x.grad.shape)
 """,
 })
+
+_add("found_by_random_programs_90m", {
+    # a view made under no_grad requires grad as its (root) base does, frozen since or not
+    "no_grad_view_of_a_frozen_base": """
+a = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+t = a.flatten()
+with torch.no_grad():
+    k, e = a[1], t.expand(1, 4)
+a.requires_grad_(False)
+print(k.requires_grad, e.requires_grad, t.requires_grad)
+with torch.no_grad():
+    f = t[:2]
+print(f.requires_grad)
+a.requires_grad_(True)
+print(k.requires_grad, e.requires_grad, f.requires_grad)
+""",
+    # a view that has a history keeps one when its base, frozen since, changes in place:
+    # remade as AsStridedBackward0; and changing it in place is a view of a leaf's change
+    "view_with_history_of_a_frozen_base": """
+a = torch.tensor([-1.1, -1.2, 0.5], requires_grad=True)
+t2, t3 = a[::2], a.flatten()
+a.requires_grad_(False)
+a[1:][0] = 0.0
+print(t2.grad_fn.name(), t2.grad_fn.next_functions, t3.grad_fn.name(), t2.requires_grad)
+try:
+    t3.fill_(-1.0)
+except RuntimeError as e:
+    print(e)
+with torch.no_grad():
+    t3.fill_(-1.0)
+print(a, t2.grad_fn.name())
+""",
+    # prod's formula reads self in the gradient's dtype; an index's puts the gradient into
+    # zeros of self's dtype; expand's sums to more dimensions than the gradient has (where
+    # PyTorch's sum_to reads sizes before the gradient's first: sum's error for dimension -2)
+    "nodes_called_with_another_dtype_or_fewer_dimensions": """
+x = torch.tensor([[1.2, -1.6, 1.7]], dtype=torch.float64, requires_grad=True)
+print(x.prod().grad_fn(torch.tensor(1.)), x.prod(1).grad_fn(torch.ones(1)))
+for node, g in [(x[[0, 0]].grad_fn, torch.ones(2, 3)),
+                (torch.tensor([[0.5]], requires_grad=True).expand(1, 2).grad_fn, torch.tensor(2.)),
+                (x.expand(2, 1, 3).grad_fn, torch.ones(1, 3))]:
+    try:
+        print(node(g))
+    except (IndexError, RuntimeError) as e:
+        print(type(e).__name__, e)
+""",
+    # autograd.grad of a tensor captured at its own node: the tensor's hooks see the
+    # gradient, the node's pre-hooks do not (the node does not run)
+    "captured_node_pre_hooks_do_not_run": """
+a = torch.tensor([[-0.7, 0.5, -1.9]], requires_grad=True)
+t = a.transpose(0, -2)
+t.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+t.register_hook(lambda g: g * 3)
+print(torch.autograd.grad(t, [t], grad_outputs=torch.ones(3, 1)))
+acc = (a * 1).grad_fn.next_functions[0][0]
+acc.register_prehook(lambda go: print("prehook") or (go[0] * 10,))
+a.register_hook(lambda g: print("hook") or g + 1)
+print(torch.autograd.grad((a * 2).sum(), [a]))
+""",
+})
