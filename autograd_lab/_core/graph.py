@@ -527,7 +527,10 @@ class AccumulateGrad(Node):
         return 2 ** 64 - 1          # PyTorch's: the highest, so that it runs first when ready
 
     def backward(self, grad):
-        self.variable._accumulate(grad)
+        leaf = self.variable
+        if leaf._grad_fn is not None:   # changed in place since, with a gradient: no leaf now
+            raise RuntimeError("leaf variable has been moved into the graph interior")
+        leaf._accumulate(grad)
         return ()
 
     def _undefined(self):

@@ -575,7 +575,7 @@ class PowBackward0(Node):
         # (Recorded, for create_graph, the formula is PyTorch's as it is: a ** 2's gradient
         # keeps a ** 1 in the graph, whose own gradient, a ** 0, is in a graph too.)
         if e == 0:
-            return (_f.zeros_like(g),)
+            return (_f.zeros_like(a),)      # PyTorch's: zeros like self, whatever g is
         e = float(e)                    # PyTorch's formula takes the exponent as a double
         if type(a) is not Tensor:       # (self.pow(e - 1): the forward's kernel, on arrays)
             return (g * (e * _power_of(a, e - 1)),)

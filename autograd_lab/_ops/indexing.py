@@ -66,15 +66,15 @@ def _put_into_zeros(g, sizes, key):
     error names the sizes that do not broadcast (a node called with a gradient of another
     shape)"""
     out = np.zeros(sizes, g.dtype)
-    try:
-        out[key] = g
-    except ValueError:
-        part = out[key].shape
+    part, shape = np.shape(out[key]), tuple(g.shape)
+    if part != shape and (broadcast_error(part, shape) is not None or
+                          np.broadcast_shapes(part, shape) != part):
         # shapes that broadcast, but to another shape than the part's (TensorIterator's
-        # output check), or that do not
-        raise broadcast_error(part, g.shape) or RuntimeError(
+        # output check; numpy would drop a leading 1), or that do not
+        raise broadcast_error(part, shape) or RuntimeError(
             f"output with shape {list(part)} doesn't match the broadcast shape "
-            f"{list(np.broadcast_shapes(part, g.shape))}") from None
+            f"{list(np.broadcast_shapes(part, shape))}")
+    out[key] = g
     return out
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from .._core.graph import Node
 from .._core.tensor import Tensor
 from .._core.zeros import ZeroArray, zeros
-from .record import _binary, _f, _operand, broadcast_error
+from .record import _binary, _data, _f, _operand, broadcast_error
 from .shape import (_squeeze_fresh, _unsafe_view, contiguous, expand, reshape, squeeze, t,
                     transpose, unsqueeze)
 
@@ -79,6 +79,9 @@ class MvBackward0(Node):
 
     def backward(self, g):
         a, v = self._saved
+        if self._next[0] and np.ndim(_data(g)) != 1:   # (by hand: PyTorch's ger, computed first)
+            raise RuntimeError(f"outer: Expected 1-D argument self, but got "
+                               f"{np.ndim(_data(g))}-D")
         return (g.reshape((-1, 1)) * v if self._next[0] else None,       # the outer product
                 _product("mv", _f.t(a), g) if self._next[1] else None)
 

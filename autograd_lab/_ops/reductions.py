@@ -152,8 +152,9 @@ class MaxBackward1(Node):
         mask = (ad == yd) if yd == yd else (ad != ad)   # a nan result came from the nans
         # PyTorch's evenly_distribute_backward: zeros, filled where the mask is with g shared
         # out (not mask * g: a nan or inf g times 0 would be nan)
+        # (zeros of self's dtype: a gradient of another, handed by hand, is cast into them)
         share = g / _f.number(int(mask.sum()), g)
-        return (_f.masked_fill(np.zeros(ad.shape, _data(g).dtype), mask, share),)
+        return (_f.masked_fill(np.zeros(ad.shape, ad.dtype), mask, share),)
 
 
 class MinBackward1(MaxBackward1):
@@ -173,6 +174,10 @@ class MaxBackward0(Node):
         dim = self.dim
         if not self.keepdim:
             g, idx = _f.unsqueeze(g, dim), np.expand_dims(idx, dim)
+        if self.self_sym_sizes and np.ndim(_data(g)) != idx.ndim:
+            # (a node called by hand: scatter_'s refusal, which a 0-d self does not make)
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
         zeros = np.zeros(self.self_sym_sizes, _data(g).dtype)
         return (scatter(zeros, g, dim=dim, index=idx),)
 

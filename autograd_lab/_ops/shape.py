@@ -492,7 +492,7 @@ def stack(tensors, dim=0):
     out, node = _record(StackBackward0, stacked, *tensors)
     if node:
         note_dtypes(node, tensors)
-        node.dim = d
+        node.dim = dim      # as given: the formula wraps it against the gradient it is handed
     return out
 
 

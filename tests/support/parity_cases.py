@@ -5124,3 +5124,46 @@ a.register_hook(lambda g: print("hook") or g + 1)
 print(torch.autograd.grad((a * 2).sum(), [a]))
 """,
 })
+
+_add("found_by_random_programs_91m", {
+    # a leaf frozen, then changed in place with an operand that requires grad, has a history:
+    # a backward through a graph made before reaches its AccumulateGrad, which refuses
+    "leaf_moved_into_the_graph_before_backward": """
+a = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
+t = 2 - a
+a.requires_grad_(False)
+a.unsqueeze(0).mul_(t)
+print(a.grad_fn.name(), a.is_leaf)
+try:
+    t.backward()
+except RuntimeError as e:
+    print(e)
+print(a.grad)
+""",
+    # nodes called by hand with a gradient of another shape or dtype: each formula's own
+    # result or refusal, as PyTorch's
+    "formulas_handed_another_shape_or_dtype": """
+a = torch.tensor([[1.3, 0.1]], requires_grad=True)
+v = torch.tensor([-0.5, 0.5], requires_grad=True)
+b = torch.tensor([-0.4, 0.8], dtype=torch.float64, requires_grad=True)
+calls = [
+    lambda: (a.matmul(v)[..., 0] ** 0).grad_fn(torch.ones(1)),
+    lambda: a.min().grad_fn(torch.tensor(1., dtype=torch.float64)),
+    lambda: b.max().grad_fn(torch.tensor(1.)),
+    lambda: b.min(-1, keepdim=True)[0].grad_fn(torch.ones(1, 1, dtype=torch.float64)),
+    lambda: b.max(0).values.grad_fn(torch.ones(1, dtype=torch.float64)),
+    lambda: a.matmul(v).grad_fn(torch.tensor(1.)),
+    lambda: a.mv(v).grad_fn(torch.ones(1, 1)),
+    lambda: torch.stack([a, a, a], -1).grad_fn(torch.ones(1, 1, 2, 3)),
+    lambda: torch.stack([a, a], 1).grad_fn(torch.ones(1, 2, 2, 1)),
+    lambda: b[::2].grad_fn(torch.ones(1, 1, dtype=torch.float64)),
+    lambda: b[:1].grad_fn(torch.ones(2, 1, dtype=torch.float64)),
+    lambda: b[:1].grad_fn(torch.tensor(2., dtype=torch.float64)),
+]
+for call in calls:
+    try:
+        print(call())
+    except RuntimeError as e:
+        print(e)
+""",
+})
