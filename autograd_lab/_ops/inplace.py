@@ -322,6 +322,18 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"       # a C++ node, named like AccumulateGrad
 
     def backward(self, g):
+        base_shape = self.where.geometry[3]
+        if tuple(g.shape) != base_shape:
+            # (a node called by hand) PyTorch copies g into a tensor laid out as the base:
+            # copy_'s broadcasting, and its refusals
+            error = broadcast_error(base_shape, tuple(g.shape))
+            if error is None and np.broadcast_shapes(base_shape, tuple(g.shape)) != base_shape:
+                error = RuntimeError(f"output with shape {list(base_shape)} doesn't match the "
+                                     f"broadcast shape "
+                                     f"{list(np.broadcast_shapes(base_shape, tuple(g.shape)))}")
+            if error is not None:
+                raise error
+            g = _f.expand(g, base_shape)
         positions, shape = self.where.positions, g.shape
         ordered = np.sort(positions, axis=None)      # (np.unique would import numpy.ma)
         if (ordered[1:] == ordered[:-1]).any():

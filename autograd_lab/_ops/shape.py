@@ -405,6 +405,8 @@ class CatBackward0(Node):
     tensor_list = True
 
     def backward(self, g):
+        if not np.ndim(_data(g)):       # (a node called by hand: PyTorch's formula narrows g)
+            raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
         sizes = [n for n in self.sizes if n is not None]
         bounds = np.cumsum(sizes)[:-1]
         parts = iter(np.split(g, bounds, axis=self.dim) if type(g) is not Tensor else

@@ -5167,3 +5167,22 @@ for call in calls:
         print(e)
 """,
 })
+
+_add("found_by_random_programs_92m", {
+    # CopySlices called by hand copies the gradient into a tensor laid out as the base (copy_'s
+    # broadcasting and refusals); cat's narrows the gradient (a 0-d one is refused)
+    "copy_slices_and_cat_handed_another_shape": """
+a = torch.tensor([-0.6, 0.3], requires_grad=True)
+t = a.mean(0, keepdim=True) * torch.ones(2)
+t[0].sub_(torch.tensor(-2.0, requires_grad=True))
+c = torch.cat([a, a], -1)
+for node, g in [(t.grad_fn, torch.ones(1, 2)), (t.grad_fn, torch.ones(3)), (t.grad_fn, torch.tensor(3.)),
+                (t.grad_fn, torch.ones(1)), (c.grad_fn, torch.tensor(1.))]:
+    try:
+        print(node.name(), node(g))
+    except RuntimeError as e:
+        print(e)
+with torch.no_grad():
+    print(t.grad_fn(torch.tensor(3.)))
+""",
+})
