@@ -3,9 +3,11 @@
 A program is a list of Python statements over a few tensors: leaves of 0 to 3 dimensions in
 float32 and float64, elementwise ops with broadcasting, reductions, matmul, views, indexing,
 cat/stack/where, in-place changes (arithmetic, ``fill_``, ``copy_``, ``x[key] = value`` with a
-value of another shape), hooks, ``retain_grad``, ``no_grad``, ``detach``,
-``backward`` (with a gradient, retained or not, with ``create_graph``), ``autograd.grad``,
-and calls PyTorch refuses (a bad ``dim``, shapes that do not fit, mixed dtypes, ``None``).
+value of another shape), hooks (and hooks that return the wrong thing), ``retain_grad``,
+``no_grad``, ``detach``, a leaf frozen after it was used, ``backward`` (with a gradient of
+either float dtype, retained or not, with ``create_graph``), ``autograd.grad`` (through hooks;
+of a reduction's gradient), nodes called by hand (with what they do not take too), and calls
+PyTorch refuses (a bad ``dim``, shapes that do not fit, mixed dtypes, ``None``).
 
 The generator proposes each statement by looking at the tensors PyTorch holds at that point
 (so most statements are valid, and the invalid ones are chosen on purpose). After every step
@@ -583,6 +585,117 @@ class Proposer:
                                 self.literal(tuple(x.shape), self.dtype_of(x))))
         return f"{self.new('n')} = {name}.grad_fn({grad})"
 
+    def call_node_wrongly(self):
+        """A node called with what it does not take: a number, a tuple or a list, None, two
+        gradients or none, a keyword, a gradient of another dtype; a leaf's AccumulateGrad
+        called by hand."""
+        name, x = self.pick(lambda v: v.requires_grad)
+        if name is None:
+            return None
+        ones = f"torch.ones_like({name})"
+        args = ["1.0", f"({ones},)", f"[{ones}]", "None", "", f"{ones}, None", f"grad={ones}",
+                f"{ones}.double()", f"{ones}.float()", f"{ones}[None]", f"{ones}.sum()"]
+        if x.grad_fn is not None and x.grad_fn.name() in ("AsStridedBackward0",
+                                                          "ExpandBackward0"):
+            # as_strided_backward handed a gradient of another shape, and expand's sum_to one
+            # of fewer dimensions, read memory outside it: what PyTorch returns then depends
+            # on what was there before
+            args = args[:-2]
+        arg = self.rng.choice(args)
+        node = f"{name}.grad_fn" if x.grad_fn is not None else \
+            f"({name} * 1).grad_fn.next_functions[0][0]"
+        return f"{self.new('n')} = {node}({arg})"
+
+    def hook_result(self):
+        """A hook on a tensor or on a node that returns something other than what it was
+        given: a number, a tuple, another shape or dtype, None in a node hook's tuple."""
+        kept = "hook_on_stale_view" in KEPT_DIFFERENT
+        name, x = self.pick(lambda v: v.requires_grad and not (kept and _stale(v)))
+        if name is None:
+            return None
+        rng = self.rng
+        kind = rng.choice(("tensor", "tensor", "pre", "post"))
+        if kind == "tensor" or x.grad_fn is None:
+            fn = rng.choice(("lambda g: 1.0", "lambda g: (g,)", "lambda g: g.sum()",
+                             "lambda g: g.double()", "lambda g: g.float()", "lambda g: g[None]",
+                             "lambda g: None", "lambda g: g * 3"))
+            return f"{name}.register_hook({fn})"
+        if kind == "pre":
+            fn = rng.choice(("lambda go: None", "lambda go: (go[0] * 2,)", "lambda go: go[0]",
+                             "lambda go: (None,)", "lambda go: (go[0].sum(),)",
+                             "lambda go: (go[0].double(),)", "lambda go: [go[0]]",
+                             "lambda go: log.append(len(go))"))
+            return f"{name}.grad_fn.register_prehook({fn})"
+        fn = rng.choice(("lambda gi, go: None", "lambda gi, go: gi",
+                         "lambda gi, go: tuple(None if g is None else g * 2 for g in gi)",
+                         "lambda gi, go: gi[0]", "lambda gi, go: (None,) * len(gi)",
+                         "lambda gi, go: gi[:1]",
+                         "lambda gi, go: log.append([g is None for g in gi])"))
+        return f"{name}.grad_fn.register_hook({fn})"
+
+    def hooked_grad(self):
+        """Hooks on a leaf or a result, then autograd.grad through them (as often as not
+        without create_graph): the hooks run, and may replace what is returned."""
+        hooked = self.pick(lambda v: v.requires_grad)[0]
+        then = hooked and self.autograd_grad()
+        if then is None:
+            return None
+        fn = self.rng.choice(("lambda g: log.append(g.tolist())", "lambda g: g * 2",
+                              "lambda g: g + 1", f"lambda g: log.append(('{hooked}', g.shape))"))
+        return f"{hooked}.register_hook({fn}); {then}"
+
+    def reduction_double(self):
+        """The second derivative through a reduction: autograd.grad with create_graph=True of
+        (reduction) ** 2, then the gradient of what it returned."""
+        name, x = self.pick(lambda v: v.requires_grad and v.numel() > 0)
+        if name is None:
+            return None
+        rng = self.rng
+        fn = rng.choice(("sum", "mean", "max", "min", "prod", "norm"))
+        if fn == "norm" and bool((x.detach().abs() < 1e-5).all()):
+            fn = "prod"     # norm's kink at the zero vector
+        if fn == "norm" or rng.random() < 0.4:
+            call = f"{name}.{fn}()"
+        else:
+            dim = self.dim(x)
+            call = f"{name}.{fn}({dim}, keepdim=True)" if rng.random() < 0.4 else \
+                f"{name}.{fn}(dim={dim})"
+            if fn in ("max", "min"):
+                call += ".values"
+        h, g = self.new("h"), self.new("g")
+        return (f"{h}, = torch.autograd.grad(({call} ** 2).sum(), [{name}], create_graph=True); "
+                f"{g}, = torch.autograd.grad(({h} * {h}).sum(), [{name}], allow_unused=True)")
+
+    def mixed_dtype_gradient(self):
+        """A gradient of the other float dtype handed to backward or autograd.grad (float64
+        into a float32 graph, and the other way), with create_graph now and then."""
+        name, x = self.pick(lambda v: v.requires_grad and v.dtype.is_floating_point)
+        if name is None:
+            return None
+        rng = self.rng
+        other = "float32" if self.dtype_of(x) == "float64" else "float64"
+        grad = self.literal(tuple(x.shape), other)
+        kw = rng.choice(("", "retain_graph=True", "create_graph=True"))
+        if rng.random() < 0.5:
+            return f"{name}.backward({', '.join(filter(None, (grad, kw)))})"
+        wrt = [k for k, v in self.tensors(lambda v: v.requires_grad)]
+        inputs = rng.sample(wrt, min(len(wrt), rng.randint(1, 2)))
+        prefix = "h" if kw == "create_graph=True" else "g"
+        targets = ", ".join(self.new(prefix) for _ in inputs)
+        kws = ", ".join(filter(None, ("allow_unused=True", f"grad_outputs={grad}", kw)))
+        return f"{targets}, = torch.autograd.grad({name}, [{', '.join(inputs)}], {kws})"
+
+    def freeze(self):
+        """A leaf frozen after it was used (requires_grad_(False)): a backward through the
+        graph it is in then gives it nothing. Or thawed again, if no view has it as its base
+        (the views' own flags and their base's, which PyTorch keeps apart, are not modelled)."""
+        views = {id(v._base) for k, v in self.tensors() if v._base is not None}
+        name, x = self.pick(lambda v: v.is_leaf and v.dtype.is_floating_point and (
+            v.requires_grad or id(v) not in views), lambda k: k[0] == "a")
+        if name is None:
+            return None
+        return f"{name}.requires_grad_({not x.requires_grad})"
+
     def none_argument(self):
         """None where PyTorch's argument parser wants a tensor, an int or a shape."""
         name, x = self.pick()
@@ -655,6 +768,12 @@ FEATURES = {
     "reshape_copy": (Proposer.reshape_copy, 0.5),
     "call_node": (Proposer.call_node, 0.5),
     "none_argument": (Proposer.none_argument, 0.3),
+    "call_node_wrongly": (Proposer.call_node_wrongly, 0.4),
+    "hook_result": (Proposer.hook_result, 0.5),
+    "hooked_grad": (Proposer.hooked_grad, 0.5),
+    "reduction_double": (Proposer.reduction_double, 0.7),
+    "mixed_dtype_gradient": (Proposer.mixed_dtype_gradient, 0.5),
+    "freeze": (Proposer.freeze, 0.4),
 }
 
 # Differences that are not a feature of their own but a part of what is compared.
@@ -756,6 +875,7 @@ def _factor(n, rng):
 
 # Warnings PyTorch gives once per process: whether one shows depends on what ran before.
 ONCE = re.compile(r"create_graph=True will create a reference cycle|x\.T|Tensor\.T is deprecated"
+                  r"|gradient layout contract"
                   r"|Converting a tensor with requires_grad=True to a scalar")
 
 
@@ -788,8 +908,8 @@ def state(ns):
     """What a program holds, in a form both libraries give alike."""
     out = {"log": _plain(ns["log"])}
     for k, v in ns.items():
-        if k in ("torch", "log", "__builtins__"):
-            continue
+        if k in ("torch", "log", "__builtins__", "__warningregistry__"):
+            continue        # (the registry: where a warning pointing at the program was kept)
         try:
             out[k] = _value(v)
         except RuntimeError as e:
