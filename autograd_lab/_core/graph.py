@@ -311,15 +311,18 @@ def _slot_names(cls):
     return {k for c in cls.__mro__ if c is not Node for k in c.__dict__.get("__slots__", ())}
 
 
-def new_node(cls, next_functions):
-    """A new ``cls`` node whose input gradients go to ``next_functions`` (one per input)."""
+def new_node(cls, next_functions, numbered=True):
+    """A new ``cls`` node whose input gradients go to ``next_functions`` (one per input).
+    ``numbered=False``: it takes no number of the creation order (an AccumulateGrad, which
+    PyTorch makes without a sequence number, and toposort places each time it sorts), so the
+    numbers ``_sequence_nr()`` shows are PyTorch's."""
     node = _new(cls)
     node._next = next_functions
     node._saved = ()
     node._checks = node._pending = node._extras = None
     # Creation order. A node is always created after the nodes that produced its inputs,
     # so "newest first" is a valid order for the backward pass (the engine sorts by it).
-    node._seq = next(_sequence)
+    node._seq = next(_sequence) if numbered else -1
     if _State.anomaly:
         remember_forward(node)
     return node
@@ -572,7 +575,7 @@ def grad_accumulator(leaf):
         if leaf._no_grad_view:
             leaf._refuse_if_stale()
             return None     # requires grad (as its base does), but gradients stop here
-        acc = new_node(AccumulateGrad, ())
+        acc = new_node(AccumulateGrad, (), numbered=False)
         acc.variable = leaf
         leaf._acc = weakref.ref(acc)   # weak: the node holds the leaf, not the other way
     return acc

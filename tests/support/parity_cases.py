@@ -410,6 +410,20 @@ print(torch.autograd.gradcheck(lambda t: t * t, (x,)), GradcheckError.__name__)
 """})
 FRESH.add("gradcheck_module/imported_first")
 
+# the nodes' sequence numbers, counted from a fresh process's first node: an AccumulateGrad
+# takes none (PyTorch makes it with the highest), under create_graph too
+_add("sequence_nr", {"fresh_process": """x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = (x * w).sum()
+print(y.grad_fn._sequence_nr(), y.grad_fn.next_functions[0][0]._sequence_nr())
+print(y.grad_fn.next_functions[0][0].next_functions[0][0]._sequence_nr())
+gx, gw = torch.autograd.grad(y, (x, w), create_graph=True)
+print(gx.grad_fn.name(), gx.grad_fn._sequence_nr(), gw.grad_fn._sequence_nr())
+z = (gx * gw).sum()
+print(z.grad_fn._sequence_nr())
+"""})
+FRESH.add("sequence_nr/fresh_process")
+
 # ----------------------------------------------------------------------------------------
 # warnings
 # ----------------------------------------------------------------------------------------
