@@ -39,3 +39,20 @@ def test_case_tables_are_consistent():
     """Every FRESH or XFAIL entry names a case, so a renamed case cannot drop its mark."""
     assert FRESH <= CASES.keys()
     assert XFAIL.keys() <= CASES.keys()
+
+
+class _LeftOpen:
+    """An earlier test's object that warns when finalized, as a database connection does."""
+    def __init__(self):
+        self.me = self              # a cycle: only the garbage collector frees it
+
+    def __del__(self):
+        import warnings
+        warnings.warn("left open", ResourceWarning)
+
+
+def test_an_earlier_tests_garbage_is_not_the_snippets_warning():
+    _LeftOpen()
+    code = "import gc, warnings\ngc.collect()\nwarnings.warn('mine')\nprint(1)\n"
+    out, error, warned = dual.run(code, autograd_lab)
+    assert (out, error, warned) == ("1\n", None, [("UserWarning", "mine")])

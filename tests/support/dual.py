@@ -44,8 +44,11 @@ def run(code, lib, sites=False):
             exec(compile(code, SNIPPET, "exec"), env)
         except Exception as e:      # the snippet's own error is part of what we compare
             error = (type(e).__name__, _clean(str(e)))
+    # (a ResourceWarning is the garbage collector finalizing an object an earlier test left
+    # open, a database connection say, while the snippet happens to run: neither library
+    # raises one)
     warned = [(w.category.__name__, _clean(str(w.message))) + ((_site(w, lib),) if sites else ())
-              for w in caught]
+              for w in caught if not issubclass(w.category, ResourceWarning)]
     return _clean(out.getvalue()), error, warned
 
 

@@ -899,8 +899,9 @@ def step(ns, stmt):
             exec(code, ns)
         except Exception as e:
             error = (type(e).__name__, _clean(str(e)))
+    # (a ResourceWarning is the garbage collector finalizing something of another test's)
     warned = [(w.category.__name__, _clean(str(w.message))) for w in caught
-              if not ONCE.search(str(w.message))]
+              if not ONCE.search(str(w.message)) and not issubclass(w.category, ResourceWarning)]
     return error, warned
 
 
