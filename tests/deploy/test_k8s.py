@@ -4,8 +4,8 @@ the manifests deploy/k8s/grade.sh creates are validated against Kubernetes' own 
 command is run here, once per index, with the environment
 the Job gives that pod (the completion index, the Secret's gradebook URL, the Job's uid, the
 CPU limit) and the image's (its PATH, HOME), in the course directory as the volume holds it,
-as the pod's user (1000, so that bubblewrap runs unprivileged and every kernel starts cold, as
-in the pod), with the grader's environment built as deploy/k8s/Containerfile builds it
+as the pod's user (1000, so that bubblewrap runs unprivileged and every kernel is forked warm
+into namespaces of its own, as in the pod), with the grader's environment built as deploy/k8s/Containerfile builds it
 (Debian 12's python3, a virtual environment, the engine and the grader installed, not
 editable); then the report Job's command. What they decide equals the one-machine `grade` of
 the same class. Building that environment takes about two minutes;
@@ -23,12 +23,14 @@ import tempfile
 import uuid
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
 import clusterclass as cc
 import gradingcourse as gc
 import learner_env as le
+from autograd_lab_grader.course import Course
 from autograd_lab_grader.gradebook import leases, status
 from autograd_lab_grader.steps import grade
 from pgserver import MISSING
@@ -40,7 +42,7 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 # default: 1.33), and the newest the validator knows
 VERSIONS = ("1.33.0", kubernetes_validate.latest_version())
 IMAGE = "registry.example.org/autograd-lab-grader:test"
-# a smaller class than the others' (kernels start cold here): right, wrong, dying
+# a smaller class than the others': right, wrong, dying
 CLASS = {s: cc.CLASS[s] for s in ("ada", "ann", "ben", "cat", "gus", "jon")}
 POD_USER = 1000
 
@@ -260,5 +262,73 @@ def test_each_pods_command_run_here_grades_the_class_as_one_machine_does(pg, one
         assert graded and {p.stat().st_uid for p in graded} == {POD_USER}
         assert all(c["attempts"] == 1 for c in leases.read(course).values())
         assert cc.decided(course, tmp_path / "grades") == one_machine
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+# -- a pod's kernels: warm, each in namespaces of its own (no root: zygote.py's namespaces mode)
+
+NEIGHBOUR_MARKER = "4242.0815"      # `sleep MARKER`: what the neighbour leaves running
+LOOKS = """
+import os, signal, sys, tempfile
+print('WARM' if 'matplotlib.pyplot' in sys.modules else 'COLD')
+print('PID', os.getpid())
+print('CAPS', [l.split()[1] for l in open('/proc/self/status') if l.startswith('CapEff')])
+spool = os.path.dirname(os.path.dirname(os.getcwd()))
+print('SPOOL', len(os.listdir(spool)))
+print('PROCESSES', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))
+for path in ('/tmp/left', os.path.join(spool, 'planted'), '/dev/shm/left'):
+    try:
+        open(path, 'w').write('x')
+        print('WROTE', path)
+    except OSError as error:
+        print('REFUSED', path, type(error).__name__)
+try:
+    os.kill(-1, signal.SIGKILL)          # every process it may signal: only its own
+except ProcessLookupError:
+    pass
+"""
+LEAVES_RUNNING = ("import subprocess\nsubprocess.Popen(['sleep', '{marker}'], "
+                  "start_new_session=True)\n")
+RIGHT = "\ndef square(x):\n    return x * x\n"
+
+
+@pytest.mark.needs_root(reason="grades as the pods' user (root becomes user 1000)")
+def test_a_pods_kernels_start_warm_and_apart(grader_env):
+    """Without root, each kernel is forked warm into namespaces of its own: it sees its own
+    folder of the spool only, no other kernel's process (the init of its namespace and
+    itself), holds no capability, writes no shared folder; what it leaves running is killed
+    and reported; two kernels graded at once score as alone."""
+    top = Path(tempfile.mkdtemp(prefix="autograd-lab-k8s-warm-"))
+    try:
+        root = gc.make_course(top / "course", timeout=20)
+        gc.submit(root, "looks", {"answer_square": LOOKS + RIGHT})
+        gc.submit(root, "leaves", {"answer_square":
+                                   LEAVES_RUNNING.format(marker=NEIGHBOUR_MARKER) + RIGHT})
+        gc.submit(root, "wrong", {"answer_square": "def square(x):\n    return 2 * x\n"})
+        home = top / "home"
+        home.mkdir()
+        for path in [top, *top.rglob("*")]:
+            os.lchown(path, POD_USER, POD_USER)
+        result = subprocess.run(
+            ["setpriv", f"--reuid={POD_USER}", f"--regid={POD_USER}", "--clear-groups", "--",
+             str(grader_env / "bin" / "autograd-lab"), "-C", str(root), "grade", gc.LESSON,
+             "--jobs", "2"], env=_image_env(grader_env, home), capture_output=True, text=True,
+            timeout=300)
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, output
+        assert "kernels start cold" not in output, output
+        rows = status.read(Course(root), gc.LESSON)
+        scores = {student: row.score for (_, student), row in rows.items()}
+        assert scores == {"looks": 5, "leaves": 5, "wrong": 3}, output
+        assert "left 1 process(es) behind" in rows[gc.LESSON, "leaves"].sandbox
+        assert gc.processes_with(NEIGHBOUR_MARKER) == []
+        nb = nbformat.read(root / "autograded" / "looks" / gc.LESSON / f"{gc.LESSON}.ipynb",
+                           as_version=4)
+        seen = "".join(o.get("text", "") for o in gc.cell(nb, "answer_square").outputs)
+        assert "WARM" in seen and "PID 2\n" in seen, seen
+        assert "CAPS ['0000000000000000']" in seen, seen
+        assert "SPOOL 1\n" in seen and "PROCESSES [1, 2]" in seen, seen
+        assert "WROTE" not in seen and seen.count("REFUSED") == 3, seen
     finally:
         shutil.rmtree(top, ignore_errors=True)

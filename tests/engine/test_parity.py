@@ -48,7 +48,7 @@ class _LeftOpen:
 
     def __del__(self):
         import warnings
-        warnings.warn("left open", ResourceWarning)
+        warnings.warn("left open", ResourceWarning, stacklevel=1)
 
 
 def test_an_earlier_tests_garbage_is_not_the_snippets_warning():

@@ -17,8 +17,9 @@ Debian's `bwrap` instead, and sees
   PID namespace (whatever it starts dies with it), and limits on memory, processes, CPU time and
   the size of a file it writes (set by `kernel/start.py` on the bwrap process, and inherited).
 
-Run as root (a CI machine, a container), the kernel also runs as a user of its own, so that the
-process limit holds and no root-owned file is readable. `check()` says whether bwrap works here.
+Run as root (a CI machine, a container) with users to spare, the kernel also runs as a user of
+its own, so that no root-owned file is readable; otherwise as the grader's user, in a user
+namespace of its own (where the process limit counts its processes alone). `check()` says whether bwrap works here.
 The working directory is on no kernel's import path (PYTHONSAFEPATH).
 """
 from __future__ import annotations
@@ -82,10 +83,24 @@ class Unavailable(RuntimeError):
 
 
 def _uid() -> int | None:
-    """The user a kernel runs as when the grader is root: one of its own per grading process,
-    from the process id, which no two live processes share (Linux's pid_max is at most 2**22,
-    so the ids stay below 4.4 million, far above the ids of real accounts)."""
-    return 200_000 + os.getpid() if os.geteuid() == 0 else None
+    """The user a kernel runs as when the grader is root with users to spare: one of its own
+    per grading process, from the process id, which no two live processes share (Linux's
+    pid_max is at most 2**22, so the ids stay below 4.4 million, far above the ids of real
+    accounts). None otherwise: the kernel runs as the grader's user (in a user namespace)."""
+    uid = 200_000 + os.getpid()
+    return uid if os.geteuid() == 0 and _mapped(uid) else None
+
+
+def _mapped(uid: int) -> bool:
+    """Whether this process's user namespace has the user `uid`: root in a container whose
+    namespace maps only some users (a pod with ``hostUsers: false``, ``unshare -r``) is root
+    without users to spare."""
+    try:
+        with open("/proc/self/uid_map") as f:
+            ranges = [tuple(map(int, line.split())) for line in f if line.strip()]
+    except OSError:
+        return True
+    return any(inside <= uid < inside + count for inside, _, count in ranges)
 
 
 def _in_venv() -> bool:
@@ -295,16 +310,22 @@ ZYGOTE_CAPABILITIES = ("setuid", "setgid", "kill")
 
 def zygote_command(spool: Path, socket: Path, env: dict[str, str]) -> list[str]:
     """The bwrap command line of the warm-kernel server (zygote.py) over the folder `spool`,
-    where the kernels' private folders are made. It stays root in the sandbox, with the
-    capabilities to make each kernel a user of its own and to signal it, and no other: bwrap
-    keeps a root process's capabilities, and setpriv bounds them to those three before the
-    server starts (its effective, permitted and bounding sets)."""
+    where the kernels' private folders are made. A root grader with users to spare
+    (``_uid()``): the server stays root in the sandbox, with the capabilities to make each
+    kernel a user of its own and to signal it, and no other: bwrap keeps a root process's
+    capabilities, and setpriv bounds them to those three before the server starts (its
+    effective, permitted and bounding sets). A grader that is not root: the server runs as the
+    grader's user without a capability, and gives each kernel namespaces of its own."""
+    zygote = GRADER_INSIDE_AT / "zygote.py"
+    if _uid() is None:
+        args, made = _jail(unprivileged=True)
+        args = _writable(args, made, spool, env)
+        return args + ["--", python_inside(), str(zygote), str(socket), "namespaces"]
     args, made = _jail(unprivileged=False)
     args = _writable(args, made, spool, env)
     keep = ",".join(["-all", *(f"+{c}" for c in ZYGOTE_CAPABILITIES)])
-    zygote = GRADER_INSIDE_AT / "zygote.py"
     return args + ["--", "setpriv", f"--bounding-set={keep}", "--inh-caps=-all", "--",
-                   python_inside(), str(zygote), str(socket)]
+                   python_inside(), str(zygote), str(socket), "users"]
 
 
 def kernel_env(home: Path, grader_env: dict[str, str], tmp: Path | None = None) -> dict[str, str]:
