@@ -511,13 +511,17 @@ def grade(ctx: typer.Context,
               help="The grading run this grader belongs to, shared by every grader of a "
                    "Slurm array or Kubernetes Job: a grader of the run started again grades "
                    "nothing the run graded (default: a run of its own)."),
-          cold: bool = typer.Option(False, "--cold", help="Start every kernel afresh instead "
-                                    "of forking it from the run's warm server (slower)."),
+          warm: Optional[bool] = typer.Option(
+              None, "--warm/--cold",
+              help="Fork every kernel from the run's warm server, or start every kernel afresh "
+                   "(default: warm when the run grades 3 submissions or more, where it "
+                   "costs less)."),
           no_sandbox: bool = _NO_SANDBOX):
     """Autograde every submission of LESSON, each in a process of its own.
 
-    Each kernel runs in a bubblewrap sandbox that sees no course file but its own submission;
-    run as root, kernels are forked from one warm server per run, each as a user of its own.
+    Each kernel runs in a bubblewrap sandbox that sees no course file but its own submission,
+    forked from one warm server per run: as root each as a user of its own, otherwise each in
+    namespaces of its own.
     Shows a progress bar naming the submissions being graded, then every learner's status
     (sorted); exits with status 1 when any submission failed."""
     from nbgrader.api import MissingEntry
@@ -528,7 +532,7 @@ def grade(ctx: typer.Context,
     lesson = _lesson(course, lesson)
     options = step.Options(jobs=jobs, force=force, timeout=timeout, shard=step.Shard.parse(shard),
                            memory=memory * 1024**2 if memory else None,
-                           sandboxed=_sandbox(no_sandbox), warm=not cold,
+                           sandboxed=_sandbox(no_sandbox), warm=warm,
                            students=tuple(students or ()), run=run or "",
                            **({"grader_memory": grader_memory * 1024**2} if grader_memory
                               else {}))
@@ -614,7 +618,7 @@ def regrade(ctx: typer.Context,
     try:
         ctx.invoke(grade, ctx=ctx, lesson=lesson, jobs=jobs, force=True, students=None,
                    failed_only=False, timeout=None, memory=None, grader_memory=None,
-                   shard="1/1", run=None, cold=False, no_sandbox=no_sandbox)
+                   shard="1/1", run=None, warm=None, no_sandbox=no_sandbox)
     except typer.Exit as stop:
         code = stop.exit_code
     written = step.refresh_pages(course, lesson, had)

@@ -71,6 +71,12 @@ class Shard:
         return sorted(students)[self.k - 1::self.n]
 
 
+# Below this many submissions a run starts its kernels cold: the warm server's start (a sandbox
+# that imports what every kernel imports) costs more than it saves on so few kernels
+# (benchmarks/grading_cpu.py: docs/measurements/grading.md)
+WARM_FROM = 3
+
+
 @dataclass(frozen=True)
 class Options:
     jobs: int = 0                 # 0: one more than the cores (default_jobs)
@@ -80,7 +86,9 @@ class Options:
     grader_memory: int = GRADER_MEMORY  # bytes of address space per grading process
     shard: Shard = Shard()
     sandboxed: bool = True        # False: learners' code runs as the grader (--no-sandbox)
-    warm: bool = True             # kernels forked from a warm server where it can run (warm.py)
+    # kernels forked from a warm server where it can run (warm.py); False: every kernel cold;
+    # None: warm when the run grades at least WARM_FROM submissions (the command's default)
+    warm: bool | None = True
     students: tuple[str, ...] = ()  # only these learners, graded again whatever they were
     # the grading run this grader is part of (leases.py): every grader of a Slurm array or a
     # Kubernetes Job shares one, so that a restarted or duplicated grader grades nothing the
@@ -329,7 +337,9 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
         # that a run that ends early leaves none behind (a killed process removes nothing).
         scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="autograd-lab-run-"))
         server = None
-        if options.sandboxed and options.warm and submissions:
+        warm_start = options.warm if options.warm is not None \
+            else len(submissions) >= WARM_FROM
+        if options.sandboxed and warm_start and submissions:
             try:
                 server = stack.enter_context(warm.Server())
             except (warm.Unavailable, OSError) as error:

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""What grading costs in CPU: every process a grading starts, read from a cgroup, per notebook.
+
+    python benchmarks/grading_cpu.py [--count 12] [--lessons 02_scalar_backward,05_accumulation]
+
+For every lesson a scratch copy of the course gets `count` submissions (the solution and the blank
+release, alternately), graded by force by: plain `nbgrader autograde`; `autograd-lab grade` as
+it runs by default; with every kernel started cold (``--cold``); and, for one learner of the
+class, each of the three again (a regrade of one submission: ``--student``). The floor is the
+solution's own code cells run in a started plain kernel, imports included. Each figure is
+CPU-seconds of the whole process tree (kernels, sandboxes, the warm server), from a cpuacct
+cgroup made for the run (cgroup v1, or v2's cpu.stat), per notebook; the ratios are against the
+floor and against nbgrader in the same run. Needs root (the cgroup). A report, not a test.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "grader")]
+
+from autograd_lab_grader.course import CONFIG_FILE, Course  # noqa: E402
+
+V1 = Path("/sys/fs/cgroup/cpuacct")
+V2 = Path("/sys/fs/cgroup/unified") if Path("/sys/fs/cgroup/unified").is_dir() \
+    else Path("/sys/fs/cgroup")
+
+
+class Cgroup:
+    """A cgroup of its own whose CPU time is read after: every process a command starts is in it."""
+
+    def __init__(self):
+        self.v1 = (V1 / "cpuacct.usage").exists()
+        self.path = (V1 if self.v1 else V2) / f"autograd-lab-bench-{uuid.uuid4().hex[:8]}"
+        self.path.mkdir()
+
+    def join(self):
+        (self.path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def seconds(self) -> float:
+        if self.v1:
+            return int((self.path / "cpuacct.usage").read_text()) / 1e9
+        stat = dict(line.split() for line in (self.path / "cpu.stat").read_text().splitlines())
+        return int(stat["usage_usec"]) / 1e6
+
+    def remove(self):
+        """Once its last process is gone (what a grading leaves ends a moment after it)."""
+        import signal
+        import time
+        for tries in range(200):
+            left = (self.path / "cgroup.procs").read_text().split()
+            if not left:
+                self.path.rmdir()
+                return
+            if tries == 100:
+                for pid in left:
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except OSError:
+                        pass
+            time.sleep(0.05)
+        sys.exit(f"processes left in {self.path}: {left}")
+
+
+def cpu(args, cwd, env) -> float:
+    """CPU-seconds of `args` and of everything it started."""
+    group = Cgroup()
+    try:
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
+                              preexec_fn=group.join)
+        if proc.returncode:
+            sys.exit(f"{' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        return group.seconds()
+    finally:
+        group.remove()
+
+
+FLOOR = r"""
+import sys, nbformat
+from jupyter_client.manager import start_new_kernel
+nb = nbformat.read(sys.argv[1], as_version=4)
+km, kc = start_new_kernel(kernel_name="python3")
+with open(sys.argv[2], "w") as f:
+    f.write(str(km.provisioner.pid))
+input()                 # the kernel is started: the benchmark moves it into the cgroup
+for cell in nb.cells:
+    if cell.cell_type == "code":
+        kc.execute_interactive(cell.source, timeout=300, output_hook=lambda msg: None)
+print("done", flush=True)
+input()
+kc.stop_channels()
+km.shutdown_kernel(now=True)
+"""
+
+
+def floor(notebook: Path, env) -> float:
+    """CPU-seconds of the solution's code cells in a started plain kernel."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pid_file = Path(tmp) / "pid"
+        proc = subprocess.Popen([sys.executable, "-c", FLOOR, str(notebook), str(pid_file)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                env=dict(env, MPLBACKEND="Agg"), cwd=notebook.parent)
+        group = Cgroup()
+        try:
+            while not pid_file.exists() or not pid_file.read_text():
+                if proc.poll() is not None:
+                    sys.exit("the floor's kernel did not start")
+                os.sched_yield()
+            (group.path / "cgroup.procs").write_text(pid_file.read_text())
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert proc.stdout.readline().strip() == "done"
+            seconds = group.seconds()
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            proc.wait()
+            return seconds
+        finally:
+            proc.kill()
+            proc.wait()
+            group.remove()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=12, help="submissions per lesson")
+    parser.add_argument("--lessons", default="02_scalar_backward,05_accumulation")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("grading_cpu.py needs root (it reads CPU time from a cgroup it makes)")
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'grader'}",
+               PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    course = Course(ROOT)
+    print(f"{args.count} submissions per lesson, {os.cpu_count()} cores; CPU-seconds per "
+          "notebook, every process of the grading counted")
+    head = (f"{'lesson':20} {'floor':>6} {'nbgrader':>9} {'warm':>6} {'cold':>6} "
+            f"{'warm/floor':>11} {'warm/nbgrader':>14} | one learner: {'nbgrader':>8} "
+            f"{'default':>8} {'warm':>6} {'cold':>6}")
+    print(head)
+    with tempfile.TemporaryDirectory(prefix="autograd-lab-bench-") as tmp:
+        for lesson in args.lessons.split(","):
+            copy = _scratch(course, Path(tmp) / lesson, lesson, args.count)
+            n = args.count
+            grade = [sys.executable, "-m", "autograd_lab_grader", "grade", lesson, "--force"]
+            nbgrader = [str(bin_dir / "nbgrader"), "autograde", lesson, "--force"]
+            low = floor(copy.root / "solutions" / lesson / f"{lesson}.ipynb", env)
+            class_ = {"nbgrader": cpu(nbgrader, copy.root, env) / n,
+                      "warm": cpu(grade + ["--warm"], copy.root, env) / n,
+                      "cold": cpu(grade + ["--cold"], copy.root, env) / n}
+            one = ["--student", "learner000"]
+            alone = {"nbgrader": cpu(nbgrader + one, copy.root, env),
+                     "default": cpu(grade + one, copy.root, env),
+                     "warm": cpu(grade + one + ["--warm"], copy.root, env),
+                     "cold": cpu(grade + one + ["--cold"], copy.root, env)}
+            print(f"{lesson:20} {low:6.2f} {class_['nbgrader']:9.2f} {class_['warm']:6.2f} "
+                  f"{class_['cold']:6.2f} {class_['warm'] / low:10.2f}x "
+                  f"{class_['warm'] / class_['nbgrader']:13.2f}x | {'':12} "
+                  f"{alone['nbgrader']:8.2f} {alone['default']:8.2f} {alone['warm']:6.2f} "
+                  f"{alone['cold']:6.2f}", flush=True)
+
+
+def _scratch(course, folder, lesson, count):
+    folder.mkdir()
+    shutil.copy2(ROOT / CONFIG_FILE, folder / CONFIG_FILE)
+    shutil.copytree(course.directory("source"), folder / "solutions")
+    copy = Course(folder)
+    assert copy.api().generate_assignment(lesson, force=True)["success"], lesson
+    notebooks = [copy.root / "solutions" / lesson / f"{lesson}.ipynb",
+                 copy.root / "notebooks" / lesson / f"{lesson}.ipynb"]
+    for i in range(count):
+        target = copy.submission(lesson, f"learner{i:03d}")
+        target.mkdir(parents=True)
+        shutil.copy2(notebooks[i % 2], target / f"{lesson}.ipynb")
+    return copy
+
+
+if __name__ == "__main__":
+    main()
