@@ -43,8 +43,6 @@ if importlib.util.find_spec("autograd_lab") is None:
     sys.path.insert(0, folder)
 
 # %% tags=["course-helper"]
-import matplotlib.pyplot as plt
-
 import autograd_lab as torch
 from autograd_lab import viz
 
@@ -336,9 +334,12 @@ for h in [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8]:
 #
 # The derivative at every point is a function. Below, $f$ and the slope autograd computes at
 # 41 points (one small graph and one `backward()` each), drawn over the hand formula
-# $f'(x) = 3x^2 - 3$. Where $f$ turns ($x = \pm 1$), $f'$ crosses zero.
+# $f'(x) = 3x^2 - 3$. Where $f$ turns ($x = \pm 1$), $f'$ crosses zero. The drawing is
+# matplotlib's (`plt`), imported here, where the lesson first needs it.
 
 # %%
+import matplotlib.pyplot as plt
+
 xs = [i / 10 for i in range(-20, 21)]
 slopes = []
 for x0 in xs:

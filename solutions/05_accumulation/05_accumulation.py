@@ -40,8 +40,6 @@ if importlib.util.find_spec("autograd_lab") is None:
     sys.path.insert(0, folder)
 
 # %% tags=["course-helper"]
-import matplotlib.pyplot as plt
-
 import autograd_lab as torch
 from autograd_lab import viz
 
@@ -261,8 +259,12 @@ check.fixed_loop(train, data=(1.0, 1.0, 2.0, 3.0, 5.0), slope=0.5, steps=7, lr=0
 
 # %% [markdown]
 # ### Run: both loss curves
+#
+# Drawn with matplotlib, imported where the lesson first draws a curve.
 
 # %%
+import matplotlib.pyplot as plt
+
 w_fixed, fixed_losses = train(x_data, y_data)
 plt.semilogy(buggy_losses, "o-", label="without zeroing")
 plt.semilogy(fixed_losses, "o-", label="zeroed every step")

@@ -41,9 +41,6 @@ if importlib.util.find_spec("autograd_lab") is None:
     sys.path.insert(0, folder)
 
 # %% tags=["course-helper"]
-import matplotlib.pyplot as plt
-import numpy as np
-
 import autograd_lab as torch
 from autograd_lab import viz
 
@@ -339,9 +336,13 @@ print(rows.shape, bias.grad)          # 4 rows, each sending 1, 2, 3
 # %% [markdown]
 # The loss is the mean of $\log(1 + e^{-t\cdot\text{score}})$ (with $t = \pm 1$): small when
 # the score has the target's sign. `train_step` trains a copy of your parameters (so the cell
-# can run again). The picture: the score over the plane, in black where it is 0.
+# can run again). The picture (matplotlib's): the score over the plane, black where it is 0.
 
 # %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+
 def mlp(X, W1, b1, W2, b2):
     return (torch.tanh(X @ W1 + b1) @ W2 + b2).squeeze(1)
 
