@@ -71,14 +71,17 @@ _MAX_REQUEST = 1024**2      # bytes of one request: a grader's, but bounded all 
 
 def warm_up():
     """Import what the lessons' kernels import; the forks share it. (None of it starts a
-    thread: a fork copies only the thread that forks.)"""
+    thread: a fork copies only the thread that forks.) The lessons that plot import
+    pyplot in the cell that first plots (their first cell imports only the engine): loaded
+    here, it costs their forks nothing there, and the others nothing either (a fork with it
+    in memory takes the 6 to 9 ms one without it takes, 2026-12-02)."""
     import sqlite3                   # noqa: F401  (the kernel's history, in memory)
 
     import IPython.core.debugger     # noqa: F401
     import ipykernel.debugger        # noqa: F401  (debugpy: half of a kernel's own start)
     import ipykernel.ipkernel        # noqa: F401
     import ipykernel.kernelapp       # noqa: F401
-    import matplotlib.pyplot         # noqa: F401  (the backend is Agg: MPLBACKEND)
+    import matplotlib.pyplot         # noqa: F401  (the lessons that plot; Agg: MPLBACKEND)
     import numpy                     # noqa: F401
 
     import autograd_lab.checks       # noqa: F401
