@@ -171,6 +171,8 @@ CITED = {
     ('docs/measurements/grading.md', 'a whole notebook of lesson 03'): EXAMPLE,
     ('docs/measurements/grading.md', '500 submissions of lesson 02'): EXAMPLE,
     ('docs/measurements/grading.md', 'forked warm (lessons 02 and 05)'): EXAMPLE,
+    ('docs/measurements/index.md', 'Lessons 02, 05 and 10, which imported `matplotlib.pyplot`'):
+        {n: 'import matplotlib.pyplot as plt' for n in ('02', '05', '10')},
     ('autograd_lab/checks/__init__.py', 'without a " "word (lesson 06)'):
         '.data',
     ('autograd_lab/checks/graphs.py', '(lesson 07 calls its nodes, lesson 08 writes the whole walk)'):
