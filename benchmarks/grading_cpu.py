@@ -4,9 +4,11 @@
     python benchmarks/grading_cpu.py [--count 12] [--lessons 02_scalar_backward,05_accumulation]
 
 For every lesson a scratch copy of the course gets `count` submissions (the solution and the blank
-release, alternately), graded by force by: plain `nbgrader autograde`; `autograd-lab grade` as
-it runs by default; with every kernel started cold (``--cold``); and, for one learner of the
-class, each of the three again (a regrade of one submission: ``--student``). The floor is the
+release, alternately), graded by force by: plain `nbgrader autograde`; `autograd-lab grade`
+with kernels forked warm (``--warm``, as root: a user a kernel); with every kernel started cold
+(``--cold``); warm as a user that is not root ("not root": a kernel in namespaces of its own);
+and, for one learner of the class, nbgrader, the default (which chooses), warm and cold again
+(a regrade of one submission: ``--student``). The floor is the
 solution's own code cells run in a started plain kernel, imports included. Each figure is
 CPU-seconds of the whole process tree (kernels, sandboxes, the warm server), from a cpuacct
 cgroup made for the run (cgroup v1, or v2's cpu.stat), per notebook; the ratios are against the
@@ -126,6 +128,30 @@ def floor(notebook: Path, env) -> float:
             group.remove()
 
 
+USER = 65534      # the user the grader runs as for "warm, not root" (nobody)
+
+
+def as_user(args, course_root: Path, home: Path) -> list[str]:
+    """`args` run as USER, as an instructor's own grader runs: the course and a home of its
+    own handed to it; where this Python lives in a folder USER may not enter (a root's pyenv
+    under /root), that folder is made passable in a mount namespace of the command's own,
+    this machine unchanged."""
+    for path in [course_root, *course_root.rglob("*"), home]:
+        os.lchown(path, USER, USER)
+    blocked = next((p for p in reversed(Path(sys.base_prefix).resolve().parents)
+                    if p != Path("/") and not os.stat(p).st_mode & 0o001), None)
+    drop = ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--clear-groups", "--"]
+    if blocked is None:
+        return drop + args
+    inside = Path(sys.base_prefix).resolve().relative_to(blocked)
+    stash = "/run/autograd-lab-bench-stash"
+    script = (f'mkdir -p {stash} && mount --bind "$1" {stash} && '
+              'mount -t tmpfs -o mode=0755 tmpfs "$1" && mkdir -p "$1/$2" && '
+              f'mount --bind "{stash}/$2" "$1/$2" && shift 2 && exec "$@"')
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+            str(blocked), str(inside), *drop, *args]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=12, help="submissions per lesson")
@@ -140,10 +166,11 @@ def main():
     print(f"{args.count} submissions per lesson, {os.cpu_count()} cores; CPU-seconds per "
           "notebook, every process of the grading counted")
     head = (f"{'lesson':20} {'floor':>6} {'nbgrader':>9} {'warm':>6} {'cold':>6} "
-            f"{'warm/floor':>11} {'warm/nbgrader':>14} | one learner: {'nbgrader':>8} "
-            f"{'default':>8} {'warm':>6} {'cold':>6}")
+            f"{'not root':>9} {'warm/floor':>11} {'not root/warm':>14} | one learner: "
+            f"{'nbgrader':>8} {'default':>8} {'warm':>6} {'cold':>6} {'default/nbgrader':>17}")
     print(head)
     with tempfile.TemporaryDirectory(prefix="autograd-lab-bench-") as tmp:
+        os.chmod(tmp, 0o755)            # (USER grades a copy in here)
         for lesson in args.lessons.split(","):
             copy = _scratch(course, Path(tmp) / lesson, lesson, args.count)
             n = args.count
@@ -153,16 +180,21 @@ def main():
             class_ = {"nbgrader": cpu(nbgrader, copy.root, env) / n,
                       "warm": cpu(grade + ["--warm"], copy.root, env) / n,
                       "cold": cpu(grade + ["--cold"], copy.root, env) / n}
+            home = Path(tmp) / f"home-{lesson}"
+            home.mkdir()
+            class_["user"] = cpu(as_user(grade + ["--warm"], copy.root, home), copy.root,
+                                 dict(env, HOME=str(home))) / n
             one = ["--student", "learner000"]
             alone = {"nbgrader": cpu(nbgrader + one, copy.root, env),
                      "default": cpu(grade + one, copy.root, env),
                      "warm": cpu(grade + one + ["--warm"], copy.root, env),
                      "cold": cpu(grade + one + ["--cold"], copy.root, env)}
             print(f"{lesson:20} {low:6.2f} {class_['nbgrader']:9.2f} {class_['warm']:6.2f} "
-                  f"{class_['cold']:6.2f} {class_['warm'] / low:10.2f}x "
-                  f"{class_['warm'] / class_['nbgrader']:13.2f}x | {'':12} "
+                  f"{class_['cold']:6.2f} {class_['user']:9.2f} {class_['warm'] / low:10.2f}x "
+                  f"{class_['user'] / class_['warm']:13.2f}x | {'':12} "
                   f"{alone['nbgrader']:8.2f} {alone['default']:8.2f} {alone['warm']:6.2f} "
-                  f"{alone['cold']:6.2f}", flush=True)
+                  f"{alone['cold']:6.2f} {alone['default'] / alone['nbgrader']:16.2f}x",
+                  flush=True)
 
 
 def _scratch(course, folder, lesson, count):
