@@ -283,6 +283,17 @@ for path in ('/tmp/left', os.path.join(spool, 'planted'), '/dev/shm/left'):
         print('WROTE', path)
     except OSError as error:
         print('REFUSED', path, type(error).__name__)
+for path in ('/proc/1/environ', '/proc/1/mem', '/proc/1/root/tmp'):    # its namespace's init
+    try:
+        os.listdir(path) if path.endswith('tmp') else open(path, 'rb').read(1)
+        print('READ', path)
+    except OSError as error:
+        print('REFUSED', path, type(error).__name__)
+# a user namespace of its own, where it holds every capability: the covers stay locked
+import subprocess
+undone = subprocess.run(['unshare', '-Urm', 'sh', '-c', f'umount -l /tmp; ls -A {spool}'],
+                        capture_output=True, text=True)
+print('UNCOVERED', len(undone.stdout.split()))
 try:
     os.kill(-1, signal.SIGKILL)          # every process it may signal: only its own
 except ProcessLookupError:
@@ -329,6 +340,7 @@ def test_a_pods_kernels_start_warm_and_apart(grader_env):
         assert "WARM" in seen and "PID 2\n" in seen, seen
         assert "CAPS ['0000000000000000']" in seen, seen
         assert "SPOOL 1\n" in seen and "PROCESSES [1, 2]" in seen, seen
-        assert "WROTE" not in seen and seen.count("REFUSED") == 3, seen
+        assert "WROTE" not in seen and "READ" not in seen and seen.count("REFUSED") == 6, seen
+        assert "UNCOVERED 1\n" in seen, seen
     finally:
         shutil.rmtree(top, ignore_errors=True)
