@@ -371,6 +371,30 @@ def test_kernels_start_cold_when_asked_or_when_the_server_is_not_there(tmp_path,
     assert "the warm-kernel server is not there" in log and "starts cold" in log
 
 
+@root_only
+def test_the_command_forks_kernels_warm_from_three_submissions_on(tmp_path):
+    """A regrade of one or two learners starts its kernels cold (the warm server's start
+    costs more than it saves there: benchmarks/grading_cpu.py); three or more, warm; --warm
+    and --cold choose either way."""
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "alice", {"answer_square": PROBE + RIGHT_SQUARE})
+    runner = CliRunner()
+
+    def graded(*args):
+        result = runner.invoke(app, ["--course", str(root), "grade", gc.LESSON, "--force",
+                                     *args])
+        assert result.exit_code == 0, result.output
+        return _probed(root, "alice")
+
+    assert "COLD" in graded()
+    assert "WARM" in graded("--warm")
+    gc.submit(root, "ben", {"answer_square": RIGHT_SQUARE})
+    gc.submit(root, "cat", {"answer_square": RIGHT_SQUARE})
+    assert "WARM" in graded()
+    assert "COLD" in graded("--cold")
+    assert grade.WARM_FROM == 3
+
+
 @pytest.mark.parametrize("warm_start", [True, False], ids=["warm", "cold"])
 def test_a_kernel_that_runs_out_of_cpu_time_is_reported(tmp_path, warm_start):
     """RLIMIT_CPU ends a kernel that spins past its CPU seconds (long before the cell's wall-clock
