@@ -9,6 +9,8 @@ its score, 3 of 5, shows it was graded on what it did inside the sandbox.
 import hashlib
 import os
 import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -393,6 +395,25 @@ def test_the_command_forks_kernels_warm_from_three_submissions_on(tmp_path):
     assert "WARM" in graded()
     assert "COLD" in graded("--cold")
     assert grade.WARM_FROM == 3
+
+
+@root_only
+def test_a_root_without_users_to_spare_grades_cold_and_says_why(tmp_path):
+    """Root in a user namespace that maps one user (``unshare -r``; a container's root) has no
+    user to give a kernel: its kernels start cold, sandboxed as a user's are, and the run says
+    why."""
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "alice", {"answer_square": PROBE + RIGHT_SQUARE})
+    gc.submit(root, "ben", {"answer_square": "def square(x):\n    return 2 * x\n"})
+    result = subprocess.run(
+        ["unshare", "--user", "--map-root-user", sys.executable, "-m", "autograd_lab_grader",
+         "-C", str(root), "grade", gc.LESSON, "--warm"],
+        capture_output=True, text=True, timeout=300, env=dict(os.environ, COLUMNS="200"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "kernels start cold: the grader is root without users to spare" in result.stderr
+    scores = {s: r.score for (_, s), r in status.read(Course(root), gc.LESSON).items()}
+    assert scores == {"alice": 5, "ben": 3}
+    assert "COLD" in _probed(root, "alice")
 
 
 @pytest.mark.parametrize("warm_start", [True, False], ids=["warm", "cold"])
