@@ -80,10 +80,18 @@ if [ -z "$done_already" ]; then
     echo "setup: installing the $what set from uv.lock into $VENV"
     # (this machine's pip configuration names mirror folders that may be absent: not an error)
     quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
-    # uv installs from the lock (a Python package, fetched by pip first); --inexact: what the
-    # .venv has beyond this set (the test tools, the oracle) stays
-    quiet "$VENV/bin/pip" install -q --disable-pip-version-check "uv>=0.5"
-    sync=("$VENV/bin/uv" sync -q --locked --inexact --compile-bytecode)
+    # uv installs from the lock: the one on PATH, else pip fetches it into the user's cache,
+    # never into $VENV (a 37 MB program no lesson runs; the maintainer's set brings its own,
+    # the dev extra's). --inexact: what the .venv has beyond this set (the test tools, the
+    # oracle) stays
+    uv=$(command -v uv || true)
+    if [ -z "$uv" ]; then
+        tools="${XDG_CACHE_HOME:-$HOME/.cache}/autograd-lab/uv"
+        uv=$tools/bin/uv
+        [ -x "$uv" ] || quiet "$VENV/bin/pip" install -q --disable-pip-version-check \
+            --target "$tools" "uv>=0.5"
+    fi
+    sync=("$uv" sync -q --locked --inexact --compile-bytecode)
     case "$what" in
         lab)    sync+=(--package autograd-lab --extra lab) ;;
         grader) sync+=(--package autograd-lab-grader) ;;
@@ -98,7 +106,7 @@ if [ -z "$done_already" ]; then
         for link in ${PIP_FIND_LINKS:-} $configured; do
             [ -d "$link" ] && links+=(--find-links "$link")
         done
-        quiet "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
+        quiet "$uv" pip install -q --python "$VENV/bin/python" --compile-bytecode \
             "${links[@]}" "$ORACLE"
     fi
     if [ "$what" = lab ]; then

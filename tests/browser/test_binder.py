@@ -62,6 +62,7 @@ def test_requirements_pin_what_pyproject_asks_for_and_leave_pytorch_out():
     reqs, other = requirements()
     assert "-e ." in other                   # the engine itself (repo2docker ignores pyproject.toml)
     assert "torch" not in reqs
+    assert "uv" not in reqs                  # the installer is none of the learner's set
     for req in reqs.values():
         (pin,) = req.specifier
         assert pin.operator == "==", f"{req} is not pinned"

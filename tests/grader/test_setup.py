@@ -61,6 +61,8 @@ def test_setup_lab_installs_the_learners_distribution_from_the_lock_and_nothing_
     grader_only = {"autograd-lab-grader", "typer", "rich", "psycopg", "latex2mathml"}
     assert not dists & (TEST_TOOLS | grader_only), dists & (TEST_TOOLS | grader_only)
     assert not (venv / "bin" / "autograd-lab").exists()
+    # uv installs the set and is none of it: no 37 MB program in a learner's .venv
+    assert "uv" not in dists and not list((venv / "bin").glob("uv*")), sorted(venv.glob("bin/uv*"))
     # at the lock's versions (binder/requirements.txt is the lock's export of this set)
     pins = dict(line.split(" ;")[0].split("==") for line in
                 (ROOT / "binder" / "requirements.txt").read_text().splitlines()
