@@ -63,6 +63,11 @@ def test_setup_lab_installs_the_learners_distribution_from_the_lock_and_nothing_
     assert not (venv / "bin" / "autograd-lab").exists()
     # uv installs the set and is none of it: no 37 MB program in a learner's .venv
     assert "uv" not in dists and not list((venv / "bin").glob("uv*")), sorted(venv.glob("bin/uv*"))
+    # nor what binder/postBuild removes as loaded by nothing of a learner's JupyterLab
+    site = next(venv.glob("lib/python3*/site-packages"))
+    for unused in ("nbgrader/docs", "nbgrader/tests", "notebook/static", "widgetsnbextension/static"):
+        assert not (site / unused).exists(), unused
+    assert (site / "nbgrader" / "validator.py").exists()
     # at the lock's versions (binder/requirements.txt is the lock's export of this set)
     pins = dict(line.split(" ;")[0].split("==") for line in
                 (ROOT / "binder" / "requirements.txt").read_text().splitlines()
@@ -84,12 +89,16 @@ def test_setup_lab_installs_the_learners_distribution_from_the_lock_and_nothing_
     lab = listed["labextension"]
     for plugin in ("formgrader", "create-assignment", "course-list", "assignment-list", "menu"):
         assert f"@jupyter/nbgrader:{plugin}" in lab.split("Disabled extensions:")[1], lab
+    # (nor Notebook 7's pages, whose front end postBuild removes)
+    for plugin in ("interface-switcher", "launch-tree"):
+        assert f"@jupyter-notebook/lab-extension:{plugin}" in lab.split("Disabled extensions:")[1]
     assert "@jupyter/nbgrader:validate-assignment" not in lab.split("Disabled extensions:")[1]
-    server = dict(re.findall(r"^\s*(nbgrader\.server_extensions\.\w+) (enabled|disabled)$",
+    server = dict(re.findall(r"^\s*([\w.]+) (enabled|disabled)$",
                              re.sub(r"\x1b\[[0-9;]*m", "", listed["server extension"]), re.M))
     for extension in ("formgrader", "assignment_list", "course_list"):
         assert server[f"nbgrader.server_extensions.{extension}"] == "disabled", server
     assert server["nbgrader.server_extensions.validate_assignment"] == "enabled", server
+    assert server["notebook"] == "disabled" and server["jupyterlab"] == "enabled", server
     # and again: set up already, nothing is installed
     again = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "lab"], cwd=ROOT,
                            env={**os.environ, "VENV": str(venv)}, capture_output=True,
