@@ -98,6 +98,11 @@ if [ -z "$done_already" ]; then
         all)    sync+=(--all-packages --extra lab --extra dev --extra docs) ;;
     esac
     UV_PROJECT_ENVIRONMENT="$VENV" "${sync[@]}"
+    if [ "$what" = lab ] && [ -x "$VENV/bin/uv" ] && [ ! -f "$VENV/.installed-grader" ] \
+        && [ ! -f "$VENV/.installed-all" ]; then
+        # a learner's .venv this script set up before it kept uv out
+        "$uv" pip uninstall -q --python "$VENV/bin/python" uv
+    fi
     if [ "$what" = all ]; then
         # uv reads no pip configuration: the folders pip is told to look in first (here the
         # CPU build of PyTorch) are passed on

@@ -104,6 +104,16 @@ def test_setup_lab_installs_the_learners_distribution_from_the_lock_and_nothing_
                            env={**os.environ, "VENV": str(venv)}, capture_output=True,
                            text=True, timeout=120)
     assert again.returncode == 0 and "installing" not in again.stdout, again.stdout
+    # a learner's .venv set up when uv was installed into it loses it at its next set-up
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
+                    "uv>=0.5"], check=True, capture_output=True, timeout=300)
+    assert (venv / "bin" / "uv").exists()
+    (venv / ".installed-lab").unlink()
+    again = subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh"), "lab"], cwd=ROOT,
+                           env={**os.environ, "VENV": str(venv)}, capture_output=True,
+                           text=True, timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert not list((venv / "bin").glob("uv*")) and (venv / ".installed-lab").exists()
 
 
 def _closure(pyproject: Path, extra: str | None = None) -> set[str]:
