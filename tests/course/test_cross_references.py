@@ -146,7 +146,6 @@ CITED = {
     ('README.md', 'Lesson 01 in JupyterLab, its backward graph drawn'):
         'viz.draw',
     ('README.md', '(80 a side, lessons 02 and 05)'): EXAMPLE,
-    ('docs/instructors/large-class.md', 'lessons 02 and 05): a notebook graded'): EXAMPLE,
     ('docs/instructors/large-class.md', '30 kB for lesson 02'): EXAMPLE,
     ('docs/instructors/learners-repo.md', '--lessons 00 01'): EXAMPLE,
     ('docs/instructors/learners-repo.md', '(`--lessons 02`)'): EXAMPLE,
