@@ -124,8 +124,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     got = engine(roots, travelling, retain_graph, create_graph, capture=where,
                        accumulate=False, run_captured=True)
     for node, t in where.items():
-        if node in got and t.grad_fn is None:
-            t._accumulate(got[node], hooked=True)
+        g = got.get(node)       # (None: reached, by an undefined gradient)
+        if t.grad_fn is None and g is not None:
+            t._accumulate(g, hooked=True)
+        elif t.grad_fn is None and node in got:
+            node._undefined()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -30,6 +30,24 @@ _FOUND = object()   # toposort's mark of a node it has reached
 _NOTHING = {}       # the extras of a node that has none (read only)
 
 
+class _Undefined:
+    """The ``_pending`` of a node reached by an undefined gradient only: a node's hook returned
+    None for the edge to it. PyTorch's engine still runs such a node (its hooks see None, its
+    saved tensors are freed, a custom Function's backward gets zeros), so this one does too,
+    in the careful sweep. A gradient that arrives besides replaces it (``UNDEFINED + g``)."""
+
+    __slots__ = ()
+
+    def __add__(self, g):
+        return g
+
+    def __repr__(self):
+        return "UNDEFINED"
+
+
+UNDEFINED = _Undefined()
+
+
 def toposort(roots):
     """Every node reachable from ``roots``, each before the nodes it sends gradients to.
 
@@ -124,7 +142,7 @@ def _plain_sweep(nodes, keep_graph):
     """Run ``nodes`` (in topological order) as a plain ``backward()`` does: a node's formula
     straight on its gradient; ``_careful_step`` for one with hooks, broadcast inputs or saved
     values to check. Returns ``()``, or the nodes left for ``_careful_sweep`` once a ZeroTensor
-    may turn up."""
+    may turn up or a hook has taken a gradient away."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
     node = None
     try:
@@ -145,6 +163,8 @@ def _plain_sweep(nodes, keep_graph):
                 return chain((node,), nodes)
             else:
                 outs = _careful_step(node, g)
+                if ("pre" in node._extras or "post" in node._extras) and _cut(node, outs, keep_graph):
+                    return nodes
             # most nodes have one input or two: no zip (it costs 0.1 µs a node)
             nexts = node._next
             n = len(nexts)
@@ -194,6 +214,9 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
             if g is None:
                 continue
             node._pending = None
+            undefined = g is UNDEFINED
+            if undefined:
+                g = None
             if leads is not None and node not in leads:
                 # Not run. Its tensor's hooks still see the gradient that reached it (as
                 # in PyTorch), and a captured node hands it back.
@@ -204,10 +227,13 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
                 continue
             outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
                                  nan_check, on_step)
-            if wanted is not None:  # gradients only for nodes on the way to an input
-                outs = [gi if nxt in wanted else None for nxt, gi in zip(node._next, outs)]
-            # as in _plain_sweep (a zip here cost create_graph passes 1%)
             nexts = node._next
+            if wanted is not None:  # gradients only for nodes on the way to an input
+                nexts = [nxt if nxt in wanted else None for nxt in nexts]
+            extras = node._extras
+            if undefined or extras is not None and ("pre" in extras or "post" in extras):
+                _mark_undefined(nexts, outs)    # a hook took a gradient away, or none came
+            # as in _plain_sweep (a zip here cost create_graph passes 1%)
             n = len(nexts)
             if n == 1:
                 nxt, gi = nexts[0], outs[0]
@@ -225,10 +251,7 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
                     n2._pending = g2 if waiting is None else waiting + g2
                 g2 = None
             else:
-                for nxt, gi in zip(nexts, outs):
-                    if nxt is not None and gi is not None:
-                        waiting = nxt._pending
-                        nxt._pending = gi if waiting is None else waiting + gi
+                _send(nexts, outs)
             outs = gi = g = waiting = None
             if not keep_graph and node._saved:
                 node._saved, node._checks = None, FREED
@@ -237,6 +260,39 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
             forward_stack_warning(node)     # where the failing node was made
         raise
     return captured
+
+
+def _mark_undefined(nexts, outs):
+    """Mark each node of ``nexts`` for which ``outs`` has no gradient (a hook returned None)
+    as reached, with an undefined gradient, unless a gradient waits there already. Says
+    whether it marked any."""
+    marked = False
+    for nxt, gi in zip(nexts, outs):
+        if gi is None and nxt is not None and nxt._pending is None:
+            nxt._pending = UNDEFINED
+            marked = True
+    return marked
+
+
+def _cut(node, outs, keep_graph):
+    """In the plain sweep, after ``node``'s hooks have run: if one took a gradient away, mark
+    the nodes it no longer reaches, send the other gradients, free the node, and say so:
+    the rest of the pass then runs in the careful sweep, which runs the marked nodes on an
+    undefined gradient as PyTorch does (the plain sweep never sees a mark)."""
+    if not _mark_undefined(node._next, outs):
+        return False
+    _send(node._next, outs)
+    if not keep_graph and node._saved:
+        node._saved, node._checks = None, FREED
+    return True
+
+
+def _send(nexts, outs):
+    """Add each gradient of ``outs`` to what its node of ``nexts`` has waiting."""
+    for nxt, gi in zip(nexts, outs):
+        if nxt is not None and gi is not None:
+            waiting = nxt._pending
+            nxt._pending = gi if waiting is None else waiting + gi
 
 
 def _leading_to(order, capture, run_captured):
@@ -278,6 +334,11 @@ def _careful_step(node, g, create_graph=False, capture=None, captured=None, accu
         # a node that runs is captured before its hooks (a leaf's hooks run first: its
         # AccumulateGrad does not run here), as in PyTorch
         captured[node] = _hooked(node, g) if type(node) is AccumulateGrad else g
+    hooked = (type(node) is AccumulateGrad and accumulate and ("pre" in extras or g is None))
+    if hooked:
+        # The leaf's hooks are its AccumulateGrad's tensor pre-hooks, which PyTorch runs
+        # before the node's pre-hooks, on an undefined gradient too (they see None).
+        g = node.variable._leaf_hooks(g)
     if "pre" in extras or "tensor" in extras:
         g = _pre_hooks(extras, g)
     if not accumulate and type(node) is AccumulateGrad:
@@ -290,7 +351,7 @@ def _careful_step(node, g, create_graph=False, capture=None, captured=None, accu
     elif type(node) is AccumulateGrad:
         # the leaf's hooks are the learner's code, not a recorded formula: `g * 2` in one is
         # PyTorch's MulBackward0, as anywhere else (a formula's number would make MulBackward1)
-        outs = node.backward(g)
+        outs = node.backward(g, hooked)
     elif type(g) is ZeroArray and not create_graph:
         # A ZeroTensor reaches a formula: it runs on Tensors, whose operations decide which
         # gradients stay ZeroTensors as PyTorch's kernels do (``*`` keeps one, tanh_backward

@@ -529,14 +529,19 @@ class AccumulateGrad(Node):
     def _sequence_nr(self):
         return 2 ** 64 - 1          # PyTorch's: the highest, so that it runs first when ready
 
-    def backward(self, grad):
+    def backward(self, grad, hooked=False):
         leaf = self.variable
         if leaf._grad_fn is not None:   # changed in place since, with a gradient: no leaf now
             raise RuntimeError("leaf variable has been moved into the graph interior")
-        leaf._accumulate(grad)
+        leaf._accumulate(grad, hooked)
         return ()
 
     def _undefined(self):
+        """No gradient arrived (a hook took it away): ``.grad`` stays as it is, and the leaf's
+        post-accumulate hooks run all the same, as PyTorch's AccumulateGrad runs them."""
+        leaf = self.variable
+        for fn in (leaf._hooks or {}).get("post_acc", ()):
+            check_post_accumulate_result(fn, fn(leaf), leaf)
         return ()
 
     def __call__(self, *grads, **kwargs):

@@ -199,7 +199,8 @@ class Tensor:
 
         def retain(grad):
             t = ref()
-            if t is not None:   # recorded under create_graph, as PyTorch's clone and + are
+            # (an undefined gradient, a hook's None upstream, leaves .grad alone, as in PyTorch)
+            if t is not None and grad is not None:  # recorded under create_graph, as PyTorch's
                 t._grad = grad.clone() if t._grad is None else t._grad + grad
         retain.tensor = ref         # which tensor it fills: retains_grad and viz.draw read it
         self._tensor_hooks()["retain"] = retain
@@ -437,7 +438,7 @@ class Tensor:
     def _leaf_hooks(self, g):
         """The gradient ``g`` as this leaf receives it: in the leaf's dtype (a float64 leaf
         used in float32 arithmetic gets a float64 gradient, as in PyTorch), then through its
-        ``register_hook`` hooks (each may replace it)."""
+        ``register_hook`` hooks (each may replace it). None (an undefined gradient) stays None."""
         dtype = self._data.dtype
         if type(g) is Tensor:
             if g._data.dtype != dtype:
@@ -447,7 +448,8 @@ class Tensor:
         hooks = self._hooks
         if hooks and "pre" in hooks:
             for fn in hooks["pre"]:
-                g = check_hook_result(fn, fn(g if type(g) is Tensor else _wrap(np.asanyarray(g))), g)
+                given = g if g is None or type(g) is Tensor else _wrap(np.asanyarray(g))
+                g = check_hook_result(fn, fn(given), g)
         return g
 
     def _accumulate(self, g, hooked=False):

@@ -5200,3 +5200,132 @@ with torch.no_grad():
     print(t.grad_fn(torch.tensor(3.)))
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# A node's hook returning None for a gradient: the nodes past it still run, on an undefined
+# gradient (their hooks see None, their saved tensors are freed, a custom Function's backward
+# gets zeros), and a leaf's post-accumulate hooks run with .grad unchanged
+# ----------------------------------------------------------------------------------------
+_add("undefined_grad_downstream", {
+    "prehook_none_every_hook_below_sees_none": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+a = x * w
+a.register_hook(lambda g: print("a hook", g))
+x.register_hook(lambda g: print("x hook", g))
+x.register_post_accumulate_grad_hook(lambda t: print("x post", t.grad))
+a.grad_fn.register_prehook(lambda go: print("a pre", go))
+a.grad_fn.register_hook(lambda gi, go: print("a node hook", gi, go))
+y = a.exp()
+y.grad_fn.register_prehook(lambda go: (None,))
+y.grad_fn.register_hook(lambda gi, go: print("y node hook", gi, go))
+y.sum().backward()
+print(x.grad, w.grad)
+""",
+    "prehook_none_on_the_loss": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: print("x hook", g))
+loss = (x ** 2).sum()
+loss.grad_fn.register_prehook(lambda grad_outputs: (None,))
+loss.backward()
+print(x.grad)
+x.grad = torch.zeros(2)
+loss = (x ** 2).sum()
+loss.grad_fn.register_prehook(lambda grad_outputs: (None,))
+loss.backward()
+print(x.grad)
+""",
+    "one_branch_cut_the_other_adds": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: print("x hook", g))
+y = x * 2
+z = x * 3
+y.grad_fn.register_prehook(lambda go: (None,))
+(y + z).sum().backward()
+print(x.grad)
+""",
+    "custom_function_below_gets_zeros": """
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        print("F backward", g)
+        return g * 2
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: print("x hook", g))
+m = F.apply(x) * 3
+m.retain_grad()
+m.register_hook(lambda g: print("m hook", g))
+y = m.sin()
+y.grad_fn.register_prehook(lambda go: (None,))
+y.sum().backward()
+print(x.grad, m.grad)
+""",
+    "tensor_hook_cannot_give_one_back": """
+x = torch.tensor([1., 2.], requires_grad=True)
+m = x * 3
+m.register_hook(lambda g: torch.ones(2))
+y = m.sin()
+y.grad_fn.register_prehook(lambda go: (None,))
+y.sum().backward()
+""",
+    "node_hook_returning_none": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (None, None))
+x.register_hook(lambda g: print("x hook", g))
+y.exp().sum().backward()
+print(x.grad)
+""",
+    "saved_tensors_below_are_freed": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+y.register_hook(lambda g: print("y hook", g))
+z = y * 2
+z.grad_fn.register_prehook(lambda go: (None,))
+z.sum().backward()
+print(x.grad)
+y.sum().backward()
+""",
+    "autograd_grad_through_a_cut": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.grad_fn.register_prehook(lambda go: (None,))
+print(torch.autograd.grad(y.sum(), x, allow_unused=True))
+y = x * 2
+y.grad_fn.register_prehook(lambda go: (None,))
+x.register_hook(lambda g: print("x hook", g))
+print(torch.autograd.grad(y.sum(), x, allow_unused=True))
+""",
+    "accumulate_grad_prehook_none": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_post_accumulate_grad_hook(lambda t: print("post", t.grad))
+x.register_hook(lambda g: print("x hook", g))
+y = x * 2
+acc = y.grad_fn.next_functions[0][0]
+acc.register_prehook(lambda go: print("acc pre", go) or (None,))
+acc.register_hook(lambda gi, go: print("acc hook", gi, go))
+y.sum().backward(retain_graph=True)
+print(x.grad)
+x.grad = torch.ones(2)
+y.sum().backward()
+print(x.grad)
+""",
+    "backward_inputs_through_a_cut": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: print("x hook", g))
+x.register_post_accumulate_grad_hook(lambda t: print("post", t.grad))
+y = x * 2
+y.grad_fn.register_prehook(lambda go: (None,))
+y.sum().backward(inputs=[x])
+print(x.grad)
+a = x * 3
+b = a * 2
+b.grad_fn.register_prehook(lambda go: (None,))
+a.register_hook(lambda g: print("a hook", g))
+b.sum().backward(inputs=[a])
+print(a.grad)
+""",
+})
