@@ -88,8 +88,8 @@ METHODS = {
     "double": _to(float64), "float": _to(float32), "half": _to(float16), "long": _to(int64),
     "int": _to(int32), "bool": _to(bool),
     # -- comparisons (shape.py) --
-    "eq": shape.eq, "ne": shape.ne, "lt": shape.lt, "le": shape.le, "gt": shape.gt,
-    "ge": shape.ge, "__eq__": shape.eq, "__ne__": shape.ne, "__lt__": shape.lt,
+    "eq": typed(shape.eq, 1), "ne": typed(shape.ne, 1), "lt": typed(shape.lt, 1),
+    "le": typed(shape.le, 1), "gt": typed(shape.gt, 1), "ge": typed(shape.ge, 1), "__eq__": shape.eq, "__ne__": shape.ne, "__lt__": shape.lt,
     "__le__": shape.le, "__gt__": shape.gt, "__ge__": shape.ge, "equal": equal,
     # -- nn.py --
     "clamp": nn.clamp, "clip": nn.clamp, "softmax": _needs_dim(nn.softmax),

@@ -370,6 +370,18 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         return self.numpy() if dtype is None else self.numpy().astype(dtype)
 
+    # Above an array's: ``np.ones(2) * x`` is x's to answer (and refused, as in PyTorch),
+    # not numpy's reading x as an array.
+    __array_priority__ = 1000
+
+    def __array_wrap__(self, array):
+        """What numpy makes of this tensor (``x * np.ones(2)``, ``np.exp(x)``) comes back as a
+        Tensor, bools as uint8, as PyTorch's does. (numpy 2 warns that this signature lacks
+        two arguments; PyTorch's has the same one, and so the same warning.)"""
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _wrap(np.asarray(array))
+
     def __float__(self):
         return float(self._scalar())
 

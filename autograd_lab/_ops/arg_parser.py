@@ -14,6 +14,7 @@ invalid_arguments.cpp (a signature printed without "?" and "!" is the one PyTorc
 import numpy as np
 
 from .._core.dtype import dtype
+from .._core.hooks import typename
 from .._core.tensor import Tensor
 
 # The signatures of the operations checked, as PyTorch prints them, with two marks of this
@@ -216,7 +217,7 @@ class _Signature:
             elif keyword:
                 return _fail(raise_error, TypeError(
                     f"{name}(): argument '{param.name}' must be {param.kind}, not "
-                    f"{type(obj).__name__}"))
+                    f"{typename(obj)}"))
             else:
                 return _fail(raise_error, self._wrong_type(param, obj, position))
             if not keyword:
@@ -242,7 +243,7 @@ class _Signature:
 
     def _wrong_type(self, param, obj, position):
         return TypeError(f"{self.name}(): argument '{param.name}' (position {position + 1}) "
-                         f"must be {param.kind}, not {type(obj).__name__}")
+                         f"must be {param.kind}, not {typename(obj)}")
 
     def _extra_args(self, n):
         low, high = self.min_args, self.max_pos_args
@@ -321,7 +322,7 @@ def _option(printed):
 
 
 def _type_name(obj):
-    name = type(obj).__name__
+    name = typename(obj)
     if isinstance(obj, (tuple, list)):
         inner = ", ".join(type(v).__name__ for v in obj)
         return (f"{name} of ({inner}{',' if len(obj) == 1 else ''})" if isinstance(obj, tuple)
@@ -350,7 +351,7 @@ def _formatted_desc(option, args, kwargs):
 
 
 def _arg_desc(args, kwargs):
-    parts = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
+    parts = [typename(a) for a in args] + [f"{k}={typename(v)}"
                                                 for k, v in kwargs.items()]
     return "(" + ", ".join(parts) + (", " if not args and kwargs else "") + ")"
 

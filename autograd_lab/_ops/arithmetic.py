@@ -688,6 +688,8 @@ def square(input):          # noqa: A002 -- PyTorch's square is a power (PowBack
 def rpow(x, base):
     if not _is_number(base):
         return NotImplemented
+    if isinstance(base, (np.number, np.bool_)):
+        base = base.item()          # a number like any other: x's dtype, not numpy's float64
     out, node = _record1(PowBackward2, base ** _float(x._data), x)
     if node:
         node.self = base

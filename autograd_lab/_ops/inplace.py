@@ -20,6 +20,7 @@ import numpy as np
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import INFERENCE_INPLACE, _State
 from .._core.graph import Node, new_node
+from .._core.hooks import typename
 from .._core.tensor import Tensor, _wrap, no_grad_view_error
 from .._core.zeros import COPY_IMMUTABLE, IMMUTABLE, ZeroArray
 from .arithmetic import _f, add, div, mul, sub
@@ -526,9 +527,10 @@ def setitem(x, key, value):
     """``x[key] = value`` as PyTorch does it: the ints and slices of the key make a view of x
     (a slice over a whole dimension makes none), then the view is filled, copied into, or, if
     the key holds index arrays, written with index_put_ -- an in-place change of a view."""
-    value = _operand(value)
-    if value is NotImplemented:
-        raise TypeError("can't assign a NoneType to a torch.FloatTensor")
+    value, given = _operand(value), value
+    if value is NotImplemented:     # a list, an array: PyTorch takes a Tensor or a number
+        raise TypeError(f"can't assign a {typename(given)} to a "
+                        f"torch.{from_numpy_dtype(x._data.dtype).legacy}")
     target, index = setitem_target(x, key)
     if index is not None:
         if type(value) is not Tensor:

@@ -8,11 +8,12 @@ import builtins
 import numpy as np
 
 from .._core.grad_mode import _State
+from .._core.hooks import typename
 from .._core.graph import (_data, _sequence, _slot_names, grad_accumulator, new_node,
                            remember_forward)
 # (the op modules import the core's recording functions from here, with those below)
 from .._core.record import _edge, _record, _record1, _view, note_dtypes  # noqa: F401
-from .._core.tensor import Tensor, _wrap, tensor
+from .._core.tensor import Tensor, _wrap
 from .._core.zeros import plain as _plain
 from .._core.zeros import zeros as _zeros
 
@@ -21,23 +22,26 @@ _new = object.__new__
 
 
 def _operand(x):
-    """A second operand: Tensors and Python numbers pass; arrays and lists become tensors.
-    Anything else (None, a string) gives NotImplemented: an operator then raises Python's
-    TypeError, as PyTorch's does, and a method PyTorch's (``other_type_error``)."""
+    """A second operand: a Tensor or a number (a numpy scalar as the Python number it holds),
+    as PyTorch's parser takes them. Anything else -- a list, a tuple, a numpy array (even a
+    0-d one), None -- gives NotImplemented: an operator then does what Python does next
+    (``x + [1.]`` raises Python's TypeError, ``x * [1.]`` asks the list to repeat itself,
+    ``x * np.ones(2)`` is numpy's, which reads ``x`` as an array), a method or function raises
+    PyTorch's TypeError (``other_type_error``)."""
     if type(x) is Tensor or type(x) is float or type(x) is int or type(x) is bool:
         return x
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, (int, float, np.number)):
-        return x.item() if isinstance(x, np.number) else x
-    if not isinstance(x, (list, tuple, np.ndarray)):
-        return NotImplemented
-    return tensor(x)
+    if isinstance(x, (np.number, np.bool_)):     # (np.float64 is a float too)
+        return x.item()
+    if isinstance(x, (int, float)):
+        return x
+    return NotImplemented
 
 
 def other_type_error(name, other, position):
     return TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not "
-                     f"{type(other).__name__}")
+                     f"{typename(other)}")
 
 
 def typed(op, position):

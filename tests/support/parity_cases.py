@@ -5329,3 +5329,82 @@ b.sum().backward(inputs=[a])
 print(a.grad)
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# A list, a tuple or a numpy array as the other operand: PyTorch's parser takes a Tensor or
+# a number (a numpy scalar too), so a method or function refuses the rest in its words and an
+# operator leaves them to Python (a list repeats itself for *) or to numpy (which reads the
+# tensor as an array: refused for one that requires grad, a float64 Tensor otherwise)
+# ----------------------------------------------------------------------------------------
+_add("operand_not_a_tensor", {
+    "lists_and_tuples_with_operators": """
+x = torch.tensor([1., 2.], requires_grad=True)
+i = torch.tensor(2)
+for f in [lambda: x + [1., 2.], lambda: [1., 2.] + x, lambda: x - [1, 2], lambda: x / (1., 2.),
+          lambda: x ** [1., 2.], lambda: x * [1., 2.], lambda: (1., 2.) * x, lambda: x @ [1., 2.],
+          lambda: x < [1., 2.], lambda: [1., 2.] - x, lambda: i * [1, 2], lambda: [3] * i]:
+    try:
+        print(f())
+    except TypeError as e:
+        print("TypeError:", e)
+print(x == [1., 2.], x != (1., 2.))
+""",
+    "lists_and_arrays_by_name": """
+import numpy as np
+x = torch.tensor([1., 2.], requires_grad=True)
+for f in [lambda: torch.mul(x, [1, 2]), lambda: torch.add(x, (1., 2.)), lambda: x.mul([1., 2.]),
+          lambda: x.sub(np.array([1., 2.])), lambda: torch.div(x, [1., 2.]), lambda: x.div((1., 2.)),
+          lambda: torch.maximum(x, [1., 2.]), lambda: torch.dot(x, [1., 2.]),
+          lambda: x.matmul([1., 2.]), lambda: torch.mul(x, np.array(2.)), lambda: x.add_([1., 2.]),
+          lambda: torch.pow(x, [1., 2.]), lambda: x.pow([1., 2.]), lambda: x.eq([1., 2.]),
+          lambda: x.lt(np.array([1., 2.])), lambda: torch.where(x > 1, x, [0., 0.])]:
+    try:
+        print(f())
+    except TypeError as e:
+        print("TypeError:", e)
+""",
+    "numpy_arrays_with_operators": """
+import numpy as np
+x = torch.tensor([1., 2.], requires_grad=True)
+for f in [lambda: x * np.array([1., 2.]), lambda: x + np.array([1., 2.], dtype=np.float32),
+          lambda: x * np.array(2.), lambda: np.array([1., 2.]) * x, lambda: np.ones(2) - x,
+          lambda: np.ones(2) + x]:
+    try:
+        print(f())
+    except (TypeError, RuntimeError) as e:
+        print(type(e).__name__, e)
+""",
+    "numpy_arrays_with_a_tensor_that_needs_no_grad": """
+import numpy as np
+t = torch.tensor([1., 2.])
+print(t * np.array([1., 2.]))
+print(t ** np.array([2., 3.]))
+print(t > np.array([1.5, 1.5]))
+print(np.exp(t))
+""",
+    "numpy_scalars_are_numbers": """
+import numpy as np
+x = torch.tensor([1., 2.], requires_grad=True)
+for y in [x * np.float64(2.), np.float64(2.) * x, x * np.float32(2.), torch.mul(x, np.float64(2.)),
+          x.mul(np.int64(2)), np.float64(2.) ** x, np.float64(2.) - x, np.float32(2.) / x,
+          x ** np.float64(2.), x + np.bool_(True), x.add(np.float32(1.))]:
+    print(y)
+y.sum().backward()
+print(x.grad)
+""",
+    "assigning_a_list_or_an_array": """
+import numpy as np
+for v in ([1., 2.], (1., 2.), np.array([1., 2.]), np.float64(3.), np.array(3.), [5.], 7):
+    a = torch.zeros(3)
+    try:
+        a[0:2] = v
+        print(a)
+    except TypeError as e:
+        print("TypeError:", e)
+b = torch.zeros(2, dtype=torch.float64)
+try:
+    b[0] = [1.]
+except TypeError as e:
+    print("TypeError:", e)
+""",
+})
