@@ -141,8 +141,7 @@ def run_backward(roots, grads, keep_graph=False, create_graph=False, capture=Non
 def _plain_sweep(nodes, keep_graph):
     """Run ``nodes`` (in topological order) as a plain ``backward()`` does: a node's formula
     straight on its gradient; ``_careful_step`` for one with hooks, broadcast inputs or saved
-    values to check. Returns ``()``, or the nodes left for ``_careful_sweep`` once a ZeroTensor
-    may turn up or a hook has taken a gradient away."""
+    values to check. Returns ``()``, or the nodes left for ``_careful_sweep`` (see ``_cut``)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
     node = None
     try:
@@ -163,8 +162,6 @@ def _plain_sweep(nodes, keep_graph):
                 return chain((node,), nodes)
             else:
                 outs = _careful_step(node, g)
-                if ("pre" in node._extras or "post" in node._extras) and _cut(node, outs, keep_graph):
-                    return nodes
             # most nodes have one input or two: no zip (it costs 0.1 µs a node)
             nexts = node._next
             n = len(nexts)
@@ -173,21 +170,24 @@ def _plain_sweep(nodes, keep_graph):
                 if nxt is not None and gi is not None:
                     waiting = nxt._pending
                     nxt._pending = gi if waiting is None else waiting + gi
+                elif nxt is not None:
+                    return _cut(node, outs, 0, keep_graph, nodes)
             elif n == 2:
                 nxt, n2 = nexts
                 gi, g2 = outs
                 if nxt is not None and gi is not None:
                     waiting = nxt._pending
                     nxt._pending = gi if waiting is None else waiting + gi
+                elif nxt is not None:
+                    return _cut(node, outs, 0, keep_graph, nodes)
                 if n2 is not None and g2 is not None:
                     waiting = n2._pending
                     n2._pending = g2 if waiting is None else waiting + g2
+                elif n2 is not None:
+                    return _cut(node, outs, 1, keep_graph, nodes)
                 g2 = None
-            else:
-                for nxt, gi in zip(nexts, outs):
-                    if nxt is not None and gi is not None:
-                        waiting = nxt._pending
-                        nxt._pending = gi if waiting is None else waiting + gi
+            elif n and not _send(nexts, outs):      # (n == 0: a leaf's AccumulateGrad)
+                return _cut(node, outs, n, keep_graph, nodes)
             # Drop our references at once: a gradient that only ``_pending`` refers to
             # can become a leaf's .grad without a copy (see Tensor._accumulate).
             outs = gi = g = waiting = None
@@ -214,9 +214,7 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
             if g is None:
                 continue
             node._pending = None
-            undefined = g is UNDEFINED
-            if undefined:
-                g = None
+            g = None if g is UNDEFINED else g   # reached, with no gradient (see _Undefined)
             if leads is not None and node not in leads:
                 # Not run. Its tensor's hooks still see the gradient that reached it (as
                 # in PyTorch), and a captured node hands it back.
@@ -230,25 +228,27 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
             nexts = node._next
             if wanted is not None:  # gradients only for nodes on the way to an input
                 nexts = [nxt if nxt in wanted else None for nxt in nexts]
-            extras = node._extras
-            if undefined or extras is not None and ("pre" in extras or "post" in extras):
-                _mark_undefined(nexts, outs)    # a hook took a gradient away, or none came
-            # as in _plain_sweep (a zip here cost create_graph passes 1%)
-            n = len(nexts)
+            n = len(nexts)      # as in _plain_sweep (a zip here cost create_graph passes 1%)
             if n == 1:
                 nxt, gi = nexts[0], outs[0]
                 if nxt is not None and gi is not None:
                     waiting = nxt._pending
                     nxt._pending = gi if waiting is None else waiting + gi
+                elif nxt is not None and nxt._pending is None:
+                    nxt._pending = UNDEFINED
             elif n == 2:
                 nxt, n2 = nexts
                 gi, g2 = outs
                 if nxt is not None and gi is not None:
                     waiting = nxt._pending
                     nxt._pending = gi if waiting is None else waiting + gi
+                elif nxt is not None and nxt._pending is None:
+                    nxt._pending = UNDEFINED
                 if n2 is not None and g2 is not None:
                     waiting = n2._pending
                     n2._pending = g2 if waiting is None else waiting + g2
+                elif n2 is not None and n2._pending is None:
+                    n2._pending = UNDEFINED
                 g2 = None
             else:
                 _send(nexts, outs)
@@ -262,37 +262,35 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
     return captured
 
 
-def _mark_undefined(nexts, outs):
-    """Mark each node of ``nexts`` for which ``outs`` has no gradient (a hook returned None)
-    as reached, with an undefined gradient, unless a gradient waits there already. Says
-    whether it marked any."""
-    marked = False
-    for nxt, gi in zip(nexts, outs):
-        if gi is None and nxt is not None and nxt._pending is None:
-            nxt._pending = UNDEFINED
-            marked = True
-    return marked
-
-
-def _cut(node, outs, keep_graph):
-    """In the plain sweep, after ``node``'s hooks have run: if one took a gradient away, mark
-    the nodes it no longer reaches, send the other gradients, free the node, and say so:
-    the rest of the pass then runs in the careful sweep, which runs the marked nodes on an
-    undefined gradient as PyTorch does (the plain sweep never sees a mark)."""
-    if not _mark_undefined(node._next, outs):
-        return False
-    _send(node._next, outs)
+def _cut(node, outs, sent, keep_graph, nodes):
+    """The plain sweep's way out when ``node`` left an edge without a gradient (a hook
+    returned None for it; its first ``sent`` edges have their gradients already): send the
+    rest, mark the nodes left without one (see ``_send``), free the node, and return the
+    rest of the pass for the careful sweep, which runs the marked nodes on an undefined
+    gradient as PyTorch does. (Besides: a ZeroTensor, see ``makes_zeros``.) The plain
+    sweep never meets a mark."""
+    _send(node._next[sent:], outs[sent:])
     if not keep_graph and node._saved:
         node._saved, node._checks = None, FREED
-    return True
+    return nodes
 
 
 def _send(nexts, outs):
-    """Add each gradient of ``outs`` to what its node of ``nexts`` has waiting."""
+    """Add each gradient of ``outs`` to what its node of ``nexts`` has waiting; a node that an
+    edge reaches without one is marked reached (``UNDEFINED``) if nothing waits there. Says
+    whether every edge had a gradient."""
+    full = True
     for nxt, gi in zip(nexts, outs):
-        if nxt is not None and gi is not None:
-            waiting = nxt._pending
+        if nxt is None:
+            continue
+        waiting = nxt._pending
+        if gi is not None:
             nxt._pending = gi if waiting is None else waiting + gi
+        else:
+            full = False
+            if waiting is None:
+                nxt._pending = UNDEFINED
+    return full
 
 
 def _leading_to(order, capture, run_captured):
