@@ -5313,6 +5313,24 @@ x.grad = torch.ones(2)
 y.sum().backward()
 print(x.grad)
 """,
+    "custom_function_returning_none_for_an_input": """
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        return x * w
+    @staticmethod
+    def backward(ctx, g):
+        return None, g
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+a = x.exp()
+a.register_hook(lambda g: print("a hook", g))
+F.apply(a, w).sum().backward()
+print(x.grad, w.grad)
+a2 = x.exp()
+F.apply(a2, w).sum().backward()
+a2.sum().backward()
+""",
     "backward_inputs_through_a_cut": """
 x = torch.tensor([1., 2.], requires_grad=True)
 x.register_hook(lambda g: print("x hook", g))
