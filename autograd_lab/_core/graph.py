@@ -580,6 +580,8 @@ def grad_accumulator(leaf):
         if leaf._no_grad_view:
             leaf._refuse_if_stale()
             return None     # requires grad (as its base does), but gradients stop here
+        if leaf._base is not None and leaf._base._rg:
+            return None     # the same: a view made before its base required grad
         acc = new_node(AccumulateGrad, (), numbered=False)
         acc.variable = leaf
         leaf._acc = weakref.ref(acc)   # weak: the node holds the leaf, not the other way

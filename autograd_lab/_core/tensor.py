@@ -136,12 +136,15 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if flag and self._inference and not _grad_state.inference:
             raise RuntimeError(INFERENCE_REQUIRES_GRAD)
+        if not flag and self._base is not None and self._grad_fn is None and self._base._rg:
+            return      # a view with no history asks its base, which requires grad: still True
         self._rg = bool(flag)
-        # A view made under no_grad requires grad as its base does, now too (PyTorch asks the
-        # base each time; its views are listed with the version counter)
+        # A view with no history (made under no_grad, or before its base required grad)
+        # requires grad as its base does, now too: PyTorch asks the base each time. (Its
+        # views are listed with the version counter.)
         for ref in self._vc[1] if self._vc is not None and len(self._vc) > 1 else ():
             v = ref()
-            if v is not None and v._base is self and v._no_grad_view and v._grad_fn is None:
+            if v is not None and v._base is self and v._grad_fn is None:
                 v._rg = self._rg
 
     def is_inference(self):

@@ -5426,3 +5426,46 @@ except TypeError as e:
     print("TypeError:", e)
 """,
 })
+
+# ----------------------------------------------------------------------------------------
+# A view made before its base requires grad: it asks its base (requires_grad True), has no
+# grad_fn and no gradient of its own, and is refused in place as a view of a leaf
+# ----------------------------------------------------------------------------------------
+_add("view_before_base_requires_grad", {
+    "select_slice_view": """
+a = torch.tensor([1., 2., 3.])
+b = a[0]
+c = a.view(3, 1)
+d = a[1:]
+e = d[None]
+a.requires_grad_()
+print(b.requires_grad, c.requires_grad, d.requires_grad, e.requires_grad)
+print(b.grad_fn, b.is_leaf, c.is_leaf)
+print(a[0].requires_grad, a[0].grad_fn)
+""",
+    "backward_through_it_fills_nothing": """
+a = torch.tensor([1., 2., 3.])
+b = a[0]
+a.requires_grad_()
+y = b * 2
+print(y.requires_grad, y.grad_fn.next_functions)
+y.backward()
+print(a.grad, b.grad)
+(c := a[1:]).sum().backward()
+print(a.grad, c.grad)
+""",
+    "in_place_and_flags": """
+a = torch.tensor([1., 2., 3.])
+b = a[0]
+a.requires_grad_()
+for f in [lambda: b.mul_(2), lambda: b.requires_grad_(False), lambda: b.requires_grad]:
+    try:
+        print(f())
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+a.requires_grad_(False)
+print(b.requires_grad)
+a.requires_grad = True
+print(b.requires_grad)
+""",
+})
