@@ -217,9 +217,12 @@ def texts(outputs):
     return _BUILD_DIR.sub(r"(Triggered internally at …/\1)", text)
 
 
-# seconds one cell may take: the slowest (lesson 10 trains a network) takes about 2, and a cell
-# that waits on a front end that is not there fails within it instead of hanging the run
-CELL_TIMEOUT = 20
+# seconds one cell may take: the slowest (lesson 10 trains a network) takes about 2 alone, a
+# lesson's plotting cell imports matplotlib first (seconds more on a busy machine, and more
+# where it builds its font list), and a cell that waits on a front end that is not there
+# fails within it instead of hanging the run. (The suite runs a process per core and more,
+# lessons at once: 20 s was once not enough for lesson 10's picture under PyTorch.)
+CELL_TIMEOUT = 60
 
 
 @dataclass
