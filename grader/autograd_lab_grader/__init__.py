@@ -35,3 +35,37 @@ import sys
 # process that imports nbformat (the command, and the server its grading processes fork from).
 # Marked missing, as jsonschema allows for.
 sys.modules.setdefault("rfc3987_syntax", None)
+
+
+def _nbgrader_without_its_server_extensions() -> None:
+    """Import nbgrader's package without running its ``__init__`` until something asks for
+    what only that defines. It imports nbgrader's four Jupyter server extensions, and with
+    them jupyter_server, tornado and the exchange: half a CPU-second in every grading command,
+    none of which grading uses (a regrade of one learner must cost no more than nbgrader's
+    own: docs/measurements/grading.md). Its submodules import as ever; ``__version__`` is
+    read from where ``__init__`` reads it; any other name (a Jupyter server loading the
+    extensions, as the formgrader does) runs the real ``__init__`` first, in this module."""
+    import importlib
+    import importlib.util
+
+    if "nbgrader" in sys.modules:
+        return
+    spec = importlib.util.find_spec("nbgrader")
+    if spec is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+
+    def __getattr__(name):
+        # (a submodule not imported yet is looked up here first, by `from nbgrader import x`)
+        if name.startswith("__") or importlib.util.find_spec(f"nbgrader.{name}") is not None:
+            raise AttributeError(name)
+        del module.__getattr__
+        spec.loader.exec_module(module)
+        return getattr(module, name)
+
+    module.__getattr__ = __getattr__
+    sys.modules["nbgrader"] = module
+    module.__version__ = importlib.import_module("nbgrader._version").__version__
+
+
+_nbgrader_without_its_server_extensions()

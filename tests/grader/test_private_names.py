@@ -81,3 +81,32 @@ def test_patches_made_keep_what_they_replaced():
     entry = next(e for e in patches.PRIVATE if e.name == "create_engine")
     assert patches.resolve(entry) is not course._engine
     assert patches.resolve(entry).__module__.startswith("sqlalchemy")
+
+
+NBGRADER_INIT = r"""
+import sys
+import autograd_lab_grader
+import nbgrader.api, nbgrader.apps, nbgrader.converters
+from nbgrader import preprocessors
+light = not any(m.split(".")[0] == "jupyter_server" or
+                m.startswith("nbgrader.server_extensions") for m in sys.modules)
+version = nbgrader.__version__
+points = nbgrader._jupyter_server_extension_points()
+print(light, version, points, "nbgrader.server_extensions.formgrader" in sys.modules)
+"""
+
+
+def test_the_grader_imports_nbgrader_without_its_server_extensions_until_asked():
+    """(autograd_lab_grader/__init__.py) nbgrader's modules import without its package's
+    __init__, and its server extensions, until a name only __init__ defines is asked for:
+    then the real __init__ runs, as a Jupyter server loading the extension needs."""
+    import subprocess
+    import sys
+
+    from importlib.metadata import version
+
+    result = subprocess.run([sys.executable, "-c", NBGRADER_INIT], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split(None, 2)[:2] == ["True", version("nbgrader")], result.stdout
+    assert result.stdout.strip().endswith("[{'module': 'nbgrader'}] True"), result.stdout
