@@ -749,3 +749,47 @@ except Exception as error:
     tried = [line for line in lines if " postgresql " in line]
     assert len(tried) >= 3 and all(line.startswith("REFUSED ") for line in tried), lines
     assert "a network connection was refused" in rows[0].sandbox, rows
+
+
+def test_a_regrade_forks_its_grading_processes_from_the_command(tmp_path):
+    """A run whose grading processes all start at once, with no warm server, forks them
+    from the command itself, which has imported what they need, instead of from a forkserver
+    that imports it all again (a third over nbgrader's CPU for one learner:
+    docs/measurements/grading.md); a run of more rounds forks from its forkserver. Both grade
+    alike."""
+    root = gc.make_course(tmp_path / "course")
+    gc.submit(root, "alice", {"answer_square": RIGHT_SQUARE})
+    gc.submit(root, "ben", {"answer_square": "def square(x):\n    return 2 * x\n"})
+
+    def graded(*args):
+        result = subprocess.run(
+            [sys.executable, "-m", "autograd_lab_grader", "-C", str(root), "grade", gc.LESSON,
+             "--force", "--cold", *args],
+            capture_output=True, text=True, timeout=300, env=dict(os.environ, COLUMNS="200"))
+        assert result.returncode == 0, result.stdout + result.stderr
+        scores = {s: r.score for (_, s), r in status.read(Course(root), gc.LESSON).items()}
+        assert scores == {"alice": 5, "ben": 3}
+        return [(root / "grading-logs" / gc.LESSON / f"{s}.log").read_text()
+                for s in ("alice", "ben")]
+
+    assert all("forked from the command" in log for log in graded("--jobs", "2"))
+    assert all("forked from the run's forkserver" in log for log in graded("--jobs", "1"))
+    assert "forked from the command" in graded("--jobs", "1", "--student", "ben")[1]
+
+
+def test_a_run_forks_from_the_command_only_when_no_thread_could_hold_a_lock(monkeypatch):
+    """(grade._context) A fork copies every lock as it is and only the thread that forks:
+    with another thread alive, the child could wait for ever on a lock that thread held."""
+    with monkeypatch.context() as alone:     # (a test runner may have threads of its own)
+        alone.setattr(grade.threading, "active_count", lambda: 1)
+        assert grade._context(2, 3, None).get_start_method() == "fork"
+        assert grade._context(4, 3, None).get_start_method() == "forkserver"
+        assert grade._context(1, 3, "/spool/server.sock").get_start_method() == "forkserver"
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert grade._context(1, 3, None).get_start_method() == "forkserver"
+    finally:
+        stop.set()
+        thread.join()

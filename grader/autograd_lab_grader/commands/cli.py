@@ -539,7 +539,7 @@ def grade(ctx: typer.Context,
     skipped = []
 
     def start(total, unchanged):
-        progress.update(task, total=total)
+        progress.update(task, total=total, refresh=True)
         skipped.extend(unchanged)
 
     def running(now):
@@ -547,15 +547,19 @@ def grade(ctx: typer.Context,
         names = ", ".join(f"{said(student)} {seconds:.0f}s" for student, seconds in now[:4])
         more = f" +{len(now) - 4}" if len(now) > 4 else ""
         progress.update(task, description=f"grading {lesson}: {names}{more}" if now
-                        else f"grading {lesson}")
+                        else f"grading {lesson}", refresh=True)
 
     failure = None
+    # (redrawn by the run, about once a second: a progress bar's own thread would keep a
+    # regrade from forking its grading process from this one: grade._context)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as progress:
+                  TimeElapsedColumn(), console=console, transient=False,
+                  auto_refresh=False) as progress:
         task = progress.add_task(f"grading {lesson}", total=None)
         try:
             rows = step.grade(course, lesson, options, on_start=start,
-                              on_done=lambda row: progress.update(task, advance=1),
+                              on_done=lambda row: progress.update(task, advance=1,
+                                                                  refresh=True),
                               on_running=running)
         except MissingEntry:
             failure = (f"{lesson} is not in the gradebook: release it first "

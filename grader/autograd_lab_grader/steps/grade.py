@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
 import multiprocessing
 import resource
 import select
@@ -118,6 +119,12 @@ def _child(course, lesson, student, options, server, output, conn, grader, scrat
     os.dup2(output.fileno(), 1)
     os.dup2(output.fileno(), 2)
     output.close()
+    # (forked from the command (_context): not its way of stopping, nor its progress bar's
+    # hold on the standard streams)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    print("grading process forked from "
+          + ("the command" if os.getppid() == grader else "the run's forkserver"), flush=True)
     from .worker import grade_one, out_of_memory
     limit_memory(options.grader_memory)
     started = time.monotonic()
@@ -326,8 +333,6 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
     _enrol(course, {student for _, student in submissions})
     if submissions:
         secret.ready(course)        # (made here once: the grading processes only read it)
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([PRELOAD])
     with contextlib.ExitStack() as stack:
         # first in, so last out: once stopping, a SIGTERM stays ignored until every clean-up
         # below (the warm server, the run's folder, the leases) is done
@@ -344,7 +349,11 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                 server = stack.enter_context(warm.Server())
             except (warm.Unavailable, OSError) as error:
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
-        if submissions:
+        context = _context(len(submissions), options.jobs or default_jobs(), server)
+        if context.get_start_method() == "fork":
+            importlib.import_module(PRELOAD)  # (once, here: each process forked has it)
+        elif submissions:
+            context.set_forkserver_preload([PRELOAD])
             forkserver.ensure_running()  # importing nbgrader there while the server imports
         socket = ""
         if server is not None:
@@ -354,6 +363,22 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
         return _run(course, submissions, options, context, socket, on_done, on_running,
                     held, wanted, changed_after, scratch)
+
+
+def _context(submissions: int, jobs: int, server) -> multiprocessing.context.BaseContext:
+    """How a run starts its grading processes. Each is forked from a forkserver, a process
+    started afresh that imports what grading needs (``preload``) and nothing of the run:
+    no connection, no thread, none of the command's state. That import is 2 CPU-seconds, paid
+    once a run, and most of it the command has made already: a regrade of one learner paid
+    it twice, a third again over nbgrader's own CPU (docs/measurements/grading.md). So a run
+    that forks all its processes at once, before any thread of its own starts, forks them
+    from this process instead: one with threads alive (a progress bar's, a test runner's)
+    could hand a child a lock held for ever; one with a warm server is a class, where the
+    forkserver's import is paid once for many. A child forked here takes no connection of
+    the run's (the engines are dropped at the fork: course.py; the leases' it never uses)."""
+    if submissions <= jobs and server is None and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver")
 
 
 def _enrol(course: Course, students: set[str]) -> None:
@@ -405,6 +430,7 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
     waiting = list(reversed(submissions))
     running = {}     # pipe -> (process, lesson, student, started)
     rows = []
+    forked = []      # (log, its pipe's reading end) of the processes this round started
     try:
         while waiting or running:
             while waiting and len(running) < jobs:
@@ -424,8 +450,13 @@ def _run(course, submissions, options, context, server, on_done, on_running, hel
                 process.start()
                 for end in (send, write_log):
                     end.close()
-                log.read(read_log, LOG_LIMIT)
+                forked.append((log, read_log))
                 running[receive] = (process, lesson, student, time.monotonic(), log)
+            # (the logs' readers are threads: started once this round's processes are all
+            # forked, so that a run forking from this process (_context) forks with none)
+            for log, read_log in forked:
+                log.read(read_log, LOG_LIMIT)
+            forked.clear()
             now = time.monotonic()
             on_running(sorted(((student, now - started) for _, _, student, started, _
                                in running.values()), key=lambda item: -item[1]))
