@@ -299,9 +299,17 @@ def _markdown(source: str) -> str:
     """nbconvert's Markdown (mistune, raw HTML kept), its images never embedded: nbconvert
     puts an attachment in as a ``data:`` URL, and fails the whole notebook on a missing one
     (``![](attachment:x)`` in a written answer); a notebook here has no attachment."""
+    return _markdown_parser().render(source)
+
+
+@functools.cache
+def _markdown_parser():
+    """One parser a process: each builds and compiles its rules' patterns (a fifth of a
+    grading process's time outside its kernel when made for every cell); a parse keeps its
+    state apart."""
     from nbconvert.filters.markdown_mistune import MarkdownWithMath
 
-    return MarkdownWithMath(renderer=_renderer()(escape=False)).render(source)
+    return MarkdownWithMath(renderer=_renderer()(escape=False))
 
 
 @functools.cache

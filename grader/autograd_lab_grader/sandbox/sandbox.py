@@ -369,6 +369,13 @@ def copy_font_cache(home: Path, uid: int | None) -> None:
             return
 
 
+# what check() runs in a sandbox: a kernel's Python, the engine on its path (found, not
+# imported: importing it is numpy's import, a fifth of a second a run)
+PROBE = ("import importlib.util, sys\n"
+         "sys.exit(None if importlib.util.find_spec('autograd_lab') else "
+         "'no module named autograd_lab in the sandbox')")
+
+
 def check() -> None:
     """Raise Unavailable, saying why and how to proceed, unless a sandboxed Python runs here."""
     how = ("Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) on a Linux machine "
@@ -385,7 +392,7 @@ def check() -> None:
     private = Private(None, _uid())
     fd = None
     try:
-        argv, fd = hide_options(command([sys.executable, "-c", "import autograd_lab"], private,
+        argv, fd = hide_options(command([sys.executable, "-c", PROBE], private,
                                         kernel_env(private.home, {}, private.tmp)))
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60,
                                 pass_fds=() if fd is None else (fd,))
