@@ -752,8 +752,7 @@ except Exception as error:
 
 
 def test_a_regrade_forks_its_grading_processes_from_the_command(tmp_path):
-    """A run whose grading processes all start at once, with no warm server, forks them
-    from the command itself, which has imported what they need, instead of from a forkserver
+    """A run whose grading processes all start at once forks them from the command itself, which has imported what they need, instead of from a forkserver
     that imports it all again (a third over nbgrader's CPU for one learner:
     docs/measurements/grading.md); a run of more rounds forks from its forkserver. Both grade
     alike."""
@@ -782,14 +781,13 @@ def test_a_run_forks_from_the_command_only_when_no_thread_could_hold_a_lock(monk
     with another thread alive, the child could wait for ever on a lock that thread held."""
     with monkeypatch.context() as alone:     # (a test runner may have threads of its own)
         alone.setattr(grade.threading, "active_count", lambda: 1)
-        assert grade._context(2, 3, None).get_start_method() == "fork"
-        assert grade._context(4, 3, None).get_start_method() == "forkserver"
-        assert grade._context(1, 3, "/spool/server.sock").get_start_method() == "forkserver"
+        assert grade._context(3, 3).get_start_method() == "fork"
+        assert grade._context(4, 3).get_start_method() == "forkserver"
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        assert grade._context(1, 3, None).get_start_method() == "forkserver"
+        assert grade._context(1, 3).get_start_method() == "forkserver"
     finally:
         stop.set()
         thread.join()

@@ -2,9 +2,10 @@
 
 nbgrader grades a class in one process, one submission after another, and one submission that
 breaks it (a dead kernel, an old metadata format) can stop or spoil the rest. Here every
-submission is graded by a process of its own (``worker.grade_one``), forked from a server that
-has nbgrader imported already, so a process costs milliseconds; whatever happens inside it, the
-others go on, and a process that hangs past its wall-clock limit is killed with its kernel.
+submission is graded by a process of its own (``worker.grade_one``), forked from a process that
+has nbgrader imported already (the run's forkserver, or the command itself: ``_context``), so a
+process costs milliseconds; whatever happens inside it, the others go on, and a process that
+hangs past its wall-clock limit is killed with its kernel.
 
 Several graders (the tasks of a Slurm array, the pods of a Kubernetes Job) split a class with
 ``Shard``, and lease each submission before they grade it (``gradebook/leases.py``), so that a
@@ -349,7 +350,7 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                 server = stack.enter_context(warm.Server())
             except (warm.Unavailable, OSError) as error:
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
-        context = _context(len(submissions), options.jobs or default_jobs(), server)
+        context = _context(len(submissions), options.jobs or default_jobs())
         if context.get_start_method() == "fork":
             importlib.import_module(PRELOAD)  # (once, here: each process forked has it)
         elif submissions:
@@ -365,18 +366,18 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                     held, wanted, changed_after, scratch)
 
 
-def _context(submissions: int, jobs: int, server) -> multiprocessing.context.BaseContext:
+def _context(submissions: int, jobs: int) -> multiprocessing.context.BaseContext:
     """How a run starts its grading processes. Each is forked from a forkserver, a process
     started afresh that imports what grading needs (``preload``) and nothing of the run:
     no connection, no thread, none of the command's state. That import is 2 CPU-seconds, paid
     once a run, and most of it the command has made already: a regrade of one learner paid
     it twice, a third again over nbgrader's own CPU (docs/measurements/grading.md). So a run
     that forks all its processes at once, before any thread of its own starts, forks them
-    from this process instead: one with threads alive (a progress bar's, a test runner's)
-    could hand a child a lock held for ever; one with a warm server is a class, where the
-    forkserver's import is paid once for many. A child forked here takes no connection of
-    the run's (the engines are dropped at the fork: course.py; the leases' it never uses)."""
-    if submissions <= jobs and server is None and threading.active_count() == 1:
+    from this process instead (one with threads alive, a progress bar's or a test runner's,
+    could hand a child a lock held for ever). A child forked here takes no connection of the
+    run's (the engines are dropped at the fork: course.py; the leases' it never uses), and
+    the warm server's socket is all it needs of that server."""
+    if submissions <= jobs and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver")
 
