@@ -377,7 +377,8 @@ def _context(submissions: int, jobs: int) -> multiprocessing.context.BaseContext
     could hand a child a lock held for ever). A child forked here takes no connection of the
     run's (the engines are dropped at the fork: course.py; the leases' it never uses), and
     the warm server's socket is all it needs of that server."""
-    if submissions <= jobs and threading.active_count() == 1:
+    # (on Linux: macOS's own libraries are not safe in a child forked without exec)
+    if submissions <= jobs and threading.active_count() == 1 and sys.platform == "linux":
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver")
 
