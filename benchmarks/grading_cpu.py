@@ -29,6 +29,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "grader")]
 
 from autograd_lab_grader.course import CONFIG_FILE, Course  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from unprivileged import as_user  # noqa: E402
+
 V1 = Path("/sys/fs/cgroup/cpuacct")
 V2 = Path("/sys/fs/cgroup/unified") if Path("/sys/fs/cgroup/unified").is_dir() \
     else Path("/sys/fs/cgroup")
@@ -129,30 +132,6 @@ def floor(notebook: Path, env) -> float:
             group.remove()
 
 
-USER = 65534      # the user the grader runs as for "warm, not root" (nobody)
-
-
-def as_user(args, course_root: Path, home: Path) -> list[str]:
-    """`args` run as USER, as an instructor's own grader runs: the course and a home of its
-    own handed to it; where this Python lives in a folder USER may not enter (a root's pyenv
-    under /root), that folder is made passable in a mount namespace of the command's own,
-    this machine unchanged."""
-    for path in [course_root, *course_root.rglob("*"), home]:
-        os.lchown(path, USER, USER)
-    blocked = next((p for p in reversed(Path(sys.base_prefix).resolve().parents)
-                    if p != Path("/") and not os.stat(p).st_mode & 0o001), None)
-    drop = ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--clear-groups", "--"]
-    if blocked is None:
-        return drop + args
-    inside = Path(sys.base_prefix).resolve().relative_to(blocked)
-    stash = "/run/autograd-lab-bench-stash"
-    script = (f'mkdir -p {stash} && mount --bind "$1" {stash} && '
-              'mount -t tmpfs -o mode=0755 tmpfs "$1" && mkdir -p "$1/$2" && '
-              f'mount --bind "{stash}/$2" "$1/$2" && shift 2 && exec "$@"')
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-            str(blocked), str(inside), *drop, *args]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=12, help="submissions per lesson")
@@ -171,7 +150,7 @@ def main():
             f"{'nbgrader':>8} {'default':>8} {'warm':>6} {'cold':>6} {'default/nbgrader':>17}")
     print(head)
     with tempfile.TemporaryDirectory(prefix="autograd-lab-bench-") as tmp:
-        os.chmod(tmp, 0o755)            # (USER grades a copy in here)
+        os.chmod(tmp, 0o755)            # (nobody grades a copy in here: as_user)
         for lesson in args.lessons.split(","):
             copy = _scratch(course, Path(tmp) / lesson, lesson, args.count)
             n = args.count

@@ -7,6 +7,7 @@ Every attacking submission also answers `square` wrongly (2 * x) and `slope` rig
 its score, 3 of 5, shows it was graded on what it did inside the sandbox.
 """
 import hashlib
+import shutil
 import os
 import socket
 import subprocess
@@ -791,3 +792,48 @@ def test_a_run_forks_from_the_command_only_when_no_thread_could_hold_a_lock(monk
     finally:
         stop.set()
         thread.join()
+
+
+HOG = """
+import subprocess, time
+held = [subprocess.Popen(['sleep', '30']) for _ in range(40)]
+time.sleep(8)
+"""
+# (a learner graded beside the hog forks once that one holds its processes)
+FORKS_LATER = """
+import subprocess, time
+time.sleep(4)
+subprocess.run(['true'], check=True)
+"""
+
+
+@root_only
+def test_one_learners_processes_count_against_its_own_kernel_alone(tmp_path):
+    """(sandbox.command) A grader that is not root runs every kernel as its own user. A
+    kernel's process limit is set inside its sandbox, so that it counts that kernel's
+    processes alone: one learner holding forty processes leaves the learners graded beside it
+    free to start theirs. (Set before bwrap made its user namespace, the limit counted every
+    process of the grader's user: their forks failed.)"""
+    import tempfile
+
+    from unprivileged import as_user
+
+    top = Path(tempfile.mkdtemp(prefix="autograd-lab-processes-"))   # (nobody must enter it)
+    top.chmod(0o755)
+    try:
+        root = gc.make_course(top / "course", timeout=30)
+        gc.submit(root, "a-hog", {"answer_square": HOG + RIGHT_SQUARE})
+        for student in ("b-forks", "c-forks"):
+            gc.submit(root, student, {"answer_square": FORKS_LATER + RIGHT_SQUARE})
+        home = top / "home"
+        home.mkdir()
+        result = subprocess.run(
+            as_user([sys.executable, "-m", "autograd_lab_grader", "-C", str(root), "grade",
+                     gc.LESSON, "--cold", "--jobs", "3"], root, home),
+            capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, HOME=str(home), COLUMNS="200"))
+        assert result.returncode == 0, result.stdout + result.stderr
+        scores = {s: r.score for (_, s), r in status.read(Course(root), gc.LESSON).items()}
+        assert scores == {"a-hog": 5, "b-forks": 5, "c-forks": 5}, result.stdout
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -67,7 +67,9 @@ def _rlimits(limits: Limits, sandboxed: bool) -> list[tuple[int, int, int]]:
              (resource.RLIMIT_FSIZE, limits.file_size, limits.file_size),
              (resource.RLIMIT_CORE, 0, 0)]
     if sandboxed:
-        # counted per user: it holds for the kernel's own user in the sandbox (root is exempt)
+        # counted per user: it holds for the kernel's own user in the sandbox (root is exempt),
+        # or in the kernel's own user namespace; set once that namespace exists (the warm
+        # server's fork, sandbox.command's prlimit), never before it
         found.append((resource.RLIMIT_NPROC, limits.processes, limits.processes))
         # no POSIX message queue: one outlives its maker in the IPC namespace that warm
         # kernels share, and, unlike System V's objects (zygote.py), none can be listed to
@@ -77,10 +79,12 @@ def _rlimits(limits: Limits, sandboxed: bool) -> list[tuple[int, int, int]]:
 
 
 def _limit_kernel(limits: Limits, sandboxed: bool):
-    """Runs in the kernel's process (or bwrap's) between fork and exec."""
+    """Runs in the kernel's process (or bwrap's) between fork and exec. (Not the process
+    limit of a sandboxed kernel: the sandbox sets it inside, sandbox.command says why.)"""
     def apply():
         for limit, soft, hard in _rlimits(limits, sandboxed):
-            resource.setrlimit(limit, (soft, hard))
+            if limit != resource.RLIMIT_NPROC:
+                resource.setrlimit(limit, (soft, hard))
         if sandboxed:
             # the interrupt goes to the whole process group: bwrap must not die of it (and take
             # the kernel along); the kernel sets its own SIGINT handler while it runs a cell
@@ -221,7 +225,7 @@ class GradingProvisioner(LocalProvisioner):
                 except OSError as error:      # the server is gone: this kernel starts cold
                     print(f"[WARNING] {error}; the kernel starts cold", file=sys.stderr)
             kernel_cmd, options = sandbox.hide_options(
-                sandbox.command(kernel_cmd, self._private, env))
+                sandbox.command(kernel_cmd, self._private, env, self.limits.processes))
             kw.update(stdout=self._log.write_end, stderr=self._log.write_end,
                       pass_fds=() if options is None else (options,))
         kw["env"] = env

@@ -290,12 +290,22 @@ def _writable(args: list[str], made: set[Path], folder: Path, env: dict[str, str
     return args
 
 
-def command(kernel_cmd: list[str], private: Private, env: dict[str, str]) -> list[str]:
-    """The bwrap command line that runs kernel_cmd in private's sandbox."""
+def command(kernel_cmd: list[str], private: Private, env: dict[str, str],
+            processes: int | None = None) -> list[str]:
+    """The bwrap command line that runs kernel_cmd in private's sandbox, with at most
+    `processes` processes and threads of its own (None: no such limit).
+
+    The process limit is set in the sandbox, once bwrap has made its user namespace: Linux
+    counts a namespace's processes against the limit its maker had as well, for all of the
+    maker's user's processes (the grader's, every other kernel's). Set before bwrap, a grader
+    that is not root could start no kernel once its user ran that many, and one learner's
+    processes stopped every other learner's kernel from starting."""
     args, made = _jail(unprivileged=private.uid is None)
     args = _writable(args, made, private.root, env)
     args[args.index("--chdir") + 1] = str(private.work)
     args.append("--")
+    if processes is not None:
+        args += ["prlimit", f"--nproc={processes}:{processes}", "--"]
     if private.uid is not None:
         # (bwrap keeps a root process's capabilities: setpriv drops them all as it changes
         # to the kernel's user)
@@ -389,6 +399,8 @@ def check() -> None:
     if _uid() is not None and not shutil.which("setpriv"):
         raise Unavailable("The grading sandbox needs setpriv (util-linux) when run as root. "
                           + how)
+    if not shutil.which("prlimit"):
+        raise Unavailable("The grading sandbox needs prlimit (util-linux). " + how)
     private = Private(None, _uid())
     fd = None
     try:
