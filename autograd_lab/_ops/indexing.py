@@ -107,10 +107,15 @@ class IndexPutBackward0(Node):
     @staticmethod
     def forward(a, values, indices, accumulate=False):
         out = np.array(a)
-        if accumulate:
-            np.add.at(out, indices, values)
-        else:
-            out[indices] = values
+        try:
+            if accumulate:
+                np.add.at(out, indices, values)
+            else:
+                out[indices] = values
+        except ValueError:      # (indexing's backward called by hand with another shape)
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be "
+                f"broadcast to indexing result of shape {list(out[indices].shape)}") from None
         return out
 
     def backward(self, g):

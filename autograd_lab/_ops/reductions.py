@@ -154,6 +154,9 @@ class MaxBackward1(Node):
         # out (not mask * g: a nan or inf g times 0 would be nan)
         # (zeros of self's dtype: a gradient of another, handed by hand, is cast into them)
         share = g / _f.number(int(mask.sum()), g)
+        if np.ndim(_data(g)):       # (a node called by hand with a gradient of dimensions)
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {np.ndim(_data(g))} dimension(s).")
         return (_f.masked_fill(np.zeros(ad.shape, ad.dtype), mask, share),)
 
 
@@ -174,10 +177,6 @@ class MaxBackward0(Node):
         dim = self.dim
         if not self.keepdim:
             g, idx = _f.unsqueeze(g, dim), np.expand_dims(idx, dim)
-        if self.self_sym_sizes and np.ndim(_data(g)) != idx.ndim:
-            # (a node called by hand: scatter_'s refusal, which a 0-d self does not make)
-            raise RuntimeError("Index tensor must have the same number of dimensions as src "
-                               "tensor")
         zeros = np.zeros(self.self_sym_sizes, _data(g).dtype)
         return (scatter(zeros, g, dim=dim, index=idx),)
 
@@ -199,6 +198,8 @@ class ScatterBackward0(Node):
     def forward(a, src, dim, index):
         out = np.array(a)
         if out.ndim:
+            if np.shape(src) != index.shape:
+                _scatter_shape_check(a, dim, index, src)
             np.put_along_axis(out, index, src, dim)
         else:                           # a 0-d tensor: its one element is written
             out[...] = np.reshape(src, ())
@@ -208,6 +209,27 @@ class ScatterBackward0(Node):
         idx = _data(self._saved[0])
         return (scatter_value(g, dim=self.dim, index=idx, value=0) if self._next[0] else None,
                 gather(g, dim=self.dim, index=idx) if self._next[1] else None)
+
+
+def _scatter_shape_check(a, dim, index, src):
+    """PyTorch's scatter_shape_check (a node called by hand with another gradient): index no
+    larger than self but along ``dim``, then no larger than src, read a dimension at a time
+    (a dimension src lacks: IndexError), then as many dimensions as src. A 0-d tensor counts
+    as one element in one dimension."""
+    if not index.size:
+        return
+
+    def size(shape, d):
+        return shape[wrap_dim(d, len(shape))] if shape else 1
+    n, dim = a.ndim, dim % a.ndim
+    wrong = any(size(index.shape, d) > size(a.shape, d) for d in range(n) if d != dim) or \
+        any(size(index.shape, d) > size(np.shape(src), d) for d in range(n))
+    if (np.ndim(src) or 1) != (index.ndim or 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if wrong:
+        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                           f"{list(a.shape)} apart from dimension {dim} and to be no larger "
+                           f"size than src {list(np.shape(src))}")
 
 
 class ScatterBackward1(Node):
@@ -305,7 +327,7 @@ def _extreme(x, dim, keepdim, largest):
         if node:
             node.save_for_backward(x, out)
         return out
-    dim = wrap_dim(dim, a.ndim)
+    given, dim = dim, wrap_dim(dim, a.ndim)
     if a.ndim and not a.shape[dim]:
         raise IndexError(f"{'max' if largest else 'min'}(): Expected reduction dim {dim} to have "
                          "non-zero size.")
@@ -317,7 +339,8 @@ def _extreme(x, dim, keepdim, largest):
         values = values.squeeze(dim)
     out, node = _record(MaxBackward0 if largest else MinBackward0, values, x)
     if node:
-        node.dim, node.keepdim, node.self_sym_sizes = dim, keepdim, x._data.shape
+        # (the dim as given: a node called by hand unsqueezes its gradient's own dim)
+        node.dim, node.keepdim, node.self_sym_sizes = given, keepdim, x._data.shape
         node.save_for_backward(_wrap(idx))
     return (_ValuesIndices if largest else _MinValuesIndices)((out, _wrap(idx.astype(np.int64))))
 

@@ -245,6 +245,8 @@ T_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in
 
 
 class UnsqueezeBackward0(Node):
+    # (``dim`` as given: a node called by hand with a gradient of other dimensions squeezes
+    # that gradient's own ``dim``, as PyTorch's does)
     __slots__ = ("dim",)
 
     def backward(self, g):
@@ -252,7 +254,7 @@ class UnsqueezeBackward0(Node):
 
 
 def unsqueeze(x, dim):
-    dim = wrap_dim(dim, x._data.ndim + 1)
+    given, dim = dim, wrap_dim(dim, x._data.ndim + 1)
     a = x._storage()
     # PyTorch's strides: the others as they are (numpy's expand_dims, a reshape, remakes
     # those of size-1 dimensions), the new one its next dimension's size times stride
@@ -262,7 +264,7 @@ def unsqueeze(x, dim):
     out, node = _view(UnsqueezeBackward0,
                       np.lib.stride_tricks.as_strided(a, shape, strides, subok=True), x)
     if node:
-        node.dim = dim
+        node.dim = given
     return out
 
 
@@ -405,17 +407,24 @@ class CatBackward0(Node):
     tensor_list = True
 
     def backward(self, g):
-        if not np.ndim(_data(g)):       # (a node called by hand: PyTorch's formula narrows g)
+        # PyTorch's formula narrows g to each input's slice in turn: narrow's errors, for a
+        # node called by hand with a gradient of another shape
+        shape = np.shape(_data(g))
+        if not shape:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-        sizes = [n for n in self.sizes if n is not None]
-        bounds = np.cumsum(sizes)[:-1]
-        parts = iter(np.split(g, bounds, axis=self.dim) if type(g) is not Tensor else
-                     [g[(slice(None),) * self.dim + (slice(s - n, s),)]
-                      for s, n in zip(np.cumsum(sizes), sizes)])
-        # an input that was skipped (1-D and empty) gets an empty gradient
-        empty = np.zeros(0, _data(g).dtype)
-        return tuple(next(parts) if n is not None else _wrap(empty) if type(g) is Tensor
-                     else empty for n in self.sizes)
+        dim = wrap_dim(self.dim, len(shape))
+        parts, start = [], 0
+        for n in self.sizes:
+            if n is None:   # an input that was skipped (1-D and empty) gets an empty gradient
+                empty = np.zeros(0, _data(g).dtype)
+                parts.append(_wrap(empty) if type(g) is Tensor else empty)
+                continue
+            if start + n > shape[dim]:
+                raise RuntimeError(f"start ({start}) + length ({n}) exceeds dimension size "
+                                   f"({shape[dim]}).")
+            parts.append(g[(slice(None),) * dim + (slice(start, start + n),)])
+            start += n
+        return tuple(parts)
 
 
 def _tensor_list(tensors):

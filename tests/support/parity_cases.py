@@ -3841,6 +3841,21 @@ for node in (a[-1, 1:].grad_fn, a[0, 0].grad_fn, a[0].grad_fn):
     except RuntimeError as e:
         print(node.name(), e)
 """,
+    # one more dimension, or none: what each formula's own operations say (cat's narrow,
+    # max's masked_fill_ and scatter, indexing's index_put_), or what they give; a dim kept
+    # as given (unsqueeze's, max's), which the gradient's own dimensions wrap
+    "gradient_of_other_dimensions": """
+x = torch.tensor([[1., -2., 3.], [0.5, 4., -1.]], requires_grad=True)
+v = torch.tensor([1., -2., 3.], requires_grad=True)
+for y in (torch.cat([x, x], 0), torch.cat([v, v], -1), x.max(), x.min(), x.max(0).values,
+          x.max(-1).values, x.min(1, keepdim=True)[0], v.max(-1, keepdim=True)[0],
+          x[[0, 1, 0]], x[x > 0], x.unsqueeze(-1), v.unsqueeze(-2), v.unsqueeze(1)):
+    for g in (torch.ones_like(y)[None], torch.ones_like(y).sum()):
+        try:
+            print(y.grad_fn.name(), y.grad_fn(g))
+        except (RuntimeError, IndexError) as e:
+            print(y.grad_fn.name(), type(e).__name__, e)
+""",
 })
 # A None (or another object) where PyTorch's argument parser wants a tensor, an int or a
 # shape: its TypeError, never an error from inside the engine; None where it is allowed works
