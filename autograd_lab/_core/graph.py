@@ -226,7 +226,8 @@ class Node:
                     return value
                 return Tensor._make(_np.asarray(value))    # a saved number shows as a tensor
             if key in _slot_names(type(self)):
-                return getattr(self, key)
+                value = getattr(self, key)
+                return _unsigned(value) if key in _INT64 else value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def __dir__(self):
@@ -304,6 +305,18 @@ def _each_check(checks):
 def intact(checks):
     """Whether every saved tensor is still at the version it was saved at (``_checks``)."""
     return all(checks[k][0] == checks[k + 1] for k in range(2, len(checks), 4))
+
+
+# The plain values PyTorch's nodes keep as int64 (a dim, an index). Its getters hand them to
+# Python as unsigned 64-bit numbers: ``x.sum(-1).grad_fn._saved_dim`` is
+# ``(18446744073709551615,)``. (A number such as ``alpha`` is a Scalar, shown signed.)
+_INT64 = frozenset(("dim", "dim0", "dim1", "dims", "index", "start", "end"))
+
+
+def _unsigned(value):
+    if type(value) is int:
+        return value % 2 ** 64
+    return tuple(map(_unsigned, value)) if type(value) is tuple else value
 
 
 def _slot_names(cls):

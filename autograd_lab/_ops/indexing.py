@@ -1,6 +1,7 @@
 """Indexing: x[0], x[1:3], x[[0, 0, 2]], x[mask]. The backward puts the gradient into the
 picked positions of a zero tensor (adding where an index repeats)."""
 import builtins
+import operator
 
 import numpy as np
 
@@ -309,7 +310,11 @@ def _slice(x, dim, key):
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     out, node = _view(SliceBackward0, a[(slice(None),) * dim + (key,)], x)
     if node:
-        node.start, node.end, node.step = key.indices(a.shape[dim])
+        # (as given, an omitted start 0 and end the largest int64, as PyTorch's node keeps
+        # them: backward's slice wraps them again)
+        node.start = 0 if key.start is None else operator.index(key.start)
+        node.end = 2 ** 63 - 1 if key.stop is None else operator.index(key.stop)
+        node.step = 1 if key.step is None else operator.index(key.step)
         node.dim, node.self_sym_sizes = dim, a.shape
     return out
 

@@ -26,19 +26,17 @@ def _dims(dim, ndim):
 
 
 def _expand_back(g, dims, keepdim, sizes):
-    """Undo a reduction over ``dims``: put the reduced dimensions back, then broadcast
-    (PyTorch's sum_backward: one unsqueeze per dimension, in order)."""
+    """Undo a reduction over ``dims`` (as given): put the reduced dimensions back, then
+    broadcast. As PyTorch's sum_backward: one dim is unsqueezed as given (a node called by
+    hand with a gradient of other dimensions wraps it by those), several are wrapped and
+    unsqueezed one at a time, in order."""
     if not keepdim and sizes and dims:
-        g = _unsqueeze_dims(g, dims)
+        if len(dims) == 1:
+            g = _f.unsqueeze(g, dims[0])
+        else:
+            for d in sorted(d % len(sizes) for d in dims):
+                g = _f.unsqueeze(g, d)
     return _f.expand(g, sizes)
-
-
-def _unsqueeze_dims(g, dims):
-    """g with a size-1 dimension put back at each of ``dims`` (sorted), as PyTorch's
-    unsqueeze_multiple puts them"""
-    for d in sorted(dims):
-        g = _f.unsqueeze(g, d)
-    return g
 
 
 class SumBackward0(Node):
@@ -80,8 +78,9 @@ def _reduction(x, a, reduce, dim, keepdim, whole, over_dims):
         if keepdim and len([n for n in reduced.shape if n > 1]) <= 1:
             reduced = _row_major(reduced)
         out, node = _record1(over_dims, reduced, x)
-        if node:
-            node.dim, node.keepdim = None if dim is None else dims, keepdim
+        if node:    # (the dims as given, in their order: PyTorch's node keeps them so)
+            node.dim = None if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+            node.keepdim = keepdim
     if node:
         node.self_sym_sizes = a.shape
         if a.dtype is not x._data.dtype:    # summed in another dtype (``dtype=``)
@@ -115,8 +114,8 @@ class MeanBackward1(Node):
     __slots__ = ("dim", "keepdim", "self_sym_sizes", "self_sym_numel")
 
     def backward(self, g):
-        n = self.self_sym_numel
-        if self.dim is not None:
+        n = self.self_sym_numel     # (all of them: no dim, an empty list, a 0-d self)
+        if self.dim and self.self_sym_sizes:
             n = 1
             for d in self.dim:
                 n *= self.self_sym_sizes[d]

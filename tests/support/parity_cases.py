@@ -3857,6 +3857,31 @@ for y in (torch.cat([x, x], 0), torch.cat([v, v], -1), x.max(), x.min(), x.max(0
             print(y.grad_fn.name(), type(e).__name__, e)
 """,
 })
+# A dim, a slice's start and end, kept as given: PyTorch's getters show a negative int64 as
+# unsigned 64-bit; sum's and mean's formula unsqueeze one dim as given (so that a gradient of
+# no dimensions, handed by hand, takes -1) and several wrapped, in order
+_add("saved_dims", {
+    "as_given": """
+x = torch.tensor([[1., -2., 3.], [0.5, 4., -1.]], requires_grad=True)
+for y in (x.sum(-1), x.sum([-1, 0]), x.sum([1, -2]), x.sum([]), x.mean(-1, True),
+          x.mean([-1, 0]), x.max(-1)[0], x.min(-2, True)[0], x.unsqueeze(-1),
+          x.transpose(-1, 0), torch.stack([x, x], -1), x[:, -2:], x[:, :-1], x[:, ::2],
+          x[:, 1:100], x.add(x, alpha=-2), x.clamp(-1, 1)):
+    f = y.grad_fn
+    print(f.name(), [(k, getattr(f, k)) for k in dir(f) if k.startswith("_saved_")
+                     and not isinstance(getattr(f, k), torch.Tensor)])
+    print(f(torch.ones_like(y)))
+""",
+    "reduction_called_with_no_dimensions": """
+x = torch.tensor([[-0.5], [-1.7], [-1.5]], requires_grad=True)
+for y in (x.sum(-1), x.sum(dim=1), x.mean(-1), x.mean(-2), x.sum([-1, 0]), x.sum([]),
+          x.max(-1).values, x.max(0).values):
+    try:
+        print(y.grad_fn.name(), y.grad_fn(torch.ones_like(y).sum()))
+    except (RuntimeError, IndexError) as e:
+        print(y.grad_fn.name(), type(e).__name__, e)
+""",
+})
 # A None (or another object) where PyTorch's argument parser wants a tensor, an int or a
 # shape: its TypeError, never an error from inside the engine; None where it is allowed works
 NONE_ARGUMENTS = [
