@@ -528,6 +528,17 @@ def _layout_contract(grad, leaf):
             "/pytorch/torch/csrc/autograd/functions/accumulate_grad.h:282.)")
 
 
+def dense(a):
+    """PyTorch's is_non_overlapping_and_dense, of a non-empty array: the elements fill one
+    block of memory, the dimensions taken in some order (size-1 dimensions aside)."""
+    expected = a.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return a.size > 0
+
+
 class AccumulateGrad(Node):
     """The end of every path: adds the incoming gradient into its leaf's ``.grad``.
 
@@ -559,7 +570,8 @@ class AccumulateGrad(Node):
 
     def __call__(self, *grads, **kwargs):
         """Called by hand, as PyTorch's AccumulateGrad::apply: the gradient as it is given
-        goes into ``.grad``, copied into the leaf's shape in its own dtype (added to a
+        goes into ``.grad``, copied into the leaf's shape in its own dtype (a leaf with gaps
+        in its memory takes a clone, of any shape; added to a
         ``.grad`` there already: in place under no_grad), and nothing for a leaf that no
         longer requires grad. The leaf's ``register_hook`` hooks do not run (PyTorch's
         engine runs them, not the node); its post-accumulate hooks do. Returns ``()``."""
@@ -572,7 +584,12 @@ class AccumulateGrad(Node):
         if leaf._rg:
             old = leaf._grad
             if old is None:
-                leaf._grad = grad.new_zeros(leaf.shape).copy_(grad)
+                # PyTorch's clone_obey_contract: a copy in the leaf's shape and strides (copy_
+                # broadcasts what it is given), or for a leaf whose memory has gaps (a
+                # detached view) a clone of the gradient, in the gradient's own shape
+                a = leaf._data
+                leaf._grad = Tensor._make(_np.zeros_like(a, grad._data.dtype)).copy_(grad) \
+                    if dense(a) or not a.size else grad.clone()
             elif _State.enabled:
                 leaf._grad = old + grad
                 if leaf._grad.shape != leaf.shape and not _layout_warned:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import INFERENCE_INPLACE, _State
-from .._core.graph import Node, new_node
+from .._core.graph import Node, dense, new_node
 from .._core.hooks import typename
 from .._core.tensor import Tensor, _wrap, no_grad_view_error
 from .._core.zeros import COPY_IMMUTABLE, IMMUTABLE, ZeroArray
@@ -72,7 +72,7 @@ def _check_operand(x, other):
     a = x._data
     if type(other) is Tensor and type(a) is np.ndarray and type(other._data) is np.ndarray:
         o = other._data
-        if not np.may_share_memory(a, o) or not _dense(a) or not _dense(o):
+        if not np.may_share_memory(a, o) or not dense(a) or not dense(o):
             return
         start_a, start_o = a.__array_interface__["data"][0], o.__array_interface__["data"][0]
         if start_a == start_o and a.nbytes == o.nbytes:
@@ -92,17 +92,6 @@ def _same_view(x, src):
     return (type(a) is np.ndarray and type(o) is np.ndarray and a.dtype == o.dtype
             and a.shape == o.shape and a.strides == o.strides
             and a.__array_interface__["data"][0] == o.__array_interface__["data"][0])
-
-
-def _dense(a):
-    """PyTorch's is_non_overlapping_and_dense: the elements fill one block of memory, the
-    dimensions taken in some order (size-1 dimensions aside)."""
-    expected = a.itemsize
-    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
-        if stride != expected:
-            return False
-        expected *= n
-    return a.size > 0
 
 
 def _write(x, values):

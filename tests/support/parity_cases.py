@@ -5117,6 +5117,17 @@ print(x.grad)
 acc(torch.ones(2, 2, 3))
 print(x.grad.shape)
 """,
+    # a leaf whose memory has gaps (a detached view) takes a clone of the gradient, in the
+    # gradient's shape; a dense one a copy in its own shape
+    "leaf_with_gaps_keeps_the_gradients_shape": """
+a = torch.tensor([[1.1, 0.3], [-1.1, -1.3], [1.6, -0.2]])
+for t in (a[..., :1].detach().requires_grad_(), a[:, 1:].clone().requires_grad_(),
+          a.t().detach().requires_grad_(), a[::2].detach().requires_grad_()):
+    for g in (torch.ones_like(t).sum(), torch.ones(1, 1), torch.ones_like(t).double()):
+        t.grad = None
+        (t * 1).grad_fn.next_functions[0][0](g)
+        print(t.grad.shape, t.grad.dtype, t.grad.stride(), t.grad)
+""",
 })
 
 _add("found_by_random_programs_90m", {
