@@ -224,7 +224,7 @@ def _careful_sweep(nodes, keep_graph, create_graph=False, capture=None, leads=No
                 g = None
                 continue
             outs = _careful_step(node, g, create_graph, capture, captured, accumulate,
-                                 nan_check, on_step)
+                                 nan_check, on_step, wanted)
             nexts = node._next
             if wanted is not None:  # gradients only for nodes on the way to an input
                 nexts = [nxt if nxt in wanted else None for nxt in nexts]
@@ -322,9 +322,10 @@ def _hooked(node, g):
 
 
 def _careful_step(node, g, create_graph=False, capture=None, captured=None, accumulate=True,
-                  nan_check=False, on_step=None):
+                  nan_check=False, on_step=None, wanted=None):
     """One node's step with everything a plain backward() does not need: hooks, capture,
     broadcast inputs, recording the backward (create_graph), NaN checks, the step-through.
+    ``wanted``: with capture, the nodes that are sent gradients.
     Returns the input gradients (``()`` for a leaf skipped by ``accumulate=False``)."""
     __tracebackhide__ = True     # IPython shows the learner's line, not this one
     extras = node._extras or _NOTHING
@@ -368,7 +369,7 @@ def _careful_step(node, g, create_graph=False, capture=None, captured=None, accu
     if dtypes is not None:              # inputs of two dtypes: each gradient in its own
         outs = [_in_dtype(gi, d) for gi, d in zip(outs, dtypes)]
     if "post" in extras:
-        outs = _post_hooks(extras["post"], outs, g)
+        outs = _post_hooks(extras["post"], _computed(node, outs, wanted), g)
     if nan_check:
         _check_nan(node, outs)
     if on_step is not None:
@@ -420,6 +421,20 @@ def _pre_hooks(hooks, g, node_hooks=True):
             g = (type(g)(map(_back, out, g)) if isinstance(g, list)  # several outputs' (function.py)
                  else _back(out[0], g))
     return g
+
+
+def _computed(node, outs, wanted):
+    """The gradients of ``outs`` that PyTorch's node computes, the others None: none for an
+    edge to nothing (a constant's), nor, under ``autograd.grad``, for one to a node on no way
+    to an input. (A list input, cat's, is one input to PyTorch's formula: all of its
+    gradients are computed if any is.) Its post-hooks see these."""
+    if node.users_backward:
+        return outs
+    needed = [nxt is not None and (wanted is None or nxt in wanted) for nxt in node._next]
+    if node.tensor_list:
+        needed = [any(needed)] * len(needed)
+    return [gi if keep else None for gi, keep in zip(outs, needed)] \
+        if not all(needed) and len(outs) == len(needed) else outs
 
 
 def _post_hooks(fns, outs, g):

@@ -82,6 +82,9 @@ class Node:
     # Its gradient is PyTorch's ZeroTensor (SgnBackward0): the node takes the engine's careful
     # path, and every node after it in that pass, since a ZeroTensor may reach them
     makes_zeros = False
+    # Its backward is the user's (a custom Function's): its post-hooks see what it returned,
+    # where a formula of PyTorch's computes nothing for an input sent no gradient
+    users_backward = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

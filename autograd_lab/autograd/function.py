@@ -45,6 +45,7 @@ class FunctionCtx(Node):
     """
 
     _function = None        # the Function subclass this node belongs to
+    users_backward = True
     _materialize = True
     _dirty = _non_diff = ()
 

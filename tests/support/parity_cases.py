@@ -5033,6 +5033,35 @@ _add("hook_results", {
                          ("y.grad_fn.next_functions[0][0].register_prehook", NODE_HOOK_RESULTS),
                          ("y.grad_fn.next_functions[1][0].register_hook", NODE_HOOK_RESULTS)]
     for hook in hooks})
+# A node's post-hook sees None for an input PyTorch's formula computes nothing for: one
+# sent to no node (a constant's), or under autograd.grad one to a node on no way to an input;
+# a custom Function's hook sees what its backward returned
+_add("hook_sees_what_is_computed", {
+    "none_where_no_gradient_is_sent": """
+class Mul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        return g * b, g * a
+x = torch.tensor([1., 2.], requires_grad=True)
+c = torch.tensor([3., 4.])
+w = torch.tensor([5., 6.], requires_grad=True)
+for y in (-1.5 + x, x * w, Mul.apply(x, c), torch.cat([x, c, w]), torch.stack([c, x]),
+          x.add(w, alpha=2), torch.where(x > 1, x, w)):
+    f = y.grad_fn
+    f.register_hook(lambda gi, go: print(f.name(), [None if g is None else g.tolist()
+                                                    for g in gi]))
+    y.sum().backward(retain_graph=True)
+    r = y.relu()
+    for inputs in ([x], [w], [x, w], [x, r]):
+        torch.autograd.grad(y.sum(), inputs, retain_graph=True, allow_unused=True)
+""",
+})
 _add("hook_results_more", {
     "under_autograd_grad": _HOOKED + """
 attempt(lambda x, y: y.register_hook, lambda g: 1.0, lambda x, w: x)
