@@ -15,7 +15,7 @@ from .arithmetic import (abs, add, cos, div, exp, log, maximum, mul, neg, recipr
                          sigmoid, sign, sin, sqrt, square, sub, tanh, where)
 from .linalg import bmm, dot, mm, mv
 from .nn import all, any, argmax, argmin, clamp, log_softmax, movedim, softmax
-from .record import other_type_error, typed
+from .record import _operand, other_type_error, typed
 from .reductions import max, mean, min, norm, prod, sum
 from .shape import (cat, clone, eq, flatten, ge, gt, le, lt, ne, permute, reshape, squeeze, stack,
                     t, transpose, unsqueeze)
@@ -40,11 +40,29 @@ def _pow(x, exponent):
     return x ** exponent if isinstance(x, Tensor) else rpow(exponent, x)
 
 
-add = _torch(typed(add, 2), "add")
-sub = _torch(typed(sub, 2), "sub")
-mul = _torch(typed(mul, 2), "mul")
+def _number_first(op):
+    """``op`` that also takes a number first (``torch.add(1., x)``): PyTorch's parser wraps it
+    as a 0-d tensor, so the node has two inputs, the first without an edge (and mul and div
+    save it). The tensor is float64 for a float (float32 beside integers: the result's dtype,
+    as a number does not raise a tensor's), int64 for an int, bool for a bool."""
+    def fn(input, other, *args, **kwargs):
+        number = input if isinstance(other, Tensor) and not isinstance(input, Tensor) \
+            else NotImplemented
+        number = number if number is NotImplemented else _operand(number)
+        if number is not NotImplemented:
+            dtype = (np.float64 if other.is_floating_point() else np.float32) \
+                if type(number) is float else type(number)
+            input = Tensor._make(np.asarray(number, np.int64 if dtype is int else dtype))
+        return op(input, other, *args, **kwargs)
+    fn.__name__ = fn.__qualname__ = op.__name__
+    return fn
+
+
+add = _torch(_number_first(typed(add, 2)), "add")
+sub = _torch(_number_first(typed(sub, 2)), "sub")
+mul = _torch(_number_first(typed(mul, 2)), "mul")
 maximum = _torch(typed(maximum, 2), "maximum")
-div = typed(div, 2)
+div = _number_first(typed(div, 2))
 matmul = _torch(_matmul, "matmul")
 pow = _torch(_pow, "pow")
 reshape = _torch(reshape, "reshape")

@@ -1,6 +1,7 @@
 """Views and copies that change a shape (view, reshape, permute, transpose, unsqueeze,
 squeeze, expand), joining (cat, stack), dtype changes (to), comparisons. A view shares its
 base's data and version counter; its backward only moves the gradient back into shape."""
+import math
 import operator
 
 import numpy as np
@@ -146,10 +147,18 @@ def reshape(x, *shape):
     return _reshaped(x, shape, ReshapeAliasBackward0)
 
 
-def flatten(x):
-    if x._data.ndim == 1:
-        return x        # already flat: PyTorch hands back the tensor itself
-    return reshape(x, -1)
+def flatten(x, start_dim=0, end_dim=-1):
+    """x with dimensions ``start_dim`` to ``end_dim`` made one: a reshape (ViewBackward0, or
+    a copy's UnsafeViewBackward0 where x's memory does not fit)."""
+    shape = x._data.shape
+    start, end = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if not shape:
+        return reshape(x, 1)
+    if start == end:
+        return x        # already flat there: PyTorch hands back the tensor itself
+    return reshape(x, *shape[:start], math.prod(shape[start:end + 1]), *shape[end + 1:])
 
 
 def clone(x):

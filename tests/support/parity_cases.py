@@ -3882,6 +3882,30 @@ for y in (x.sum(-1), x.sum(dim=1), x.mean(-1), x.mean(-2), x.sum([-1, 0]), x.sum
         print(y.grad_fn.name(), type(e).__name__, e)
 """,
 })
+# flatten(start_dim, end_dim): a reshape of those dimensions (ViewBackward0, or a copy's
+# UnsafeViewBackward0), the tensor itself where there is nothing to flatten
+_add("flatten_dims", {
+    "views_copies_and_errors": """
+x = torch.ones(2, 3, 4, requires_grad=True) * 1
+s = torch.ones((), requires_grad=True) * 1
+v = torch.ones(3, requires_grad=True) * 1
+for f in (lambda: x.flatten(), lambda: x.flatten(1), lambda: x.flatten(0, 1),
+          lambda: x.flatten(-2, -1), lambda: x.flatten(1, 1), lambda: x.flatten(2, 1),
+          lambda: x.flatten(start_dim=1), lambda: x.flatten(end_dim=1), lambda: x.flatten(3),
+          lambda: x.transpose(0, 1).flatten(1), lambda: x.transpose(1, 2).flatten(0, 1),
+          lambda: s.flatten(), lambda: s.flatten(-1), lambda: s.flatten(1), lambda: v.flatten(0),
+          lambda: torch.flatten(x, 1, 2), lambda: torch.flatten(x, start_dim=-3, end_dim=-2),
+          lambda: x.flatten(1.0), lambda: x.flatten(0, 1, 2), lambda: x.flatten(dim=1),
+          lambda: torch.ones(2, 0, 3).flatten(0, 1)):
+    try:
+        y = f()
+        print(tuple(y.shape), y.grad_fn, y is x or y is s or y is v, y.stride(), y._base is None)
+        if y.requires_grad:
+            y.sum().backward()
+    except (RuntimeError, IndexError, TypeError) as e:
+        print(type(e).__name__, e)
+""",
+})
 # A None (or another object) where PyTorch's argument parser wants a tensor, an int or a
 # shape: its TypeError, never an error from inside the engine; None where it is allowed works
 NONE_ARGUMENTS = [
@@ -5435,6 +5459,28 @@ print(a.grad)
 # tensor as an array: refused for one that requires grad, a float64 Tensor otherwise)
 # ----------------------------------------------------------------------------------------
 _add("operand_not_a_tensor", {
+    # a number in the input's place, which PyTorch's parser wraps as a 0-d tensor: a node of
+    # two inputs, the first without an edge (mul and div save it, as a float64 tensor)
+    "number_first_by_name": """
+import numpy as np
+x = torch.tensor([1., 2.], requires_grad=True)
+d = torch.tensor([1., 2.], dtype=torch.float64, requires_grad=True)
+i = torch.tensor([1, 2])
+for y in (torch.add(1., x), torch.add(np.float64(1.), x), torch.add(2, d), torch.add(True, x),
+          torch.add(1.5, x, alpha=0.5), torch.add(input=1., other=x), torch.sub(1., d),
+          torch.mul(2., x), torch.mul(np.float32(2.), d), torch.div(1., x), torch.add(0.5, i),
+          torch.mul(3, i)):
+    f = y.grad_fn
+    print(y, f and f.next_functions,
+          f and [(k, getattr(f, k)) for k in dir(f) if k.startswith("_saved_")])
+    if y.requires_grad:
+        print(torch.autograd.grad(y.sum(), [x, d], allow_unused=True))
+for f in (lambda: torch.add(np.array(1.), x), lambda: torch.maximum(1., x)):
+    try:
+        f()
+    except TypeError as e:
+        print("TypeError:", e)
+""",
     "lists_and_tuples_with_operators": """
 x = torch.tensor([1., 2.], requires_grad=True)
 i = torch.tensor(2)
