@@ -475,7 +475,10 @@ class ThresholdBackwardBackward0(Node):
 
     @staticmethod
     def forward(g, a, threshold):
-        return np.where(a <= threshold, 0, g)
+        out = np.where(a <= threshold, 0, g)
+        if out.dtype != a.dtype:    # (a node called by hand with a gradient of another dtype:
+            out = out.astype(np.result_type(out, a))   # promoted, as PyTorch's kernel does)
+        return out
 
     def backward(self, gg):
         (a,) = self._saved

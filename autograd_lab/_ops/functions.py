@@ -43,16 +43,18 @@ def _pow(x, exponent):
 def _number_first(op):
     """``op`` that also takes a number first (``torch.add(1., x)``): PyTorch's parser wraps it
     as a 0-d tensor, so the node has two inputs, the first without an edge (and mul and div
-    save it). The tensor is float64 for a float (float32 beside integers: the result's dtype,
-    as a number does not raise a tensor's), int64 for an int, bool for a bool."""
+    save it). Here the tensor is in the result's dtype, the one PyTorch computes in: a number
+    does not raise a tensor's dtype (but a float makes integers float32, an int bools int64).
+    (PyTorch's node saves it as float64 where it was a float.)"""
     def fn(input, other, *args, **kwargs):
         number = input if isinstance(other, Tensor) and not isinstance(input, Tensor) \
             else NotImplemented
         number = number if number is NotImplemented else _operand(number)
         if number is not NotImplemented:
-            dtype = (np.float64 if other.is_floating_point() else np.float32) \
-                if type(number) is float else type(number)
-            input = Tensor._make(np.asarray(number, np.int64 if dtype is int else dtype))
+            d = other._data.dtype
+            dtype = (np.float32 if type(number) is float and d.kind != "f" else
+                     np.int64 if type(number) is int and d.kind == "b" else d)
+            input = Tensor._make(np.asarray(number, dtype))
         return op(input, other, *args, **kwargs)
     fn.__name__ = fn.__qualname__ = op.__name__
     return fn

@@ -3819,6 +3819,20 @@ v = t[..., :1]
 v.div_(torch.tensor(-1.5, requires_grad=True))
 print(t.grad_fn.name(), t.grad_fn(torch.tensor([[-0.4]])))
 """,
+    # given None, PyTorch's CopySlices returns at once: after a backward that freed it too
+    "copy_slices_given_none_after_backward": """
+a = torch.tensor([[[0.9], [1.1]]], dtype=torch.float64, requires_grad=True)
+t = a @ torch.tensor([[-1.7, 0.4, -1.7]], dtype=torch.float64, requires_grad=True)
+u = t.unsqueeze(0)
+u.copy_(0.5)
+print(t.grad_fn.name(), t.grad_fn(None))
+u.sum().backward()
+print(t.grad_fn(None))
+try:
+    t.grad_fn(torch.ones_like(t))
+except RuntimeError as e:
+    print(e)
+""",
 })
 _add("kernel_rounding", {
     # tanh's gradient, g * (1 - y*y), where 1 - y*y cancels (y near 1): rounded as PyTorch's
@@ -3840,6 +3854,12 @@ for node in (a[-1, 1:].grad_fn, a[0, 0].grad_fn, a[0].grad_fn):
         node(torch.tensor([]))
     except RuntimeError as e:
         print(node.name(), e)
+""",
+    # a gradient of another dtype: relu's formula promotes it with the result it saved
+    "relu_given_the_other_dtype": """
+for dtype, other in ((torch.float64, torch.float32), (torch.float32, torch.float64)):
+    y = torch.relu(torch.tensor([1.6, -1.7], dtype=dtype, requires_grad=True).clone())
+    print(y.grad_fn(torch.ones(2, dtype=other)))
 """,
     # one more dimension, or none: what each formula's own operations say (cat's narrow,
     # max's masked_fill_ and scatter, indexing's index_put_), or what they give; a dim kept
@@ -5460,7 +5480,8 @@ print(a.grad)
 # ----------------------------------------------------------------------------------------
 _add("operand_not_a_tensor", {
     # a number in the input's place, which PyTorch's parser wraps as a 0-d tensor: a node of
-    # two inputs, the first without an edge (mul and div save it, as a float64 tensor)
+    # two inputs, the first without an edge (mul and div save it, as float64, here in the
+    # result's dtype: not shown)
     "number_first_by_name": """
 import numpy as np
 x = torch.tensor([1., 2.], requires_grad=True)
@@ -5469,10 +5490,11 @@ i = torch.tensor([1, 2])
 for y in (torch.add(1., x), torch.add(np.float64(1.), x), torch.add(2, d), torch.add(True, x),
           torch.add(1.5, x, alpha=0.5), torch.add(input=1., other=x), torch.sub(1., d),
           torch.mul(2., x), torch.mul(np.float32(2.), d), torch.div(1., x), torch.add(0.5, i),
-          torch.mul(3, i)):
+          torch.mul(3, i), torch.add(0.1, torch.tensor(1.)), torch.mul(0.1, torch.tensor(3.))):
     f = y.grad_fn
-    print(y, f and f.next_functions,
-          f and [(k, getattr(f, k)) for k in dir(f) if k.startswith("_saved_")])
+    print(y, y.dtype, y.item() if not y.dim() else "", f and f.next_functions,
+          f and [(k, getattr(f, k)) for k in dir(f) if k.startswith("_saved_")
+                 and k != "_saved_self"])
     if y.requires_grad:
         print(torch.autograd.grad(y.sum(), [x, d], allow_unused=True))
 for f in (lambda: torch.add(np.array(1.), x), lambda: torch.maximum(1., x)):
