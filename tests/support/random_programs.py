@@ -153,8 +153,10 @@ class Proposer:
         op = self.rng.choice(("+", "-", "*", "/", "+", "*"))
         if self.rng.random() < 0.25:
             number = self.rng.choice(("2", "0.5", "-1.5", "3"))
-            form = self.rng.choice((f"{name} {op} {number}", f"{number} {op} {name}"))
-            if op == "/" and form.startswith(number) and self._near_zero(x):
+            by_name = {"+": "add", "-": "sub", "*": "mul", "/": "div"}[op]
+            form = self.rng.choice((f"{name} {op} {number}", f"{number} {op} {name}",
+                                    f"torch.{by_name}({number}, {name})"))
+            if op == "/" and not form.startswith(name) and self._near_zero(x):
                 form = f"{name} {op} {number}"
             return f"{self.new()} = {form}"
         other = self._partner(x, lambda s: _broadcasts(xs, s))
@@ -303,7 +305,9 @@ class Proposer:
                 return None
             call = f"expand({', '.join(map(str, shape))})"
         else:
-            call = "flatten()"
+            call = rng.choice(("flatten()", f"flatten({self.dim(x)})",
+                               f"flatten({self.dim(x)}, {self.dim(x)})",
+                               f"flatten(start_dim={self.dim(x)})", f"flatten(end_dim={self.dim(x)})"))
         if kind in ("view", "reshape", "flatten") and self._layout_differs(name):
             return None
         return f"{self.new()} = {name}.{call}"
@@ -573,6 +577,7 @@ class Proposer:
                             f"{name}.permute({', '.join(map(str, perm))})"))
         shape = _factor(x.numel(), rng)
         call = rng.choice((f"reshape({', '.join(map(str, shape))})", "flatten()",
+                           f"flatten({rng.randint(0, x.dim() - 2)})", "flatten(0, 1)",
                            "reshape(-1)", "contiguous().view(-1)"))
         return f"{self.new()} = {moved}.{call}"
 
@@ -588,8 +593,8 @@ class Proposer:
     def call_node_wrongly(self):
         """A node called with what it does not take: a number, a tuple or a list, None, two
         gradients or none, a keyword, a gradient of another dtype; a leaf's AccumulateGrad
-        called by hand."""
-        name, x = self.pick(lambda v: v.requires_grad)
+        called by hand. (Not of a view whose grad_fn PyTorch refuses to read: ``_stale``.)"""
+        name, x = self.pick(lambda v: v.requires_grad and not _stale(v))
         if name is None:
             return None
         ones = f"torch.ones_like({name})"
