@@ -156,7 +156,10 @@ class MaxBackward1(Node):
         if np.ndim(_data(g)):       # (a node called by hand with a gradient of dimensions)
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {np.ndim(_data(g))} dimension(s).")
-        return (_f.masked_fill(np.zeros(ad.shape, ad.dtype), mask, share),)
+        out = _f.masked_fill(np.zeros(ad.shape, ad.dtype), mask, share)
+        if type(out) is Tensor:     # recorded: PyTorch's masked_fill_ left it at version 1
+            out._counter()[0] = 1
+        return (out,)
 
 
 class MinBackward1(MaxBackward1):
@@ -176,8 +179,10 @@ class MaxBackward0(Node):
         dim = self.dim
         if not self.keepdim:
             g, idx = _f.unsqueeze(g, dim), np.expand_dims(idx, dim)
-        zeros = np.zeros(self.self_sym_sizes, _data(g).dtype)
-        return (scatter(zeros, g, dim=dim, index=idx),)
+        out = scatter(np.zeros(self.self_sym_sizes, _data(g).dtype), g, dim=dim, index=idx)
+        if type(out) is Tensor:     # recorded: PyTorch's zero_ and scatter_, at version 2
+            out._counter()[0] = 2
+        return (out,)
 
 
 class MinBackward0(MaxBackward0):

@@ -5330,6 +5330,27 @@ with torch.no_grad():
 # gradient (their hooks see None, their saved tensors are freed, a custom Function's backward
 # gets zeros), and a leaf's post-accumulate hooks run with .grad unchanged
 # ----------------------------------------------------------------------------------------
+_add("found_by_random_programs_94m", {
+    # max's formulas fill fresh zeros in place (masked_fill_; zero_ then scatter_): what
+    # create_graph returns is at version 1, or 2, which an in-place change's error counts from
+    "max_gradient_versions": """
+x = torch.tensor([1., 3., 3.], requires_grad=True)
+s = torch.tensor(-0.5, dtype=torch.float64, requires_grad=True)
+for f in (lambda t: t.max(), lambda t: t.min(), lambda t: t.max(0).values,
+          lambda t: t.min(0, True).values, lambda t: (t.max() ** 2).sum()):
+    for t in (x, s):
+        h, = torch.autograd.grad(f(t), [t], create_graph=True)
+        print(h.grad_fn, h._version)
+h, = torch.autograd.grad((s.max() ** 2).sum(), [s], create_graph=True)
+g, = torch.autograd.grad((h * h).sum(), [s])
+g.div_(h)
+h.zero_()
+try:
+    g.backward(create_graph=True)
+except RuntimeError as e:
+    print(e)
+""",
+})
 _add("undefined_grad_downstream", {
     "prehook_none_every_hook_below_sees_none": """
 x = torch.tensor([1., 2.], requires_grad=True)
