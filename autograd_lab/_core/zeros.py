@@ -39,11 +39,13 @@ class ZeroArray(np.ndarray):
             kwargs["out"] = out
         zero = [type(x) is ZeroArray for x in inputs]
         result = getattr(ufunc, method)(*map(plain, inputs), **kwargs)
-        # A plain number in a backward formula (mean's ``g / n``) is PyTorch's Scalar
-        # overload, a kernel that does not know ZeroTensors; anywhere else (``z * 2``, or a
-        # user's number a formula wraps) it is a tensor, and ``*`` keeps the ZeroTensor.
+        # A plain number in a backward formula is PyTorch's Scalar overload: div.Scalar (mean's
+        # ``g / n``) does not know ZeroTensors, mul.Scalar (add's ``g * alpha``) does; anywhere
+        # else (``z * 2``, or a user's number a formula wraps) it is a tensor, and ``*`` keeps
+        # the ZeroTensor.
         if out is None and method == "__call__" and not (
-                _State.formula and any(type(x) in (int, float) for x in inputs)):
+                _State.formula and ufunc is not np.multiply
+                and any(type(x) in (int, float) for x in inputs)):
             if (ufunc is np.multiply or ufunc is np.divide and zero[0] and not zero[1]
                     or (ufunc is np.add or ufunc is np.subtract) and all(zero)):
                 return zeros(np.shape(result), result.dtype)

@@ -5351,6 +5351,21 @@ except RuntimeError as e:
     print(e)
 """,
 })
+_add("found_by_random_programs_95m", {
+    # add's formula multiplies other's gradient by alpha: mul.Scalar, which keeps a ZeroTensor
+    # (abs's second derivative), where div.Scalar (mean's) makes zeros
+    "alpha_keeps_a_zero_tensor": """
+a = torch.tensor([[-1.8, 0.4]], dtype=torch.float64, requires_grad=True)
+for make in (lambda: a + a, lambda: a.add(a, alpha=2), lambda: a.add(a * 1, alpha=2),
+             lambda: a.sub(a, alpha=2), lambda: a.add(torch.ones(1, 2), alpha=2),
+             lambda: (a * 1).mean(1, True) * 2):
+    n = torch.abs(make()).grad_fn(torch.ones(1, 2, dtype=torch.float64))
+    for create in (False, True):
+        h, = torch.autograd.grad(n, [a], grad_outputs=torch.ones(1, 2, dtype=torch.float64),
+                                 retain_graph=True, create_graph=create)
+        print(h._is_zerotensor(), h.grad_fn)
+""",
+})
 _add("undefined_grad_downstream", {
     "prehook_none_every_hook_below_sees_none": """
 x = torch.tensor([1., 2.], requires_grad=True)
