@@ -177,8 +177,8 @@ def _softmax_forward(cls, compute):
             shifted = a - a.max(axis=d, keepdims=True) if a.ndim else a - a
             out = np.asarray(compute(shifted, d if a.ndim else None), a.dtype)
         result, node = _record1(cls, out, x)
-        if node:
-            node.dim = d if a.ndim else None
+        if node:    # (the dim as given, as PyTorch's node keeps it; numpy's axes wrap it)
+            node.dim = dim if a.ndim else None
             node.save_for_backward(result)
         return result
     return forward

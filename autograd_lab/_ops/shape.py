@@ -297,9 +297,11 @@ class SqueezeBackward1(SqueezeBackward0):
     __slots__ = ("dim",)
 
     def _squeezed(self):
+        # (the dims as given, wrapped here as PyTorch's unsqueeze_to wraps them)
         sizes = self.self_sym_sizes
         dims = self.dim if isinstance(self.dim, tuple) else (self.dim,)
-        return [d for d in sorted(dims) if sizes and sizes[d] == 1]
+        return [d for d in sorted(d % len(sizes) for d in dims) if sizes[d] == 1] \
+            if sizes else []
 
 
 class SqueezeBackward2(SqueezeBackward1):
@@ -323,16 +325,16 @@ def squeeze(x, dim=None, *more):
         out, node = _view(SqueezeBackward0, a.squeeze(), x)
     else:
         if isinstance(dim, (int, np.integer)):      # a numpy integer is an int dim too
-            cls, dims = SqueezeBackward1, wrap_dim(int(dim), a.ndim)
-            named = (dims,)
+            cls, given = SqueezeBackward1, int(dim)
+            named = (wrap_dim(given, a.ndim),)
         else:
-            cls, dims = SqueezeBackward2, wrap_dims([operator.index(d) for d in dim], a.ndim)
-            named = dims
+            cls, given = SqueezeBackward2, tuple(operator.index(d) for d in dim)
+            named = wrap_dims(given, a.ndim)
         gone = tuple(d for d in named if a.ndim and a.shape[d] == 1)
         # a[...]: a new view even when nothing goes, as every view is a tensor of its own
         out, node = _view(cls, a.squeeze(gone) if gone else a[...], x)
-        if node:
-            node.dim = dims
+        if node:    # (the dims as given, as PyTorch's node keeps them)
+            node.dim = given
     if node:
         node.self_sym_sizes = a.shape
     return out

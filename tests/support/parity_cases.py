@@ -3886,7 +3886,8 @@ x = torch.tensor([[1., -2., 3.], [0.5, 4., -1.]], requires_grad=True)
 for y in (x.sum(-1), x.sum([-1, 0]), x.sum([1, -2]), x.sum([]), x.mean(-1, True),
           x.mean([-1, 0]), x.max(-1)[0], x.min(-2, True)[0], x.unsqueeze(-1),
           x.transpose(-1, 0), torch.stack([x, x], -1), x[:, -2:], x[:, :-1], x[:, ::2],
-          x[:, 1:100], x.add(x, alpha=-2), x.clamp(-1, 1)):
+          x[:, 1:100], x.add(x, alpha=-2), x.clamp(-1, 1), x[None].squeeze(-3),
+          x[:, None].squeeze((-2, 0)), x.squeeze(-1), x.softmax(-1), x.log_softmax(-2)):
     f = y.grad_fn
     print(f.name(), [(k, getattr(f, k)) for k in dir(f) if k.startswith("_saved_")
                      and not isinstance(getattr(f, k), torch.Tensor)])
