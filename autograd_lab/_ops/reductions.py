@@ -396,11 +396,12 @@ class ProdBackward1(Node):
         if not d.ndim:
             return (g,)
         a = _in_dtype_of(a, g)
+        dim = self.dim % d.ndim     # (kept as given; PyTorch's formula wraps it so)
         if not self.keepdim:        # the reduced dimension back, as a 1
-            g, y = _f.unsqueeze(g, self.dim), _f.unsqueeze(y, self.dim)
+            g, y = _f.unsqueeze(g, dim), _f.unsqueeze(y, dim)
         if not np.count_nonzero(d == 0):
             return (g * (y / a),)
-        return (_times_others(g, a, self.dim),)
+        return (_times_others(g, a, dim),)
 
 
 def _in_dtype_of(a, g):
@@ -451,7 +452,7 @@ def prod(x, dim=_WHOLE, keepdim=False, *, dtype=None, axis=_WHOLE):
         out = np.prod(a, axis=d, keepdims=keepdim) if a.ndim else np.asarray(a.prod())
         out, node = _record1(ProdBackward1, out, x)
         if node:
-            node.dim, node.keepdim = d, keepdim
+            node.dim, node.keepdim = operator.index(dim), keepdim     # (as given)
     if node:
         if a.dtype is not x._data.dtype:    # multiplied in another dtype (``dtype=``)
             note_dtypes(node, (x,), a.dtype)

@@ -180,8 +180,9 @@ class PermuteBackward0(Node):
     __slots__ = ("dims",)
 
     def backward(self, g):
-        return (g.permute(*np.argsort(self.dims)) if isinstance(g, Tensor)
-                else g.transpose(np.argsort(self.dims)),)
+        # (the dims kept as given, wrapped here as PyTorch's permute_backwards wraps them)
+        back = np.argsort([d % len(self.dims) for d in self.dims])
+        return (g.permute(*back) if isinstance(g, Tensor) else g.transpose(back),)
 
 
 def permute(x, *dims):
@@ -192,12 +193,12 @@ def permute(x, *dims):
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
             "length of the desired ordering of dimensions i.e. input.dim() = "
             f"{ndim} is not equal to len(dims) = {len(dims)}")
-    dims = tuple(wrap_dim(d, ndim) for d in dims)
+    given, dims = tuple(dims), tuple(wrap_dim(d, ndim) for d in dims)
     if len(set(dims)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     out, node = _view(PermuteBackward0, x._storage().transpose(dims), x)
     if node:
-        node.dims = dims
+        node.dims = given
     return out
 
 

@@ -3887,7 +3887,8 @@ for y in (x.sum(-1), x.sum([-1, 0]), x.sum([1, -2]), x.sum([]), x.mean(-1, True)
           x.mean([-1, 0]), x.max(-1)[0], x.min(-2, True)[0], x.unsqueeze(-1),
           x.transpose(-1, 0), torch.stack([x, x], -1), x[:, -2:], x[:, :-1], x[:, ::2],
           x[:, 1:100], x.add(x, alpha=-2), x.clamp(-1, 1), x[None].squeeze(-3),
-          x[:, None].squeeze((-2, 0)), x.squeeze(-1), x.softmax(-1), x.log_softmax(-2)):
+          x[:, None].squeeze((-2, 0)), x.squeeze(-1), x.softmax(-1), x.log_softmax(-2),
+          x.prod(-1), x.prod(-2, True), x.permute(-1, 0), x.T, x[None].permute(0, -1, -2)):
     f = y.grad_fn
     print(f.name(), [(k, getattr(f, k)) for k in dir(f) if k.startswith("_saved_")
                      and not isinstance(getattr(f, k), torch.Tensor)])
@@ -3896,7 +3897,7 @@ for y in (x.sum(-1), x.sum([-1, 0]), x.sum([1, -2]), x.sum([]), x.mean(-1, True)
     "reduction_called_with_no_dimensions": """
 x = torch.tensor([[-0.5], [-1.7], [-1.5]], requires_grad=True)
 for y in (x.sum(-1), x.sum(dim=1), x.mean(-1), x.mean(-2), x.sum([-1, 0]), x.sum([]),
-          x.max(-1).values, x.max(0).values):
+          x.max(-1).values, x.max(0).values, x.prod(-1), x.prod(1), x.prod(-2)):
     try:
         print(y.grad_fn.name(), y.grad_fn(torch.ones_like(y).sum()))
     except (RuntimeError, IndexError) as e:
