@@ -110,3 +110,28 @@ def test_the_grader_imports_nbgrader_without_its_server_extensions_until_asked()
     assert result.returncode == 0, result.stderr
     assert result.stdout.split(None, 2)[:2] == ["True", version("nbgrader")], result.stdout
     assert result.stdout.strip().endswith("[{'module': 'nbgrader'}] True"), result.stdout
+
+
+LAZY_IMPORTS = r"""
+import sys
+import autograd_lab_grader
+from autograd_lab_grader.steps import preload
+ran = sorted(name for name in autograd_lab_grader.LAZY
+             if type(sys.modules[name]).__name__ != "module")
+import requests, yaml
+used = (yaml.safe_load("a: 1"), requests.codes.ok, type(yaml).__name__)
+print(ran == sorted(autograd_lab_grader.LAZY), used, "requests.adapters" in sys.modules)
+"""
+
+
+def test_what_grading_never_runs_is_imported_lazily_and_works_when_used():
+    """(autograd_lab_grader/__init__.py, LAZY) importing everything a grading process
+    preloads leaves every module of LAZY bound but not run (a lazy module's class until its
+    first attribute), and each works as itself once used."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", LAZY_IMPORTS], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True ({'a': 1}, 200, 'module') True", result.stdout
