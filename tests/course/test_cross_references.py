@@ -147,7 +147,7 @@ CITED = {
         'viz.draw',
     ('README.md', '(80 a side, lessons 02 and 05)'): EXAMPLE,
     ('docs/instructors/large-class.md', '30 kB for lesson 02'): EXAMPLE,
-    ('docs/measurements/grading.md', 'read from `/proc` during a run of lesson 02'): EXAMPLE,
+    ('docs/measurements/grading.md', 'lesson 02, three turns each'): EXAMPLE,
     ('docs/instructors/learners-repo.md', '--lessons 00 01'): EXAMPLE,
     ('docs/instructors/learners-repo.md', '(`--lessons 02`)'): EXAMPLE,
     ('docs/instructors/sandbox.md', 'one grading lesson 02 peaks'): EXAMPLE,
