@@ -248,6 +248,46 @@ def test_a_grading_process_forked_after_the_preload_compiles_no_schema():
     assert done.stdout.strip() == "True"      # jupyter_client's kernel-spec lookup imports it
 
 
+RENDER_RELEASED = """if True:
+    import json, sys
+    from autograd_lab_grader.steps import grade
+    preload = __import__(grade.PRELOAD, fromlist=["x"])
+    from autograd_lab_grader.reading import page
+    nb = json.load(open(sys.argv[1], encoding="utf-8"))
+    sources = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    def refuse(*args):
+        raise AssertionError("rendered again")
+    kept = all(s in page._rendered.kept for s in sources)
+    if kept:
+        page._markdown = refuse             # (what the preload rendered is not rendered again)
+    shown = [page.render_markdown(s) for s in sources]
+    print(json.dumps([grade.PRELOAD_RELEASED == preload.RELEASED, kept, shown]))
+"""
+
+
+def test_the_preload_renders_the_released_markdown_before_the_processes_fork(tmp_path):
+    """grade.run names the lessons' released notebooks to the preload (in its forkserver's
+    environment, or by a call where it forks from the command itself): each Markdown cell of
+    them is rendered and cleaned there, so a grading process forked after finds it done, and
+    renders it as a process that rendered it afresh does. A path that is not there, or not a
+    notebook, is passed over."""
+    release = ROOT / "notebooks" / "02_scalar_backward" / "02_scalar_backward.ipynb"
+    (tmp_path / "not.ipynb").write_text("[1, 2]")
+    names = os.pathsep.join([str(tmp_path / "missing.ipynb"), str(tmp_path / "not.ipynb"),
+                             str(release)])
+    runs = {}
+    for kind, released in (("prefilled", names), ("afresh", "")):
+        env = dict(os.environ, AUTOGRAD_LAB_RELEASED=released)
+        done = subprocess.run([sys.executable, "-c", RENDER_RELEASED, str(release)], capture_output=True,
+                              text=True, timeout=120, cwd=ROOT, env=env)
+        assert done.returncode == 0, done.stderr
+        runs[kind] = json.loads(done.stdout)
+    same_name, kept, shown = runs["prefilled"]
+    assert same_name and kept and len(shown) > 10
+    assert shown == runs["afresh"][2]
+    assert runs["afresh"][1] is False       # (the check can fail: nothing kept without it)
+
+
 def test_the_gradebooks_of_a_process_share_one_engine_and_a_forked_child_makes_its_own(tmp_path):
     """nbgrader makes an engine for every Gradebook; course.py keeps one a gradebook,
     so that SQLAlchemy compiles each statement once a process (its cache is the engine's)."""

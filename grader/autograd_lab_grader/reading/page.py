@@ -332,26 +332,33 @@ def render_markdown(source: str, budget: Budget | None = None) -> str:
         budget.html = 0                 # (in order: what comes after is shown as written too)
         return as_text(source, f"past the {NOTEBOOK_HTML:,} characters of HTML a notebook may "
                                "have rendered: shown as written")
-    found, parts, at, size = [], [], 0, 0
     try:
-        for start, end, latex, display in _math_spans(source):
-            found.append(_mathml(latex, display))
-            size += len(found[-1])
-            if size > MAX_HTML:
-                raise _TooLarge
-            parts += [source[at:start], f"MATHPLACEHOLDER{len(found) - 1}END"]
-            at = end
+        rendered = _rendered(source)
     except _TooLarge:
         return as_text(source, f"its math is more than {MAX_HTML:,} characters of MathML: "
                                "shown as written")
+    why = _too_much(rendered, budget)
+    return as_text(source, why) if why else _clean(rendered)
+
+
+@_per_text
+def _rendered(source: str) -> str:
+    """Markdown made HTML, its math MathML, not cleaned yet (the notebook's budget is taken
+    after: what is kept here is the same whatever the notebook around it)."""
+    found, parts, at, size = [], [], 0, 0
+    for start, end, latex, display in _math_spans(source):
+        found.append(_mathml(latex, display))
+        size += len(found[-1])
+        if size > MAX_HTML:
+            raise _TooLarge
+        parts += [source[at:start], f"MATHPLACEHOLDER{len(found) - 1}END"]
+        at = end
     parts.append(source[at:])
     rendered = _markdown("".join(parts))
     # (the formulas go in before the cleaning: bleach sees them where they landed, an
     #  attribute's value included)
-    rendered = re.sub(r"MATHPLACEHOLDER(\d{1,9})END",
-                      lambda m: found[int(m[1])] if int(m[1]) < len(found) else m[0], rendered)
-    why = _too_much(rendered, budget)
-    return as_text(source, why) if why else _clean(rendered)
+    return re.sub(r"MATHPLACEHOLDER(\d{1,9})END",
+                  lambda m: found[int(m[1])] if int(m[1]) < len(found) else m[0], rendered)
 
 
 # A Markdown cell of an inert notebook: one HTML block (CommonMark's kind 6, which runs to a

@@ -41,6 +41,7 @@ from ..course import Course
 
 # what the forkserver loads before forking a grading process (preload.py)
 PRELOAD = "autograd_lab_grader.steps.preload"
+PRELOAD_RELEASED = "AUTOGRAD_LAB_RELEASED"  # (preload.RELEASED: what it renders first)
 # bytes of address space a grading process may use (its kernel has a limit of its own): a
 # learner's answer that stands for more than the grader can hold fails its own submission,
 # never the machine (the out-of-memory killer takes other gradings with it). A grading
@@ -351,11 +352,18 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
             except (warm.Unavailable, OSError) as error:
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
         context = _context(len(submissions), options.jobs or default_jobs())
+        # (the lessons' released Markdown, rendered where the grading processes fork from)
+        released = os.pathsep.join(str(course.directory("release") / lesson / f"{lesson}.ipynb")
+                                   for lesson in sorted({lesson for lesson, _ in submissions}))
         if context.get_start_method() == "fork":
-            importlib.import_module(PRELOAD)  # (once, here: each process forked has it)
+            # (once, here: each process forked has it)
+            importlib.import_module(PRELOAD).render_released(released.split(os.pathsep))
         elif submissions:
             context.set_forkserver_preload([PRELOAD])
-            forkserver.ensure_running()  # importing nbgrader there while the server imports
+            # importing nbgrader there while the server imports (a forkserver started by an
+            # earlier run of this process is used as it is)
+            with _environment(PRELOAD_RELEASED, released):
+                forkserver.ensure_running()
         socket = ""
         if server is not None:
             try:
@@ -381,6 +389,20 @@ def _context(submissions: int, jobs: int) -> multiprocessing.context.BaseContext
     if submissions <= jobs and threading.active_count() == 1 and sys.platform == "linux":
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver")
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str):
+    """`name` set to `value` in this process's environment, then as it was."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
 
 
 def _enrol(course: Course, students: set[str]) -> None:

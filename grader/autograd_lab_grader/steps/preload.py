@@ -6,8 +6,12 @@ Sampled with py-spy on lesson 03, a class of 12: compiling nbformat's schema int
 the import of IPython that jupyter_client's kernel-spec lookup makes, and jsonschema's first
 check of nbgrader's cell schema came to about a fifth of a grading process's Python time outside
 its kernel. What a grading process is spared, in all: `benchmarks/preload.py` (README, "What
-warm kernels and the preload gain"). Nothing here reads a submission or the course.
+warm kernels and the preload gain"). Nothing here reads a submission; of the course, only the
+released notebooks of the lessons the run grades (``render_released``).
 """
+import json
+import os
+
 import IPython.paths  # noqa: F401  (jupyter_client.kernelspec imports it to list kernel dirs)
 import nbformat
 import nbgrader.api  # noqa: F401  (the gradebook's ORM classes)
@@ -48,4 +52,27 @@ def warm() -> None:
                          "```python\nx = torch.ones(2)  # c\n```\n")
 
 
+# the released notebooks (os.pathsep between them) whose Markdown a forkserver renders before
+# it forks (set by grade.run for the server it starts)
+RELEASED = "AUTOGRAD_LAB_RELEASED"
+
+
+def render_released(paths) -> None:
+    """The Markdown cells of the lessons' released notebooks, rendered and cleaned once here,
+    before the grading processes fork: a learner's notebook holds most of them as released,
+    and each process then finds them done (``page._per_text``) instead of rendering them again
+    (a quarter of a grading process's Python time outside its kernel, lesson 02: cProfile).
+    The course's own files; one that is not there, or not a notebook, is skipped."""
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                cells = json.load(f)["cells"]
+            sources = [cell["source"] for cell in cells if cell["cell_type"] == "markdown"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for source in sources:
+            page.render_markdown(source if isinstance(source, str) else "".join(source))
+
+
 warm()
+render_released(filter(None, os.environ.get(RELEASED, "").split(os.pathsep)))
