@@ -278,14 +278,28 @@ def test_the_preload_renders_the_released_markdown_before_the_processes_fork(tmp
     runs = {}
     for kind, released in (("prefilled", names), ("afresh", "")):
         env = dict(os.environ, AUTOGRAD_LAB_RELEASED=released)
-        done = subprocess.run([sys.executable, "-c", RENDER_RELEASED, str(release)], capture_output=True,
-                              text=True, timeout=120, cwd=ROOT, env=env)
+        done = subprocess.run([sys.executable, "-c", RENDER_RELEASED, str(release)],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
         assert done.returncode == 0, done.stderr
         runs[kind] = json.loads(done.stdout)
     same_name, kept, shown = runs["prefilled"]
     assert same_name and kept and len(shown) > 10
     assert shown == runs["afresh"][2]
     assert runs["afresh"][1] is False       # (the check can fail: nothing kept without it)
+
+
+def test_a_run_names_the_released_notebook_of_each_lesson_it_grades_once(tmp_path):
+    """What grade.run hands the preload: the released notebook (as nbgrader's release step
+    wrote it) of each lesson among its submissions, once however many learners."""
+    import gradingcourse as gc
+    from autograd_lab_grader.course import Course
+    from autograd_lab_grader.steps import grade
+
+    course = Course(gc.make_course(tmp_path / "course"))
+    named = grade._released(course, [(gc.LESSON, "ann"), (gc.LESSON, "bob")])
+    assert named == [str(tmp_path / "course" / "notebooks" / gc.LESSON / f"{gc.LESSON}.ipynb")]
+    assert Path(named[0]).is_file()
+    assert grade._released(course, []) == []
 
 
 def test_the_gradebooks_of_a_process_share_one_engine_and_a_forked_child_makes_its_own(tmp_path):

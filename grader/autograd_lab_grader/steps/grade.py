@@ -353,16 +353,15 @@ def run(course: Course, submissions: list[tuple[str, str]], options: Options = O
                 print(f"autograd-lab: kernels start cold: {error}", file=sys.stderr)
         context = _context(len(submissions), options.jobs or default_jobs())
         # (the lessons' released Markdown, rendered where the grading processes fork from)
-        released = os.pathsep.join(str(course.directory("release") / lesson / f"{lesson}.ipynb")
-                                   for lesson in sorted({lesson for lesson, _ in submissions}))
+        released = _released(course, submissions)
         if context.get_start_method() == "fork":
             # (once, here: each process forked has it)
-            importlib.import_module(PRELOAD).render_released(released.split(os.pathsep))
+            importlib.import_module(PRELOAD).render_released(released)
         elif submissions:
             context.set_forkserver_preload([PRELOAD])
             # importing nbgrader there while the server imports (a forkserver started by an
             # earlier run of this process is used as it is)
-            with _environment(PRELOAD_RELEASED, released):
+            with _environment(PRELOAD_RELEASED, os.pathsep.join(released)):
                 forkserver.ensure_running()
         socket = ""
         if server is not None:
@@ -389,6 +388,12 @@ def _context(submissions: int, jobs: int) -> multiprocessing.context.BaseContext
     if submissions <= jobs and threading.active_count() == 1 and sys.platform == "linux":
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver")
+
+
+def _released(course: Course, submissions: list[tuple[str, str]]) -> list[str]:
+    """The released notebook of each lesson graded, once each."""
+    return [str(course.directory("release") / lesson / f"{lesson}.ipynb")
+            for lesson in sorted({lesson for lesson, _ in submissions})]
 
 
 @contextlib.contextmanager
