@@ -13,8 +13,9 @@ taking turns). A grading of one learner, not counted, first sets up what autogra
 the gradebook. The floor is the solution's own code cells run in a started plain kernel,
 imports included. Each figure is CPU-seconds of the whole process tree (kernels, sandboxes, the
 warm server), from a cpuacct cgroup made for the run (cgroup v1, or v2's cpu.stat), per
-notebook; the ratios are against the floor and against nbgrader in the same run. The engine and the grader are byte-compiled first,
-as installed ones are. Needs root (the cgroup). A report, not a test.
+notebook; the ratios are against the floor and against nbgrader in the same run. The engine
+and the grader are byte-compiled first, as installed ones are. Needs root (the cgroup). A
+report, not a test.
 """
 import argparse
 import compileall
